@@ -1,0 +1,14 @@
+#pragma once
+// Small string helpers shared by the readers.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tcsim {
+
+std::string_view trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);  // keeps empty fields
+std::string to_lower(std::string_view s);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+}  // namespace tcsim

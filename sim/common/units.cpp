@@ -1,0 +1,170 @@
+#include "common/units.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+
+namespace tcsim::units {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Splits "1.41GHz" into 1.41 and "GHz". The number part must be a plain decimal or exponent form.
+std::pair<double, std::string_view> split_number(std::string_view text, const char* expected) {
+  text = trim(text);
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr == text.data())
+    throw ParseError(std::string("expected ") + expected + ", got '" + std::string(text) + "'");
+  if (!std::isfinite(value))
+    throw ParseError(std::string("expected a finite ") + expected + ", got '" + std::string(text) + "'");
+  std::string_view unit = trim(text.substr(static_cast<std::size_t>(ptr - text.data())));
+  return {value, unit};
+}
+
+struct Suffix {
+  std::string_view name;
+  double scale;
+};
+
+double scaled(std::string_view text, const std::vector<Suffix>& suffixes, const char* expected,
+              bool allow_bare) {
+  auto [value, unit] = split_number(text, expected);
+  if (unit.empty()) {
+    if (allow_bare) return value;
+    throw ParseError(std::string("expected ") + expected + " with a unit, got '" + std::string(trim(text)) + "'");
+  }
+  for (const auto& s : suffixes)
+    if (unit == s.name) return value * s.scale;
+  throw ParseError(std::string("expected ") + expected + ", unknown unit '" + std::string(unit) +
+                   "' in '" + std::string(trim(text)) + "'");
+}
+
+const std::vector<Suffix>& byte_suffixes() {
+  static const std::vector<Suffix> s = {
+      {"B", 1},          {"KiB", 1024.0},   {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}, {"KB", 1e3}, {"kB", 1e3},       {"MB", 1e6},
+      {"GB", 1e9},       {"TB", 1e12}};
+  return s;
+}
+
+}  // namespace
+
+std::uint64_t parse_bytes(std::string_view text) {
+  const char* expected = "a size like 96KiB, 6MiB or 40GB";
+  double v = scaled(text, byte_suffixes(), expected, true);
+  if (v < 0 || v != std::floor(v) || v > 1.8e19)
+    throw ParseError(std::string("expected ") + expected + " (a whole, non-negative number of bytes), got '" +
+                     std::string(trim(text)) + "'");
+  return static_cast<std::uint64_t>(v);
+}
+
+double parse_frequency_hz(std::string_view text) {
+  static const std::vector<Suffix> s = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+  double v = scaled(text, s, "a frequency like 1.41GHz or 700MHz", false);
+  if (v <= 0) throw ParseError("expected a positive frequency, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_bandwidth_bytes_per_s(std::string_view text) {
+  static const std::vector<Suffix> s = [] {
+    std::vector<Suffix> out;
+    for (const auto& b : byte_suffixes()) {
+      static std::vector<std::string> names;  // keeps the composed names alive
+      names.push_back(std::string(b.name) + "/s");
+      out.push_back({names.back(), b.scale});
+    }
+    return out;
+  }();
+  double v = scaled(text, s, "a bandwidth like 900GB/s or 1.555TB/s", false);
+  if (v <= 0) throw ParseError("expected a positive bandwidth, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_bytes_per_cycle(std::string_view text) {
+  static const std::vector<Suffix> s = {{"B/clk", 1}, {"B/cycle", 1}, {"B/cyc", 1}};
+  double v = scaled(text, s, "a per-cycle bandwidth like 128B/clk", false);
+  if (v <= 0) throw ParseError("expected a positive per-cycle bandwidth, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_time_s(std::string_view text) {
+  static const std::vector<Suffix> s = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
+  double v = scaled(text, s, "a time like 5us or 2.5ns", false);
+  if (v < 0) throw ParseError("expected a non-negative time, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_cycles(std::string_view text) {
+  static const std::vector<Suffix> s = {{"cycles", 1}, {"cycle", 1}, {"cyc", 1}, {"clk", 1}};
+  double v = scaled(text, s, "a cycle count like 35cycles", true);
+  if (v < 0) throw ParseError("expected a non-negative cycle count, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_number(std::string_view text) {
+  auto [value, unit] = split_number(text, "a number");
+  if (!unit.empty()) throw ParseError("expected a plain number, got '" + std::string(trim(text)) + "'");
+  return value;
+}
+
+std::int64_t parse_integer(std::string_view text) {
+  text = trim(text);
+  std::int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range)
+    throw ParseError("integer out of range: '" + std::string(text) + "'");
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+    throw ParseError("expected an integer, got '" + std::string(text) + "'");
+  return value;
+}
+
+namespace {
+std::string compact(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
+
+std::string format_bytes(std::uint64_t bytes) {
+  static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  std::uint64_t v = bytes;
+  while (i < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    ++i;
+  }
+  return std::to_string(v) + names[i];
+}
+
+std::string format_frequency(double hz) {
+  if (hz >= 1e9) return compact(hz / 1e9) + "GHz";
+  if (hz >= 1e6) return compact(hz / 1e6) + "MHz";
+  return compact(hz) + "Hz";
+}
+
+std::string format_bandwidth(double bps) {
+  if (bps >= 1e12) return compact(bps / 1e12) + "TB/s";
+  if (bps >= 1e9) return compact(bps / 1e9) + "GB/s";
+  if (bps >= 1e6) return compact(bps / 1e6) + "MB/s";
+  return compact(bps) + "B/s";
+}
+
+std::string format_time(double s) {
+  if (s >= 1) return compact(s) + "s";
+  if (s >= 1e-3) return compact(s * 1e3) + "ms";
+  if (s >= 1e-6) return compact(s * 1e6) + "us";
+  return compact(s * 1e9) + "ns";
+}
+
+}  // namespace tcsim::units

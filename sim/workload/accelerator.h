@@ -1,0 +1,23 @@
+#pragma once
+// The interface both accelerator models implement (GpuModel in sim/gpu, SystolicModel in
+// sim/systolic). It lives in workload/ rather than engine/ so that the models, which sit below
+// engine/ in the dependency order, can implement it; engine/ (networks, sweeps, validation) only
+// talks to this interface.
+#include <string>
+
+#include "workload/kernel.h"
+#include "workload/kernel_result.h"
+
+namespace tcsim {
+
+class Accelerator {
+ public:
+  virtual ~Accelerator() = default;
+  virtual std::string name() const = 0;       // e.g. "V100-SXM2", "scalesim 32x32 os"
+  virtual double clock_hz() const = 0;        // 0 when the model has no clock (cycles only)
+  // Simulates one run of `kernel`. Deterministic: same kernel, same config -> same result.
+  // Throws InputError for a kernel the hardware cannot run (with the reason).
+  virtual KernelResult run(const Kernel& kernel) const = 0;
+};
+
+}  // namespace tcsim
