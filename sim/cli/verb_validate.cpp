@@ -1,0 +1,163 @@
+// tcsim validate: simulate measured kernels and report the error of the predictions.
+// Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape (or nothing could be compared).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "common/error.h"
+#include "common/strings.h"
+#include "common/version.h"
+#include "engine/kernel_runner.h"
+#include "engine/load_accelerator.h"
+#include "engine/validation.h"
+#include "io/writers.h"
+#include "workload/csv_text.h"
+#include "workload/deepbench.h"
+#include "workload/measured.h"
+
+namespace po = boost::program_options;
+
+namespace tcsim::cli {
+namespace {
+
+constexpr int kExitMapeExceeded = 3;
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+io::Table terminal_rows(const io::Table& full) {
+  static const char* const keep[] = {"name", "measured_us", "predicted_us", "error_pct", "bound", "mapping", "skipped"};
+  io::Table t;
+  t.name = full.name;
+  std::vector<std::size_t> idx;
+  for (const char* k : keep)
+    for (std::size_t c = 0; c < full.columns.size(); ++c)
+      if (full.columns[c].name == k) {
+        idx.push_back(c);
+        t.columns.push_back(full.columns[c]);
+      }
+  for (const auto& row : full.rows) {
+    std::vector<io::Cell> r(idx.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) r[i] = row[idx[i]];
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+int validate_verb(const std::vector<std::string>& args) {
+  std::string config_path, output_dir, format = "table", precision;
+  std::vector<std::string> overrides, inputs;
+  double max_mape = -1;
+  int jobs = 0;
+  po::options_description opts("Options");
+  opts.add_options()
+      ("config,c", po::value(&config_path)->required(), "hardware config (YAML, kind: gpu)")
+      ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=1TB/s (repeatable)")
+      ("output,o", po::value(&output_dir), "write summary.csv (rows), metrics.csv, summary.json, results.h5, config.resolved.yaml here")
+      ("max-mape", po::value(&max_mape), "exit with code 3 when the MAPE over all rows exceeds this (percent)")
+      ("precision", po::value(&precision), "fp16 or fp32: the DeepBench sheet, when the file name does not say")
+      ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
+      ("format", po::value(&format), "terminal output: table, csv or json")
+      ("input", po::value(&inputs)->composing(), "measured-data files");
+  po::positional_options_description pos;
+  pos.add("input", -1);
+  po::variables_map vm;
+  const std::string example =
+      "  tcsim validate -c configs/gpu/v100.yaml ../shared/data/deepbench/v100_train_fp16_dense_matrix_multiplication.csv\n"
+      "  tcsim validate -c configs/gpu/h100.yaml validation/measured/h100/gemm.csv --max-mape 15 -o out/val\n"
+      "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) or DeepBench\n"
+      "GEMM/convolution CSVs (detected by header). Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
+  if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
+  if (format != "table" && format != "csv" && format != "json")
+    throw InputError("--format", "expected table, csv or json, got '" + format + "'");
+  if (vm.count("max-mape") && !(max_mape >= 0)) throw InputError("--max-mape", "expected a percentage >= 0");
+  std::optional<workload::DeepBenchPrecision> prec;
+  if (precision == "fp16") prec = workload::DeepBenchPrecision::fp16_mixed;
+  else if (precision == "fp32") prec = workload::DeepBenchPrecision::fp32;
+  else if (!precision.empty()) throw InputError("--precision", "expected fp16 or fp32, got '" + precision + "'");
+  if (inputs.empty()) throw InputError("tcsim validate", "give at least one measured-data file");
+
+  std::vector<workload::MeasuredRow> rows;
+  std::vector<std::pair<std::string, std::string>> meta;
+  for (std::size_t fi = 0; fi < inputs.size(); ++fi) {
+    const std::string& file = inputs[fi];
+    // Attribute names must be unique: with several files, each file's metadata gets its index.
+    const std::string prefix = inputs.size() == 1 ? "measured." : "measured." + std::to_string(fi + 1) + ".";
+    workload::MeasuredSet s;
+    if (prec) {
+      const auto csv_header = workload::read_csv(file).header;
+      s = workload::deepbench_section(csv_header) != workload::DeepBenchSection::unknown
+              ? workload::read_deepbench(file, prec)
+              : workload::read_measured(file);
+    } else {
+      s = workload::read_measured(file);
+    }
+    meta.emplace_back(prefix + "file", file);
+    meta.emplace_back(prefix + "schema", s.schema);
+    for (const auto& [k, v] : s.meta) meta.emplace_back(prefix + k, v);
+    rows.insert(rows.end(), s.rows.begin(), s.rows.end());
+  }
+  if (rows.empty()) throw InputError(join(inputs, " "), "no measured rows");
+
+  const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
+  const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs));
+
+  io::ResultSet rs;
+  rs.attributes = {{"tcsim_version", kVersion},
+                   {"command_line", "tcsim validate " + join(args, " ")},
+                   {"config_file", config_path},
+                   {"config_yaml", loaded.resolved_yaml},
+                   {"accelerator", loaded.accelerator->name()}};
+  rs.attributes.insert(rs.attributes.end(), meta.begin(), meta.end());
+  rs.tables.push_back(engine::validation_rows_table(report));
+  rs.tables.push_back(engine::validation_metrics_table(report));
+
+  if (format == "csv") {
+    std::cout << io::format_csv(rs.tables[0]);
+  } else if (format == "json") {
+    std::cout << io::format_json(rs);
+  } else {
+    std::cout << io::format_text_table(terminal_rows(rs.tables[0])) << "\n" << io::format_text_table(rs.tables[1]);
+  }
+  std::cout.flush();
+  if (!output_dir.empty()) io::write_result_dir(output_dir, rs, true);
+
+  if (report.skipped > 0) {
+    for (const auto& r : report.rows)
+      if (!r.simulated) {
+        std::cerr << "tcsim validate: warning: " << report.skipped << " of " << report.rows.size()
+                  << " rows not simulated and left out of the metrics (first: " << r.measured.origin << ": "
+                  << r.skip_reason << ")\n";
+        break;
+      }
+  }
+  const engine::GroupSummary& all = report.overall();
+  const engine::ErrorSummary& e = all.errors;
+  std::cerr << "tcsim validate: " << e.rows << " rows on " << loaded.accelerator->name() << ": MAPE "
+            << fmt("%.2f", e.mape_pct) << "%, median APE " << fmt("%.2f", e.median_ape_pct) << "%, bias "
+            << fmt("%+.2f", e.bias_pct) << "%, worst " << fmt("%.1f", e.max_ape_pct) << "% (" << all.worst_name << ", "
+            << all.worst_origin << "), pearson " << fmt("%.4f", e.pearson) << " (log " << fmt("%.4f", e.pearson_log)
+            << ")\n";
+  if (vm.count("max-mape")) {
+    if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
+      std::cerr << "tcsim validate: no row could be compared; --max-mape fails\n";
+      return kExitMapeExceeded;
+    }
+    if (e.mape_pct > max_mape) {
+      std::cerr << "tcsim validate: MAPE " << fmt("%.2f", e.mape_pct) << "% exceeds --max-mape " << fmt("%g", max_mape)
+                << "%\n";
+      return kExitMapeExceeded;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tcsim::cli
+
+TCSIM_REGISTER_VERB(validate, "validate", "simulate measured kernels (ours, DeepBench) and report the prediction error",
+                    tcsim::cli::validate_verb)

@@ -1,0 +1,63 @@
+#include "engine/load_accelerator.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "gpu/gpu_config.h"
+#include "gpu/gpu_model.h"
+#include "systolic/scalesim_cfg.h"
+#include "systolic/systolic_model.h"
+#include "systolic/systolic_schema.h"
+
+namespace tcsim::engine {
+
+std::string config_kind(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path.string(), "config file not found");
+  if (path.extension() == ".cfg") return "scalesim_cfg";
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path.string());
+  } catch (const YAML::Exception& e) {
+    throw InputError(location(path.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap() || !root["kind"] || !root["kind"].IsScalar())
+    throw InputError(location(path.string(), 1, "kind"), "expected a top-level `kind: gpu` or `kind: systolic`");
+  return root["kind"].Scalar();
+}
+
+LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& file,
+                                               const std::vector<std::string>& overrides) {
+  LoadedAccelerator out;
+  out.kind = config_kind(file);
+  if (out.kind == "gpu") {
+    const config::Config cfg = config::Config::load(file, gpu::config_schema(), overrides);
+    out.accelerator = std::make_unique<gpu::GpuModel>(gpu::GpuConfig::from(cfg));
+    out.resolved_yaml = cfg.resolved_yaml();
+    return out;
+  }
+  if (out.kind == "scalesim_cfg") {
+    if (!overrides.empty())
+      throw InputError("--set", "overrides apply to YAML configs; a SCALE-Sim .cfg is used as written");
+    systolic::SystolicConfig cfg = systolic::read_scalesim_cfg(file);
+    out.resolved_yaml = systolic::format_systolic_yaml(cfg, "resolved from the SCALE-Sim config " + file.string());
+    out.accelerator = std::make_unique<systolic::SystolicModel>(std::move(cfg));
+    return out;
+  }
+  if (out.kind == "systolic") {
+    const config::Config cfg = config::Config::load(file, systolic::config_schema(), overrides);
+    out.accelerator = std::make_unique<systolic::SystolicModel>(systolic::config_from(cfg));
+    out.resolved_yaml = cfg.resolved_yaml();
+    return out;
+  }
+  throw InputError(location(file.string(), 0, "kind"),
+                   "no model for kind '" + out.kind + "'; expected gpu or systolic (or a SCALE-Sim .cfg)");
+}
+
+std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& file,
+                                              const std::vector<std::string>& overrides) {
+  return load_accelerator_with_config(file, overrides).accelerator;
+}
+
+}  // namespace tcsim::engine

@@ -1,0 +1,33 @@
+#pragma once
+// Builds the Accelerator a hardware config describes: the model is picked by the config's kind
+// (YAML top-level `kind: gpu` -> gpu::GpuModel; `kind: systolic` or a SCALE-Sim `.cfg` ->
+// systolic::SystolicModel). Used by `tcsim run` (GPU backend), `tcsim validate`, and later by
+// network estimation and sweeps.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workload/accelerator.h"
+
+namespace tcsim::engine {
+
+// "gpu", "systolic" (the YAML `kind:`) or "scalesim_cfg" (a file ending in .cfg). InputError
+// (file, line, "kind") when the file is missing, not YAML, or has no kind.
+std::string config_kind(const std::filesystem::path& config_file);
+
+struct LoadedAccelerator {
+  std::unique_ptr<Accelerator> accelerator;
+  std::string kind;            // as config_kind()
+  std::string resolved_yaml;   // the config with every value and default (config.resolved.yaml)
+};
+
+// Loads the config (applying `overrides`, "a.b=v" as given to --set) and builds its model.
+// InputError for bad configs and for kinds no model handles.
+LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& config_file,
+                                               const std::vector<std::string>& overrides = {});
+
+std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& config_file,
+                                              const std::vector<std::string>& overrides = {});
+
+}  // namespace tcsim::engine

@@ -1,0 +1,44 @@
+#pragma once
+// Simulates measured rows and compares (`tcsim validate`): every MeasuredRow's kernel is run on
+// the accelerator; rows the model rejects are kept as "skipped" with its reason and left out of
+// the metrics. Metrics are given over all compared rows and per group ("gemm fp16", ...).
+#include <string>
+#include <vector>
+
+#include "engine/validation_metrics.h"
+#include "io/table.h"
+#include "workload/accelerator.h"
+#include "workload/measured.h"
+
+namespace tcsim::engine {
+
+struct ValidationRow {
+  workload::MeasuredRow measured;
+  bool simulated = false;
+  KernelResult result;       // when simulated
+  std::string skip_reason;   // when not
+  double predicted_s() const { return result.time_s; }
+};
+
+struct GroupSummary {
+  std::string group;         // "all" for the whole set
+  ErrorSummary errors;
+  std::string worst_name;    // the worst row's kernel name and origin
+  std::string worst_origin;
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;     // in input order
+  std::vector<GroupSummary> groups;    // "all" first, then each group in first-seen order
+  std::size_t skipped = 0;
+  const GroupSummary& overall() const { return groups.front(); }
+};
+
+ValidationReport validate(const Accelerator& acc, const std::vector<workload::MeasuredRow>& rows, int jobs);
+
+// Tables for output: "rows" (one per measured row: name, group, origin, shape, measured_us,
+// predicted_us, error_pct, bound, mapping, skipped reason) and "metrics" (one per group).
+io::Table validation_rows_table(const ValidationReport& report);
+io::Table validation_metrics_table(const ValidationReport& report);
+
+}  // namespace tcsim::engine

@@ -1,0 +1,152 @@
+#include "gpu/gemm_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tcsim::gpu {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Bandwidth share quantised to ~2% steps so that near-identical problems share cache entries.
+double quantise(double x) { return std::exp(std::round(std::log(std::max(x, 1e-9)) * 50.0) / 50.0); }
+
+std::string cache_key(const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas, const SmEnvironment& e) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%lld|%d|%.6g|%.6g", int(m.path),
+                m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
+                p.a_bytes, p.b_bytes, p.c_bytes, static_cast<long long>(iters), ctas, e.global_bytes_per_clk,
+                e.global_latency);
+  return buf;
+}
+
+SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                const SmEnvironment& env) {
+  SmTime r;
+  // Long K loops: simulate enough iterations to fill and drain the pipeline plus a window in which
+  // to measure the steady-state period, then extrapolate the rest.
+  const std::int64_t window = 8;
+  const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4 + window);
+  const WarpProgram prog = build_program(g, p, m, n_sim);
+  r.stats = simulate_sm(g, prog, m.warps, ctas, env);
+  r.simulated_iterations = n_sim;
+  r.ctas = ctas;
+  r.cycles = r.stats.cycles;
+  if (n_sim < iterations) {
+    const auto& st = r.stats.iteration_start;
+    const std::int64_t b = std::min<std::int64_t>(std::int64_t(st.size()) - 1, m.stages + 2 + window);
+    const std::int64_t a = b - window;
+    r.period = (st[b] - st[a]) / double(window);
+    double worst = 0;
+    for (std::int64_t i = a; i < b; ++i) worst = std::max(worst, std::abs((st[i + 1] - st[i]) - r.period));
+    // Periodic with a short cycle (fractional issue intervals) counts as steady.
+    r.steady = worst <= 0.1 * r.period + 2;
+    r.extrapolated = true;
+    r.cycles += double(iterations - n_sim) * r.period;
+  }
+  return r;
+}
+
+}  // namespace
+
+SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                        const SmEnvironment& env) {
+  const std::string key = cache_key(p, m, iterations, ctas, env);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  SmTime t = simulate(g, p, m, iterations, ctas, env);
+  std::lock_guard<std::mutex> lock(mu_);
+  map_.emplace(key, t);
+  return t;
+}
+
+std::size_t SmTimeCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+
+Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int cps) {
+  Traffic t;
+  const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
+  const double batch = double(p.batch);
+  const double K = double(p.k);
+  const double A = double(p.m) * K * p.a_bytes, B = K * double(p.n) * p.b_bytes;
+  t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
+  // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
+  // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
+  const double wave = double(g.sm_count) * cps / std::max(1, m.split_k);
+  const double rows = std::min<double>(double(gm), wave);
+  const double cols = std::min<double>(double(gn), std::ceil(wave / double(gm)));
+  const double waves = std::ceil(double(gm) * double(gn) * batch / wave);
+  const double half_l2 = double(g.l2_size) / 2;
+  const double dram_a = A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K);
+  const double dram_b = B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K);
+  t.dram_read_bytes = std::clamp(dram_a + dram_b, batch * (A + B), std::max(t.l2_read_bytes, batch * (A + B)));
+  t.dram_write_bytes = batch * double(p.m) * double(p.n) * p.c_bytes;
+  return t;
+}
+
+Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache) {
+  Estimate e;
+  e.mapping = m;
+  const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
+  const std::int64_t tiles_mn = gm * gn * p.batch;
+  e.tiles = tiles_mn * m.split_k;
+  const std::int64_t k_per = ceil_div(p.k, m.split_k);
+  e.iterations = ceil_div(k_per, m.bk);
+  e.ctas_per_sm = ctas_per_sm(g, m);
+  const std::int64_t per_sm = ceil_div(e.tiles, g.sm_count);
+  e.active_sms = int(std::min<std::int64_t>(g.sm_count, e.tiles));
+  e.waves = double(e.tiles) / (double(g.sm_count) * e.ctas_per_sm);
+  e.traffic = estimate_traffic(g, p, m, e.ctas_per_sm);
+  e.executed_fma = double(e.tiles) * m.bm * m.bn * double(e.iterations) * m.bk;
+
+  // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
+  const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
+  const double dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
+  const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
+  const double amplification = l2_total / std::max(dram_total, 1.0);
+  const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
+  const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
+  e.env.global_bytes_per_clk = quantise(share);
+  e.env.global_latency = std::round(g.l2_latency + miss * (g.dram_latency - g.l2_latency));
+
+  const int cps = e.ctas_per_sm;
+  const std::int64_t full = per_sm / cps, rem = per_sm % cps;
+  double cycles = 0;
+  if (full > 0) {
+    e.full = cache.get(g, p, m, e.iterations, cps, e.env);
+    cycles += double(full) * e.full.cycles;
+  }
+  if (rem > 0) {
+    SmTime part = cache.get(g, p, m, e.iterations, int(rem), e.env);
+    if (full == 0) e.full = part;
+    cycles += part.cycles;
+  }
+  cycles += double(full + (rem > 0)) * g.tile_overhead_cycles;
+  // No SM can beat the whole GPU's DRAM and L2 bandwidth.
+  cycles = std::max({cycles, dram_total / dram_bpc, l2_total / l2_bpc});
+  e.launches = 1;
+  if (m.split_k > 1) {
+    // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
+    const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
+    const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
+    cycles += red_bytes / dram_bpc + g.dram_latency;
+    e.traffic.dram_write_bytes += partial;
+    e.traffic.dram_read_bytes += partial;
+    e.launches = 2;
+  }
+  e.cycles = cycles;
+  e.time_s = cycles / g.clock_hz + e.launches * g.launch_overhead_s;
+  return e;
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,123 @@
+#pragma once
+// The GPU hardware description: every parameter is declared once in config_schema() (type, unit,
+// default, range, one-line description); GpuConfig is the typed, validated form the model reads.
+//
+//   const auto cfg = config::Config::load("configs/gpu/v100.yaml", gpu::config_schema());
+//   const gpu::GpuConfig gpu = gpu::GpuConfig::from(cfg);   // throws InputError on impossible configs
+//   gpu::GpuModel model(gpu);
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "numerics/format_id.h"
+
+namespace tcsim::config {
+class Schema;
+class Config;
+}  // namespace tcsim::config
+
+namespace tcsim::gpu {
+
+// The schema of `kind: gpu` configs (registered for `tcsim config` by sim/cli/schema_gpu.cpp).
+const config::Schema& config_schema();
+
+enum class SchedulerPolicy { gto, lrr };  // greedy-then-oldest, loose round robin
+enum class CopyEngine { ldg_sts, cp_async, tma };  // how tiles travel global -> shared memory
+enum class MmaKind { sync, wgmma };  // warp-synchronous mma/wmma, or sm_90 warpgroup async wgmma
+
+// One row of the MMA instruction table. A row describes the PTX-level instruction the kernel
+// programs use (wmma/mma.sync/wgmma) and how it runs on one sub-core's tensor pipe: it is
+// `sass_count` SASS MMAs issued `issue_interval` cycles apart; its result is ready `latency`
+// cycles after its last SASS MMA issued. A dependent MMA waits for the whole producer.
+struct MmaInstr {
+  std::string name;              // SASS name, e.g. "HMMA.884.F32.F32"
+  MmaKind kind = MmaKind::sync;
+  int m = 16, n = 16, k = 16;    // shape of the PTX instruction (wgmma: N is the largest N)
+  std::vector<FormatId> ab;      // operand formats it accepts (A and B alike)
+  FormatId acc = FormatId::fp32; // accumulator format
+  int sass_count = 1;            // SASS MMAs per PTX instruction
+  double issue_interval = 1;     // cycles the sub-core tensor pipe is busy per SASS MMA
+  double latency = 1;            // cycles from the last SASS MMA's issue to the result
+  double fma_per_clk = 0;        // ideal dense rate per sub-core (documentation + consistency)
+  double issue_cycles = 1;       // scheduler cycles to issue one PTX instruction (wgmma ~4)
+
+  double fma() const { return double(m) * n * k; }
+  // Sub-core pipe cycles of one instruction (wgmma: per sub-core of the warpgroup, at shape n).
+  double pipe_cycles(int n_used) const;
+  double latency_at(int n_used) const;  // wgmma latency scales with N (fixed tail + pipe term)
+  bool accepts(FormatId a, FormatId c) const;
+};
+
+struct GpuConfig {
+  std::string name = "gpu";       // "V100-SXM2"
+  std::string arch = "sm_70";     // sm_70 sm_75 sm_80 sm_90: selects kernel-mapping rules
+  double clock_hz = 1.53e9;       // SM clock the timings use
+
+  // SM and sub-cores
+  int sm_count = 80;
+  int subcores_per_sm = 4;
+  int warp_schedulers_per_subcore = 1;
+  SchedulerPolicy scheduler_policy = SchedulerPolicy::gto;
+  int issue_per_scheduler_per_clk = 1;
+  int warp_slots_per_scheduler = 16;           // warps one scheduler can hold
+  int max_warps_per_sm = 64;
+  int max_ctas_per_sm = 32;
+  int max_threads_per_cta = 1024;
+  std::int64_t registers_per_sm = 65536;       // 32-bit registers
+  int max_registers_per_thread = 255;
+  std::uint64_t max_smem_per_sm = 96 * 1024;   // bytes usable as shared memory
+  std::uint64_t max_smem_per_cta = 96 * 1024;
+  int rf_banks_per_subcore = 2;
+  int rf_read_ports_per_bank = 1;
+  int fp32_lanes_per_subcore = 16;             // CUDA-core FFMA lanes (FP32 rate)
+  double ffma_latency = 4;
+
+  // Tensor cores
+  std::vector<MmaInstr> mma;
+  CopyEngine copy_engine = CopyEngine::ldg_sts;
+
+  // Shared memory / L1
+  int smem_banks = 32;
+  double smem_bytes_per_clk = 128;            // per SM
+  double smem_latency = 27;
+  double l1_bytes_per_clk = 128;
+  double l1_latency = 34;
+  std::uint64_t l1_size = 128 * 1024;          // unified L1 + shared
+
+  // L2 and DRAM
+  std::uint64_t l2_size = 6u << 20;
+  int l2_partitions = 1;
+  double l2_bytes_per_clk = 1536;              // whole GPU, theoretical
+  double l2_efficiency = 0.9;                  // achievable fraction (microbenchmark)
+  double l2_latency = 211;
+  double dram_bytes_per_s = 900e9;
+  double dram_efficiency = 0.8;                // achievable fraction (microbenchmark)
+  double dram_latency = 313;                   // L2-miss latency, whole trip (cycles)
+
+  // Kernel launch
+  double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
+
+  // Global calibration knobs (documented in sim/gpu/README.md; fitted on V100 only)
+  double tile_overhead_cycles = 0;             // per-CTA-round fixed cost (prologue/index math, epilogue)
+  double mma_efficiency = 1;                   // GEMM main loops sustain this fraction of the MMA table rate
+  double ffma_efficiency = 1;                  // ... and of the FFMA rate
+
+  // Reads, converts and validates a loaded `kind: gpu` config. Throws InputError with the
+  // config location for impossible configs (more warps than the schedulers hold, shared memory
+  // too small for any tile, an MMA row whose rate contradicts its shape and issue interval ...).
+  static GpuConfig from(const config::Config& cfg);
+
+  // Semantic checks that do not need the YAML locations (also run by from()); throws InputError
+  // with `where` = "gpu config" and the field name.
+  void validate() const;
+
+  double dram_bytes_per_clk() const { return dram_bytes_per_s / clock_hz; }
+  int max_warps_per_subcore() const { return max_warps_per_sm / subcores_per_sm; }
+  // The fastest table row for these formats (nullptr when the tensor cores cannot run them).
+  const MmaInstr* find_mma(FormatId ab, FormatId acc) const;
+  // Peak dense tensor FMA/clk/SM for these formats (0 when unsupported).
+  double peak_tensor_fma_per_clk(FormatId ab, FormatId acc) const;
+  double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
+};
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,34 @@
+#pragma once
+// The cycle-approximate GPU model: maps a GEMM (or a convolution's implicit GEMM) onto CTA/warp
+// tiles like CUTLASS/cuBLAS would, replays the per-warp instruction programs of one SM's resident
+// CTAs cycle by cycle (sm_sim.h), and scales the SM's time to the GPU through waves and the
+// L2/DRAM traffic of the tile order. See sim/gpu/README.md.
+#include <memory>
+#include <string>
+
+#include "gpu/gpu_config.h"
+#include "workload/accelerator.h"
+
+namespace tcsim::gpu {
+
+class GpuModel : public Accelerator {
+ public:
+  explicit GpuModel(GpuConfig config);
+  ~GpuModel() override;
+  GpuModel(const GpuModel&) = delete;
+  GpuModel& operator=(const GpuModel&) = delete;
+
+  std::string name() const override { return config_.name; }
+  double clock_hz() const override { return config_.clock_hz; }
+  // Thread-safe (the per-candidate cache is internally locked); deterministic.
+  KernelResult run(const Kernel& kernel) const override;
+
+  const GpuConfig& config() const { return config_; }
+
+ private:
+  GpuConfig config_;
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace tcsim::gpu

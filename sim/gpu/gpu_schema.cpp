@@ -1,0 +1,104 @@
+// The `kind: gpu` schema: every GPU parameter, declared once. Defaults describe a V100 SXM2 so
+// that a minimal config runs; the shipped configs (configs/gpu/*.yaml) give every value with its
+// source.
+#include <limits>
+
+#include "config/schema.h"
+#include "gpu/gpu_config.h"
+
+namespace tcsim::gpu {
+namespace {
+
+using config::Param;
+using config::ParamType;
+using config::Schema;
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+Schema mma_record() {
+  Schema r("mma", "one row of the MMA instruction table");
+  r.add({"name", ParamType::string, "", "SASS name, e.g. HMMA.884.F32.F32"});
+  r.add({"kind", ParamType::choice, "sync", "sync (wmma/mma.sync) or wgmma (sm_90 warpgroup, asynchronous)",
+         -inf, inf, {"sync", "wgmma"}});
+  r.add({"shape", ParamType::string, "", "PTX shape mMnNkK, e.g. m16n16k16 (wgmma: the largest N)"});
+  r.add({"ab", ParamType::string, "", "operand formats it accepts, comma-separated, e.g. fp16,bf16"});
+  r.add({"acc", ParamType::string, "", "accumulator format, e.g. fp32"});
+  r.add({"sass_count", ParamType::integer, "1", "SASS MMAs one PTX instruction compiles to", 1, 64});
+  r.add({"issue_interval", ParamType::cycles, "", "sub-core tensor-pipe cycles per SASS MMA (wgmma: at the largest N)",
+         0.01, 4096});
+  r.add({"latency", ParamType::cycles, "", "cycles from the last SASS MMA's issue to the result (wgmma: at the largest N)",
+         1, 100000});
+  r.add({"fma_per_clk", ParamType::number, "", "ideal dense FMA per clock per sub-core (checked against shape/interval)",
+         1, 1e6});
+  r.add({"issue_cycles", ParamType::cycles, "1", "scheduler cycles to issue one PTX instruction", 1, 64});
+  return r;
+}
+
+Schema make_schema() {
+  Schema s("gpu", "An NVIDIA GPU: SMs of sub-cores with tensor cores, shared memory, L1, L2 and DRAM");
+  s.add({"name", ParamType::string, "gpu", "name shown in results, e.g. V100-SXM2"});
+  s.add({"arch", ParamType::choice, "sm_70", "architecture: selects the MMA instructions and kernel-mapping rules",
+         -inf, inf, {"sm_70", "sm_75", "sm_80", "sm_90"}});
+  s.add({"clock", ParamType::frequency, "1530MHz", "SM clock during the kernel", 1e6, 1e10});
+
+  s.add({"sm.count", ParamType::integer, "80", "number of SMs", 1, 4096});
+  s.add({"sm.subcores", ParamType::integer, "4", "sub-cores (processing blocks) per SM", 1, 16});
+  s.add({"sm.max_warps", ParamType::integer, "64", "resident warps per SM", 1, 1024});
+  s.add({"sm.max_ctas", ParamType::integer, "32", "resident CTAs per SM", 1, 1024});
+  s.add({"sm.max_threads_per_cta", ParamType::integer, "1024", "threads per CTA", 32, 4096});
+  s.add({"sm.registers", ParamType::integer, "65536", "32-bit registers per SM", 1024, 1 << 24});
+  s.add({"sm.max_registers_per_thread", ParamType::integer, "255", "registers one thread may use", 16, 1024});
+  s.add({"sm.max_shared_memory", ParamType::bytes, "96KiB", "shared memory per SM (largest carve-out)", 0, 1e9});
+  s.add({"sm.max_shared_memory_per_cta", ParamType::bytes, "96KiB", "shared memory one CTA may use", 0, 1e9});
+  s.add({"sm.fp32_lanes_per_subcore", ParamType::integer, "16", "FP32 FFMA lanes per sub-core (CUDA-core rate)", 1, 256});
+  s.add({"sm.ffma_latency", ParamType::cycles, "4", "dependent FFMA latency", 1, 1000});
+
+  s.add({"scheduler.per_subcore", ParamType::integer, "1", "warp schedulers per sub-core", 1, 8});
+  s.add({"scheduler.policy", ParamType::choice, "gto", "warp scheduling policy (greedy-then-oldest or loose round robin)",
+         -inf, inf, {"gto", "lrr"}});
+  s.add({"scheduler.warp_slots", ParamType::integer, "16", "warps one scheduler holds", 1, 256});
+  s.add({"scheduler.issue_per_clk", ParamType::integer, "1", "instructions each scheduler issues per clock", 1, 8});
+
+  s.add({"register_file.banks_per_subcore", ParamType::integer, "2", "register-file banks per sub-core", 1, 64});
+  s.add({"register_file.read_ports_per_bank", ParamType::integer, "1", "read ports per bank per clock", 1, 16});
+
+  s.add({"tensor.copy_engine", ParamType::choice, "ldg_sts",
+         "how tiles travel global->shared: ldg_sts (sm_70/75), cp_async (sm_80), tma (sm_90)",
+         -inf, inf, {"ldg_sts", "cp_async", "tma"}});
+  s.add_list("mma", mma_record(), "the MMA instruction table (shape, formats, issue interval, latency, rate)");
+
+  s.add({"shared_memory.banks", ParamType::integer, "32", "shared-memory banks (4 bytes wide)", 1, 1024});
+  s.add({"shared_memory.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "shared-memory bandwidth per SM", 1, 1e6});
+  s.add({"shared_memory.latency", ParamType::cycles, "27", "shared-memory load latency", 1, 10000});
+  s.add({"l1.size", ParamType::bytes, "128KiB", "unified L1 + shared memory per SM", 0, 1e9});
+  s.add({"l1.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "L1 bandwidth per SM", 1, 1e6});
+  s.add({"l1.latency", ParamType::cycles, "34", "L1 hit latency", 1, 10000});
+
+  s.add({"l2.size", ParamType::bytes, "6MiB", "L2 size", 1024, 1e12});
+  s.add({"l2.partitions", ParamType::integer, "1", "L2 partitions (A100/H100: 2)", 1, 64});
+  s.add({"l2.bandwidth", ParamType::bytes_per_cycle, "1536B/clk", "theoretical L2 bandwidth of the whole GPU", 1, 1e7});
+  s.add({"l2.efficiency", ParamType::number, "0.9", "achievable fraction of the L2 bandwidth (microbenchmark)", 0.05, 1});
+  s.add({"l2.latency", ParamType::cycles, "211", "L2 hit latency (load to use)", 1, 100000});
+  s.add({"dram.bandwidth", ParamType::bandwidth, "900GB/s", "theoretical DRAM bandwidth", 1e6, 1e15});
+  s.add({"dram.efficiency", ParamType::number, "0.8", "achievable fraction of the DRAM bandwidth (microbenchmark)", 0.05, 1});
+  s.add({"dram.latency", ParamType::cycles, "313", "L2-miss latency (load to use, whole trip)", 1, 100000});
+
+  s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",
+         0, 1});
+  s.add({"calibration.tile_overhead", ParamType::cycles, "0",
+         "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});
+  s.add({"calibration.mma_efficiency", ParamType::number, "1",
+         "global knob: fraction of the MMA table rate GEMM main loops sustain (instruction-mix losses); fitted on V100 only",
+         0.3, 1});
+  s.add({"calibration.ffma_efficiency", ParamType::number, "1",
+         "global knob: fraction of the FFMA rate SIMT GEMM main loops sustain; fitted on V100 only", 0.3, 1});
+  return s;
+}
+
+}  // namespace
+
+const config::Schema& config_schema() {
+  static const config::Schema schema = make_schema();
+  return schema;
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,104 @@
+#include "gpu/kernel_program.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace tcsim::gpu {
+
+Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& cache) {
+  Estimate best;
+  bool have = false;
+  for (const Mapping& base : candidate_mappings(g, plan.problem, plan.path, plan.mma_row)) {
+    for (int split : split_options(g, plan.problem, base)) {
+      Mapping m = base;
+      m.split_k = split;
+      Estimate e = estimate(g, plan.problem, m, cache);
+      // Ties go to the first candidate (deterministic; the larger tile, as cuBLAS prefers).
+      if (!have || e.time_s < best.time_s * (1 - 1e-9)) best = e, have = true;
+    }
+  }
+  if (!have)
+    throw InputError("gpu config " + g.name,
+                     "no CTA tile fits (shared memory, registers or warps per SM too small for any mapping)");
+  return best;
+}
+
+KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
+  KernelProgram kp;
+  kp.plan = plan_gemm(g, kernel);
+  SmTimeCache cache;
+  kp.chosen = choose_mapping(g, kp.plan, cache);
+  kp.program = build_program(g, kp.plan.problem, kp.chosen.mapping, kp.chosen.iterations);
+  return kp;
+}
+
+namespace {
+
+std::vector<Instr> visible(const std::vector<Instr>& code, int warp) {
+  std::vector<Instr> out;
+  for (const auto& i : code)
+    if (!i.leader_only || warp == 0) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+std::string dump_program(const GpuConfig& g, const KernelProgram& kp, int warp) {
+  const Mapping& m = kp.chosen.mapping;
+  if (warp < 0 || warp >= m.warps)
+    throw InputError("--warp", "expected a warp of the CTA, 0.." + std::to_string(m.warps - 1) + ", got " +
+                                   std::to_string(warp));
+  std::ostringstream h;
+  const auto& p = kp.plan.problem;
+  h << "# kernel: GEMM " << p.m << "x" << p.n << "x" << p.k;
+  if (p.batch > 1) h << " batch " << p.batch;
+  h << " " << format_name(p.ab) << " -> " << format_name(p.acc) << " on " << g.name << " (" << g.arch << ")\n";
+  h << "# mapping: " << m.describe(g) << "\n";
+  h << "# CTA: " << m.warps << " warps, " << m.regs_per_thread << " registers/thread, " << m.smem_bytes
+    << " B shared memory, " << kp.chosen.ctas_per_sm << " CTAs/SM; " << kp.chosen.tiles << " CTAs\n";
+  if (m.path == MathPath::tensor) {
+    const MmaInstr& r = g.mma[m.mma_row];
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "# MMA = %s m%dn%dk%d: %d SASS x %.4g cycles, latency %.4g\n", r.name.c_str(), r.m, r.n,
+                  r.k, r.sass_count, r.issue_interval, r.latency);
+    h << buf;
+  }
+  for (const auto& n : kp.plan.notes) h << "# note: " << n << "\n";
+  h << "# warp " << warp << " (sub-core " << warp % g.subcores_per_sm << "); slots s<n> are register/barrier "
+    << "dependences; bytes are per warp (TMA: per CTA)\n";
+  WarpProgram shown = kp.program;
+  shown.prologue = visible(kp.program.prologue, warp);
+  shown.body = visible(kp.program.body, warp);
+  shown.epilogue = visible(kp.program.epilogue, warp);
+  return format_program(shown, h.str());
+}
+
+std::string dump_timeline(const GpuConfig& g, const KernelProgram& kp, int warp, int max_lines) {
+  const Mapping& m = kp.chosen.mapping;
+  const std::int64_t iters = std::min<std::int64_t>(kp.chosen.iterations, m.stages + 4);
+  const WarpProgram prog = build_program(g, kp.plan.problem, m, iters);
+  SmEnvironment env = kp.chosen.env;
+  env.record_issues = true;
+  const SmRunStats st = simulate_sm(g, prog, m.warps, 1, env);
+  std::ostringstream o;
+  o << "# issue timeline of warp " << warp << " of one CTA (" << iters << " k-iterations simulated alone)\n";
+  static const char* sections[] = {"prologue", "loop", "epilogue"};
+  int lines = 0;
+  for (const auto& r : st.issues) {
+    if (r.warp != warp || r.cta != 0) continue;
+    if (lines++ >= max_lines) break;
+    const auto& code = r.section == 0 ? prog.prologue : r.section == 1 ? prog.body : prog.epilogue;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%8.0f  %-8s ", r.cycle, sections[r.section]);
+    o << buf;
+    if (r.section == 1) o << "i=" << r.iteration << "  ";
+    o << format_instr(code[r.pc]) << "\n";
+  }
+  o << "# SM cycles for this run: " << st.cycles << "\n";
+  return o.str();
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,48 @@
+#pragma once
+// One SM, cycle by cycle: the resident CTAs' warps are spread over the sub-cores; each cycle
+// every sub-core's scheduler issues at most `issue_per_clk` instructions from its ready warps
+// (GTO or LRR). Instructions wait for their source slots, for their unit (the sub-core's tensor
+// and FFMA pipes, the SM's shared-memory pipe and its share of the L2/DRAM bandwidth), for
+// barriers and for cp.async/wgmma groups. Cycles in which no warp can issue are skipped to the
+// next cycle at which one can (the result is the same as stepping through them).
+#include <cstdint>
+#include <vector>
+
+#include "gpu/gpu_config.h"
+#include "gpu/program.h"
+
+namespace tcsim::gpu {
+
+struct SmEnvironment {
+  double global_bytes_per_clk = 64;  // this SM's share of the L2/DRAM bandwidth
+  double global_latency = 300;       // load-to-use latency of a global access (L2/DRAM blend)
+  bool record_issues = false;        // fill SmRunStats::issues (tests, trace dump)
+};
+
+struct IssueRecord {
+  double cycle = 0;
+  int cta = 0, warp = 0, subcore = 0;
+  int section = 0;          // 0 prologue, 1 loop body, 2 epilogue
+  std::int64_t iteration = 0;
+  std::size_t pc = 0;
+  Op op = Op::bar;
+};
+
+struct SmRunStats {
+  double cycles = 0;                     // until every warp is done and every store drained
+  std::vector<double> iteration_start;   // cycle at which warp 0 of CTA 0 entered each body iteration
+  double tensor_fma = 0;                 // useful + padded FMAs the tensor pipes executed
+  double tensor_busy = 0;                // summed over sub-cores (pipe cycles)
+  double ffma = 0;                       // scalar FMAs on the CUDA cores
+  double ffma_busy = 0;                  // summed over sub-cores
+  double smem_bytes = 0, smem_busy = 0;
+  double global_read_bytes = 0, global_write_bytes = 0, global_busy = 0;
+  std::int64_t issued = 0;               // instructions (groups count once)
+  std::vector<IssueRecord> issues;       // when SmEnvironment::record_issues
+};
+
+// Runs `ctas` copies of a CTA of `warps_per_cta` warps, each warp running `program`.
+SmRunStats simulate_sm(const GpuConfig& gpu, const WarpProgram& program, int warps_per_cta, int ctas,
+                       const SmEnvironment& env);
+
+}  // namespace tcsim::gpu

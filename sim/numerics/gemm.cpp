@@ -1,0 +1,191 @@
+#include "numerics/gemm.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "numerics/fdpa_core.h"
+#include "numerics/gemm_kernel.h"
+
+namespace tcsim::num {
+namespace {
+
+int thread_count(int requested, int rows) {
+  int t = requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+  if (t < 1) t = 1;
+  return std::max(1, std::min(t, rows));
+}
+
+// Runs body(row_begin, row_end) over contiguous row ranges on `threads` threads. Each output
+// element is computed by one thread, so the result does not depend on the split.
+template <class Body>
+void parallel_rows(int rows, int threads, Body body) {
+  if (threads <= 1) {
+    body(0, rows);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const int chunk = (rows + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const int r0 = t * chunk, r1 = std::min(rows, r0 + chunk);
+    if (r0 >= r1) break;
+    pool.emplace_back([&body, r0, r1] { body(r0, r1); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+// Slow but general: dot() per element (integer, fp64, and anything the fast kernel declines).
+BitMatrix gemm_generic(const Instruction& ins, const BitMatrix& A, const BitMatrix& B,
+                       const BitMatrix& C, const GemmOptions& opt) {
+  const int M = static_cast<int>(A.rows()), N = static_cast<int>(B.cols()),
+            K = static_cast<int>(A.cols());
+  const int T = (K + ins.k - 1) / ins.k;
+  BitMatrix D(M, N);
+  parallel_rows(M, thread_count(opt.threads, M), [&](int r0, int r1) {
+    std::vector<Bits> a(static_cast<std::size_t>(ins.k)), b(a.size());
+    for (int i = r0; i < r1; ++i)
+      for (int j = 0; j < N; ++j) {
+        Bits d = C(i, j);
+        for (int s = 0; s < T; ++s) {
+          const int t = opt.k_order == KOrder::increasing ? s : T - 1 - s;
+          for (int x = 0; x < ins.k; ++x) {
+            const int k = t * ins.k + x;
+            a[static_cast<std::size_t>(x)] = k < K ? A(i, k) : 0;
+            b[static_cast<std::size_t>(x)] = k < K ? B(k, j) : 0;
+          }
+          d = mma_element(ins, a, b, d, opt.mma);
+        }
+        D(i, j) = d;
+      }
+  });
+  return D;
+}
+}  // namespace
+
+std::string_view k_order_name(KOrder o) {
+  return o == KOrder::increasing ? "increasing" : "decreasing";
+}
+
+BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, const BitMatrix& C,
+               const GemmOptions& opt) {
+  if (A.cols() != B.rows() || C.rows() != A.rows() || C.cols() != B.cols())
+    throw std::invalid_argument("gemm(): shapes do not match: A " + std::to_string(A.rows()) + "x" +
+                                std::to_string(A.cols()) + ", B " + std::to_string(B.rows()) + "x" +
+                                std::to_string(B.cols()) + ", C " + std::to_string(C.rows()) + "x" +
+                                std::to_string(C.cols()));
+  if (A.rows() == 0 || B.cols() == 0) return BitMatrix(A.rows(), B.cols());
+  if (detail::fast_gemm_supported(ins)) {
+    detail::FastGemm fg(ins, A, B, opt.mma);
+    BitMatrix D(A.rows(), B.cols());
+    const int M = static_cast<int>(A.rows());
+    parallel_rows(M, thread_count(opt.threads, M),
+                  [&](int r0, int r1) { fg.run_rows(r0, r1, C, D, opt.k_order); });
+    return D;
+  }
+  return gemm_generic(ins, A, B, C, opt);
+}
+
+Eigen::MatrixXd to_double(const BitMatrix& m, FormatId f) {
+  Eigen::MatrixXd d(m.rows(), m.cols());
+  for (Eigen::Index j = 0; j < m.cols(); ++j)
+    for (Eigen::Index i = 0; i < m.rows(); ++i) d(i, j) = to_double(m(i, j), f);
+  return d;
+}
+
+Eigen::MatrixXd reference_gemm(const BitMatrix& A, FormatId a_fmt, const BitMatrix& B,
+                               FormatId b_fmt, const BitMatrix& C, FormatId c_fmt) {
+  if (A.cols() != B.rows() || C.rows() != A.rows() || C.cols() != B.cols())
+    throw std::invalid_argument("reference_gemm(): shapes do not match");
+  const Eigen::MatrixXd a = to_double(A, a_fmt), b = to_double(B, b_fmt), c = to_double(C, c_fmt);
+  Eigen::MatrixXd r(A.rows(), B.cols());
+  for (Eigen::Index j = 0; j < B.cols(); ++j)
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+      // Neumaier summation in long double; products of the tensor-core input formats are exact
+      // in double (at most 2 x 11 significant bits), fp64 products are rounded once.
+      long double sum = c(i, j), comp = 0;
+      for (Eigen::Index k = 0; k < A.cols(); ++k) {
+        const long double x = static_cast<long double>(a(i, k)) * b(k, j);
+        const long double t = sum + x;
+        if (std::fabs(sum) >= std::fabs(x)) comp += (sum - t) + x;
+        else comp += (x - t) + sum;
+        sum = t;
+      }
+      r(i, j) = static_cast<double>(sum + comp);
+    }
+  return r;
+}
+
+ErrorStats error_stats(const BitMatrix& D, FormatId out_fmt, const Eigen::MatrixXd& ref) {
+  if (D.rows() != ref.rows() || D.cols() != ref.cols())
+    throw std::invalid_argument("error_stats(): shapes do not match");
+  ErrorStats s;
+  const bool fl = is_float(out_fmt);
+  const int p = fl ? layout(out_fmt).precision() : 1;
+  const int emin = fl ? layout(out_fmt).emin() : 0;
+  double rel_sum = 0;
+  std::size_t rel_n = 0;
+  for (Eigen::Index j = 0; j < D.cols(); ++j)
+    for (Eigen::Index i = 0; i < D.rows(); ++i) {
+      ++s.count;
+      const double d = to_double(D(i, j), out_fmt), r = ref(i, j);
+      if (!std::isfinite(d) || !std::isfinite(r)) {
+        ++s.nonfinite;
+        continue;
+      }
+      const double err = std::fabs(d - r);
+      s.max_abs = std::max(s.max_abs, err);
+      if (r == 0) {
+        ++s.zero_reference;
+      } else {
+        const double rel = err / std::fabs(r);
+        s.max_rel = std::max(s.max_rel, rel);
+        rel_sum += rel;
+        ++rel_n;
+      }
+      // ulp of the output format at |ref|: 2^(max(floor(log2|r|), emin) - (p-1)); integers: 1.
+      double ulp = 1;
+      if (fl) {
+        int e = r == 0 ? emin : std::ilogb(r);
+        if (e < emin) e = emin;
+        ulp = std::ldexp(1.0, e - (p - 1));
+      }
+      s.max_ulps = std::max(s.max_ulps, err / ulp);
+    }
+  s.mean_rel = rel_n ? rel_sum / static_cast<double>(rel_n) : 0;
+  return s;
+}
+
+BitMatrix random_matrix(FormatId f, int rows, int cols, std::uint64_t seed, double lo, double hi) {
+  BitMatrix m(rows, cols);
+  // splitmix64: simple, portable, deterministic.
+  std::uint64_t state = seed;
+  auto next = [&state] {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  if (!is_float(f)) {
+    const double a = std::max(lo, static_cast<double>(int_min(f)));
+    const double b = std::min(hi, static_cast<double>(int_max(f)));
+    const std::int64_t ia = static_cast<std::int64_t>(std::ceil(a));
+    const std::int64_t ib = static_cast<std::int64_t>(std::floor(b));
+    const std::uint64_t span = ib >= ia ? static_cast<std::uint64_t>(ib - ia) + 1 : 1;
+    for (Eigen::Index j = 0; j < cols; ++j)
+      for (Eigen::Index i = 0; i < rows; ++i)
+        m(i, j) = int_bits(ia + static_cast<std::int64_t>(next() % span), f);
+    return m;
+  }
+  for (Eigen::Index j = 0; j < cols; ++j)
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      const double u = static_cast<double>(next() >> 11) * 0x1p-53;  // exact: 53-bit fraction
+      m(i, j) = from_double(lo + (hi - lo) * u, f);
+    }
+  return m;
+}
+
+}  // namespace tcsim::num

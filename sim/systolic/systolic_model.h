@@ -1,0 +1,42 @@
+#pragma once
+// The systolic-array model. `run_layer` gives every SCALE-Sim counter of one layer (batch 1);
+// `run` implements the Accelerator interface for networks and sweeps (batch and count multiply).
+// Cycles, utilisations and SRAM counts are closed forms; the CALC-mode DRAM counts replay the
+// demand order (no matrices are built) and fall back to an estimate for layers too large to replay.
+#include <cstdint>
+#include <vector>
+
+#include "systolic/layer.h"
+#include "systolic/layer_report.h"
+#include "systolic/systolic_config.h"
+#include "workload/accelerator.h"
+
+namespace tcsim::systolic {
+
+class SystolicModel : public Accelerator {
+ public:
+  explicit SystolicModel(SystolicConfig config);  // validates the config (InputError)
+
+  std::string name() const override;
+  double clock_hz() const override { return config_.clock_hz; }
+  KernelResult run(const Kernel& kernel) const override;
+
+  // One layer, all SCALE-Sim counters. `where` names the layer in error messages.
+  LayerReport run_layer(const Layer& layer) const;
+  // A kernel as SCALE-Sim layers (a depthwise conv becomes one layer per channel).
+  std::vector<Layer> layers_of(const Kernel& kernel, const std::string& where) const;
+
+  const SystolicConfig& config() const { return config_; }
+
+  // Replay limits: larger operands get estimated DRAM counts (bounded memory and time).
+  static constexpr std::int64_t kMaxReplayAccesses = std::int64_t{1} << 27;
+  static constexpr std::int64_t kMaxReplayAddresses = std::int64_t{1} << 26;
+
+ private:
+  SystolicConfig config_;
+};
+
+// The KernelResult view of a layer report (metrics with units in their names).
+KernelResult to_kernel_result(const LayerReport& r, const SystolicConfig& config, double repeat);
+
+}  // namespace tcsim::systolic

@@ -1,0 +1,93 @@
+#include "workload/measured.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/error.h"
+#include "common/strings.h"
+#include "workload/csv_text.h"
+#include "workload/deepbench.h"
+#include "workload/op_trace.h"
+
+namespace tcsim::workload {
+namespace {
+
+void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (node.IsScalar()) {
+    out.emplace_back(prefix, node.Scalar());
+  } else if (node.IsMap()) {
+    for (const auto& kv : node)
+      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+  } else if (node.IsSequence()) {
+    std::vector<std::string> items;
+    for (const auto& item : node)
+      if (item.IsScalar()) items.push_back(item.Scalar());
+    out.emplace_back(prefix, join(items, " "));
+  }
+}
+
+void read_meta(const std::filesystem::path& csv_file, MeasuredSet& out) {
+  const std::filesystem::path meta = csv_file.parent_path() / "meta.yaml";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(meta, ec)) return;
+  try {
+    flatten(YAML::LoadFile(meta.string()), "", out.meta);
+  } catch (const YAML::Exception& e) {
+    throw InputError(location(meta.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+}
+
+bool not_measured(const std::string& t) {
+  const std::string l = to_lower(trim(t));
+  return l.empty() || l == "nan" || l.starts_with("n/a");
+}
+
+MeasuredSet from_schema(const CsvText& csv) {
+  MeasuredSet out;
+  out.source = csv.file;
+  out.schema = "tcsim-measured";
+  const OpTraceColumns cols = OpTraceColumns::find(csv);
+  const int ct = csv.column("time_us");
+  if (ct < 0) throw InputError(location(csv.file, csv.header_line, "time_us"), "missing column (measured time in us)");
+  long skipped = 0;
+  for (const CsvRow& row : csv.rows) {
+    if (row.fields.size() != csv.header.size())
+      throw InputError(location(csv.file, row.line), "expected " + std::to_string(csv.header.size()) +
+                                                         " fields (as the header), got " +
+                                                         std::to_string(row.fields.size()));
+    const std::string& t = csv.field(row, ct);
+    if (not_measured(t)) {
+      ++skipped;
+      continue;
+    }
+    Kernel k = op_trace_kernel(csv, row, cols);
+    const double us = parse_positive(t, csv.file, row.line, "time_us");
+    std::string group = "gemm " + std::string(format_name(k.a_format)) + "." + std::string(format_name(k.b_format)) +
+                        "." + std::string(format_name(k.d_format));
+    out.rows.push_back({std::move(k), us * 1e-6, location(csv.file, row.line), std::move(group)});
+  }
+  out.meta.emplace_back("rows_not_measured", std::to_string(skipped));
+  return out;
+}
+
+}  // namespace
+
+MeasuredSet read_measured_schema(const std::filesystem::path& file) {
+  MeasuredSet out = from_schema(read_csv(file));
+  read_meta(file, out);
+  return out;
+}
+
+MeasuredSet read_measured(const std::filesystem::path& file) {
+  const CsvText csv = read_csv(file);
+  if (deepbench_section(csv.header) != DeepBenchSection::unknown) return read_deepbench(file);
+  if (csv.column("time_us") >= 0 && csv.column("m") >= 0) {
+    MeasuredSet out = from_schema(csv);
+    read_meta(file, out);
+    return out;
+  }
+  throw InputError(location(file.string(), csv.header_line),
+                   "unknown measured-data format: expected tcsim's schema (op-trace columns plus time_us, "
+                   "validation/measured/README.md) or a DeepBench GEMM/convolution CSV");
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,46 @@
+#pragma once
+// Measured kernel timings, the input of `tcsim validate`.
+//
+// MeasuredRow is what every measured-data reader produces: the kernel that ran and its measured
+// time. Two sources are read:
+//  - our measured-data schema (validation/measured/README.md), written by validation/gpu/gemm_bench:
+//    a CSV with the op-trace columns plus time_us (and tflops, repeats, kernel), and an optional
+//    meta.yaml beside it (GPU, driver, CUDA, clocks, command, date) whose top-level scalars are
+//    kept as metadata;
+//  - DeepBench's result CSVs (workload/deepbench.h).
+// read_measured() detects which one a file is from its header.
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "workload/kernel.h"
+
+namespace tcsim::workload {
+
+struct MeasuredRow {
+  Kernel kernel;         // what ran (name, shape, formats, layout, pass)
+  double time_s = 0;     // measured time of one run
+  std::string origin;    // "file:line" of the row, for reports
+  std::string group;     // rows that belong together in summaries, e.g. "gemm fp16", "conv fwd fp32"
+};
+
+struct MeasuredSet {
+  std::string source;                                        // the file read
+  std::string schema;                                        // "tcsim-measured" or "deepbench-gemm"/"deepbench-conv"
+  std::vector<std::pair<std::string, std::string>> meta;    // e.g. gpu, driver, cuda (from meta.yaml)
+  std::vector<MeasuredRow> rows;
+};
+
+// Our schema: the op-trace columns (workload/op_trace.h; m, n, k required) plus time_us (required).
+// A row whose time_us is empty, "nan" or "n/a" was not measured (e.g. a format the GPU lacks) and
+// is skipped (meta "rows_not_measured" counts them); any other time must be a number > 0.
+// Other columns (tflops, repeats, kernel, ...) are ignored. A row's group is its formats, e.g.
+// "gemm fp16.fp16.fp32". meta.yaml beside the CSV, when present, adds its scalar values to meta
+// with dotted keys ("clocks.sm_mhz").
+MeasuredSet read_measured_schema(const std::filesystem::path& file);
+
+// Any supported measured file: our schema or a DeepBench GEMM/convolution CSV (detected by header).
+MeasuredSet read_measured(const std::filesystem::path& file);
+
+}  // namespace tcsim::workload

@@ -1,0 +1,56 @@
+// Speed of the GPU model: all 160 DeepBench GEMMs (V100 fp16 sheet shapes) on the V100 config,
+// from a fresh model each iteration (no warm cache). Reports simulated GPU cycles per wall second
+// and the wall time per GEMM.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "config/config.h"
+#include "gpu/gpu_model.h"
+#include "workload/deepbench.h"
+
+namespace {
+
+std::filesystem::path shared_dir() {
+  if (const char* env = std::getenv("TCSIM_SHARED"); env && *env) return env;
+  return TCSIM_SHARED_DIR_DEFAULT;
+}
+
+void run_sheet(benchmark::State& state, const char* file) {
+  using namespace tcsim;
+  const auto csv = shared_dir() / "data" / "deepbench" / file;
+  if (!std::filesystem::exists(csv)) {
+    state.SkipWithError("shared/data/deepbench not found (set TCSIM_SHARED)");
+    return;
+  }
+  const workload::MeasuredSet set = workload::read_deepbench(csv);
+  const auto cfg = config::Config::load(std::filesystem::path(TCSIM_SOURCE_DIR) / "configs/gpu/v100.yaml",
+                                        gpu::config_schema());
+  const gpu::GpuConfig g = gpu::GpuConfig::from(cfg);
+  double cycles = 0;
+  std::int64_t gemms = 0;
+  for (auto _ : state) {
+    gpu::GpuModel model(g);  // fresh cache: every GEMM is simulated
+    for (const auto& row : set.rows) {
+      const KernelResult r = model.run(row.kernel);
+      cycles += r.cycles;
+      benchmark::DoNotOptimize(r.time_s);
+      ++gemms;
+    }
+  }
+  state.counters["simulated_cycles_per_s"] = benchmark::Counter(cycles, benchmark::Counter::kIsRate);
+  state.counters["gemms_per_s"] = benchmark::Counter(double(gemms), benchmark::Counter::kIsRate);
+  state.counters["us_per_gemm"] =
+      benchmark::Counter(double(gemms), benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
+                         benchmark::Counter::kIs1000);
+  state.SetItemsProcessed(gemms);
+}
+
+void BM_DeepBenchFp16GemmsV100(benchmark::State& state) { run_sheet(state, "v100_train_fp16_dense_matrix_multiplication.csv"); }
+void BM_DeepBenchFp32GemmsV100(benchmark::State& state) { run_sheet(state, "v100_train_fp32_dense_matrix_multiplication.csv"); }
+
+}  // namespace
+
+BENCHMARK(BM_DeepBenchFp16GemmsV100)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_DeepBenchFp32GemmsV100)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_MAIN();

@@ -1,0 +1,122 @@
+// End-to-end `tcsim run` on the shipped V100 config (GPU backend, sim/cli/run_gpu.cpp).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using tcsim::test::run_tcsim;
+
+namespace {
+std::string v100() { return (tcsim::test::source_dir() / "configs/gpu/v100.yaml").string(); }
+std::string trace(const char* name) { return (tcsim::test::source_dir() / "traces/gemm" / name).string(); }
+bool have_v100() {
+  if (fs::exists(v100())) return true;
+  MESSAGE("configs/gpu/v100.yaml not found: skipping");
+  return false;
+}
+fs::path temp_dir(const std::string& tag) {
+  fs::path d = fs::temp_directory_path() / ("tcsim_run_gpu_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+const std::string kHeader = "name,m,n,k,batch,a_format,b_format,c_format,d_format,layout,count\n";
+}  // namespace
+
+TEST_CASE("tcsim run (gpu): a trace prints one row per GEMM and a summary on stderr") {
+  if (!have_v100()) return;
+  auto r = run_tcsim("run -c '" + v100() + "' '" + trace("transformer_layer.csv") + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* name : {"qkv_projection", "attention_scores", "attention_context", "ffn_down"})
+    CHECK(r.out.find(name) != std::string::npos);
+  CHECK(r.out.find("time_us") != std::string::npos);
+  CHECK(r.out.find("tflops") != std::string::npos);
+  CHECK(r.out.find("bound") != std::string::npos);
+  CHECK(r.out.find("mapping") != std::string::npos);
+  CHECK(count_lines(r.out) == 2 + 6);  // header, rule, 6 GEMMs
+  CHECK(r.err.find("tcsim run: 6 kernels on ") != std::string::npos);
+  CHECK(r.err.find("cycles/s") != std::string::npos);
+}
+
+TEST_CASE("tcsim run (gpu): csv output, determinism across threads, --set") {
+  if (!have_v100()) return;
+  const std::string base = "run -c '" + v100() + "' '" + trace("square.csv") + "' --format csv";
+  auto one = run_tcsim(base + " -j 1");
+  auto two = run_tcsim(base + " -j 3");
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK(one.out.starts_with("name,m,n,k,batch,formats,layout,count,cycles,time_us,tflops,bound,"));
+  CHECK(count_lines(one.out) == 1 + 7);
+  CHECK(one.out == two.out);  // bit for bit
+  auto half = run_tcsim(base + " -j 1 --set sm.count=40");
+  REQUIRE_MESSAGE(half.exit_code == 0, half.err);
+  CHECK(half.out != one.out);
+}
+
+TEST_CASE("tcsim run (gpu): -o writes the result folder; --gemm and --formats") {
+  if (!have_v100()) return;
+  const fs::path d = temp_dir("out");
+  auto r = run_tcsim("run -c '" + v100() + "' --gemm 4096x4096x4096 --gemm 512x512x64x16 --formats f16.f16.f32 -o '" +
+                     (d / "o").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* f : {"summary.csv", "summary.json", "results.h5", "config.resolved.yaml", "totals.csv"})
+    CHECK_MESSAGE(fs::exists(d / "o" / f), f);
+  const std::string csv = slurp(d / "o/summary.csv");
+  CHECK(csv.find("gemm_4096x4096x4096,4096,4096,4096,1,fp16.fp16.fp32.fp32,NN,1,") != std::string::npos);
+  CHECK(csv.find("gemm_512x512x64x16,512,512,64,16,") != std::string::npos);
+  CHECK(slurp(d / "o/config.resolved.yaml").find("kind: gpu") != std::string::npos);
+  CHECK(slurp(d / "o/summary.json").find("\"command_line\"") != std::string::npos);
+  // No temporary files are left behind.
+  for (const auto& e : fs::directory_iterator(d / "o")) CHECK(e.path().filename().string().find("tmp") == std::string::npos);
+  fs::remove_all(d);
+}
+
+TEST_CASE("tcsim run (gpu): bad input exits 2 with file:line: field") {
+  if (!have_v100()) return;
+  const fs::path d = temp_dir("bad");
+  auto missing = run_tcsim("run -c '" + v100() + "' /nonexistent/trace.csv");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "tcsim: error: /nonexistent/trace.csv: file not found\n");
+
+  std::ofstream(d / "zero.csv") << kHeader << "a,8,8,8,1,f16,f16,f32,f32,NN,1\nb,8,0,8,1,f16,f16,f32,f32,NN,1\n";
+  auto zero = run_tcsim("run -c '" + v100() + "' '" + (d / "zero.csv").string() + "'");
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err.find((d / "zero.csv").string() + ":3: n: expected an integer in [1, 2147483648], got 0") !=
+        std::string::npos);
+  CHECK(zero.out.empty());
+
+  std::ofstream(d / "fmt.csv") << kHeader << "a,8,8,8,1,f16,fp99,f32,f32,NN,1\n";
+  auto fmt = run_tcsim("run -c '" + v100() + "' '" + (d / "fmt.csv").string() + "'");
+  CHECK(fmt.exit_code == 2);
+  CHECK(fmt.err.find(":2: b_format: unknown number format 'fp99'") != std::string::npos);
+
+  auto gemm = run_tcsim("run -c '" + v100() + "' --gemm 4096x-1x8");
+  CHECK(gemm.exit_code == 2);
+  CHECK(gemm.err.starts_with("tcsim: error: --gemm: n: expected an integer"));
+  auto formats = run_tcsim("run -c '" + v100() + "' --gemm 8x8x8 --formats f16.f16");
+  CHECK(formats.exit_code == 2);
+  CHECK(formats.err.starts_with("tcsim: error: --formats:"));
+  auto nothing = run_tcsim("run -c '" + v100() + "'");
+  CHECK(nothing.exit_code == 2);
+  CHECK(nothing.err.find("nothing to simulate") != std::string::npos);
+  auto topo = run_tcsim("run -c '" + v100() + "' --topology x.csv");
+  CHECK(topo.exit_code == 2);
+  CHECK(topo.err.starts_with("tcsim: error: --topology:"));
+  fs::remove_all(d);
+}

@@ -1,0 +1,99 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "engine/gemm_results_table.h"
+#include "engine/validation.h"
+#include "fake_accelerator.h"
+
+using namespace tcsim;
+using namespace tcsim::engine;
+
+namespace {
+workload::MeasuredRow row(const std::string& name, std::int64_t m, double time_s, const std::string& group) {
+  workload::MeasuredRow r;
+  r.kernel = make_gemm(name, m, 100, 50);
+  r.time_s = time_s;
+  r.group = group;
+  r.origin = "m.csv:" + std::to_string(m);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("validate: per-row errors, groups, skipped rows") {
+  // The fake runs 1e6 flop/s: a 10x100x50 GEMM (1e5 flops) takes 0.1 s.
+  const test::FakeAccelerator acc(1e6);
+  const std::vector<workload::MeasuredRow> rows = {
+      row("a", 10, 0.1, "g1"),    // exact
+      row("b", 20, 0.25, "g1"),   // predicted 0.2: -20%
+      row("bad", 30, 1, "g2"),    // rejected by the model
+      row("c", 40, 0.5, "g2"),    // predicted 0.4: -20%
+      row("d", 10, 0.08, "g2"),   // predicted 0.1: +25%
+  };
+  const ValidationReport rep = validate(acc, rows, 3);
+  REQUIRE(rep.rows.size() == 5);
+  CHECK(rep.skipped == 1);
+  CHECK(!rep.rows[2].simulated);
+  CHECK(rep.rows[2].skip_reason == "fake: cannot run bad");
+  REQUIRE(rep.groups.size() == 3);
+  CHECK(rep.overall().group == "all");
+  CHECK(rep.overall().errors.rows == 4);
+  CHECK(rep.overall().errors.mape_pct == doctest::Approx((0 + 20 + 20 + 25) / 4.0));
+  CHECK(rep.overall().errors.median_ape_pct == doctest::Approx(20));
+  CHECK(rep.overall().worst_name == "d");
+  CHECK(rep.overall().worst_origin == "m.csv:10");
+  CHECK(rep.groups[1].group == "g1");
+  CHECK(rep.groups[1].errors.mape_pct == doctest::Approx(10));
+  CHECK(rep.groups[2].group == "g2");
+  CHECK(rep.groups[2].errors.rows == 2);
+
+  const io::Table t = validation_rows_table(rep);
+  REQUIRE(t.rows.size() == 5);
+  auto col = [&](const std::string& n) {
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i].name == n) return i;
+    FAIL("no column " << n);
+    return std::size_t{0};
+  };
+  CHECK(std::get<double>(t.rows[1][col("error_pct")]) == doctest::Approx(-20));
+  CHECK(std::get<double>(t.rows[1][col("measured_us")]) == doctest::Approx(250000));
+  CHECK(std::holds_alternative<std::monostate>(t.rows[2][col("predicted_us")]));
+  CHECK(std::get<std::string>(t.rows[2][col("skipped")]) == "fake: cannot run bad");
+  const io::Table mt = validation_metrics_table(rep);
+  CHECK(mt.rows.size() == 3);
+  CHECK(std::get<std::int64_t>(mt.rows[0][1]) == 4);
+}
+
+TEST_CASE("validate: one group gives only the overall summary; all skipped gives NaNs") {
+  const test::FakeAccelerator acc(1e6);
+  const ValidationReport one = validate(acc, {row("a", 10, 0.1, "g"), row("b", 10, 0.2, "g")}, 1);
+  CHECK(one.groups.size() == 1);
+  CHECK(one.overall().errors.mape_pct == doctest::Approx(25));
+  const ValidationReport none = validate(acc, {row("bad", 10, 0.1, "g")}, 1);
+  CHECK(none.overall().errors.rows == 0);
+  CHECK(std::isnan(none.overall().errors.mape_pct));
+  CHECK(validation_metrics_table(none).rows.size() == 1);
+}
+
+TEST_CASE("run tables: full, terminal view and totals") {
+  const test::FakeAccelerator acc(1e6);
+  std::vector<Kernel> ks = {make_gemm("x", 10, 100, 50), make_gemm("y", 200, 100, 50)};
+  ks[1].count = 3;
+  std::vector<KernelResult> rs = {acc.run(ks[0]), acc.run(ks[1])};
+  const io::Table full = gemm_results_table(ks, rs);
+  std::vector<std::string> names;
+  for (const auto& c : full.columns) names.push_back(c.name);
+  CHECK(names == std::vector<std::string>{"name", "m", "n", "k", "batch", "formats", "layout", "count", "cycles",
+                                          "time_us", "tflops", "bound", "tensor_util_pct", "dram_read_bytes",
+                                          "mapping", "notes"});
+  CHECK(std::holds_alternative<std::monostate>(full.rows[0][13]));  // x has no dram metric
+  CHECK(std::get<std::string>(full.rows[0][5]) == "fp16.fp16.fp32.fp32");
+  const io::Table view = terminal_view(full);
+  names.clear();
+  for (const auto& c : view.columns) names.push_back(c.name);
+  CHECK(names == std::vector<std::string>{"name", "m", "n", "k", "batch", "time_us", "tflops", "bound",
+                                          "tensor_util_pct", "mapping"});
+  const io::Table tot = totals_table(ks, rs);
+  CHECK(std::get<std::int64_t>(tot.rows[0][1]) == 4);
+  CHECK(std::get<double>(tot.rows[0][2]) == doctest::Approx((0.1 + 3 * 2.0) * 1e6));
+}

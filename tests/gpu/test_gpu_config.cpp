@@ -1,0 +1,78 @@
+// The shipped GPU configs load; impossible configs are rejected with the offending key.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "gpu_test_util.h"
+
+namespace tcsim::gpu {
+namespace {
+
+std::string v100_text() {
+  std::ifstream in(tcsim::test::source_dir() / "configs" / "gpu" / "v100.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string load_error(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    GpuConfig::from(config::Config::from_yaml_text(text, config_schema(), "v100.yaml", sets));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("the four shipped GPU configs load and describe their GPUs") {
+  const GpuConfig v = test::shipped("v100");
+  CHECK(v.sm_count == 80);
+  CHECK(v.clock_hz == doctest::Approx(1.53e9));
+  CHECK(v.mma.size() == 2);
+  CHECK(v.peak_tensor_fma_per_clk(FormatId::fp16, FormatId::fp32) == doctest::Approx(478.7).epsilon(0.001));
+  const GpuConfig t = test::shipped("t4");
+  CHECK(t.max_warps_per_sm == 32);
+  const GpuConfig a = test::shipped("a100");
+  CHECK(a.copy_engine == CopyEngine::cp_async);
+  CHECK(a.find_mma(FormatId::tf32, FormatId::fp32) != nullptr);
+  const GpuConfig h = test::shipped("h100");
+  CHECK(h.copy_engine == CopyEngine::tma);
+  CHECK(h.find_mma(FormatId::fp16, FormatId::fp32)->kind == MmaKind::wgmma);
+  CHECK(h.peak_tensor_fma_per_clk(FormatId::fp16, FormatId::fp32) == doctest::Approx(2048));
+  CHECK(h.peak_tensor_fma_per_clk(FormatId::e4m3, FormatId::fp32) == doctest::Approx(4096));
+}
+
+TEST_CASE("impossible configs are errors naming the key") {
+  const std::string text = v100_text();
+  CHECK(load_error(text) == "");
+  const std::string warps = load_error(text, {"sm.max_warps=128"});
+  CHECK(warps.find("sm.max_warps") != std::string::npos);
+  CHECK(warps.find("more warps") != std::string::npos);
+  const std::string smem = load_error(text, {"sm.max_shared_memory=1KiB", "sm.max_shared_memory_per_cta=1KiB"});
+  CHECK(smem.find("too small for any tile") != std::string::npos);
+  CHECK(load_error(text, {"sm.max_shared_memory_per_cta=200KiB"}).find("sm.max_shared_memory") != std::string::npos);
+  // An MMA row faster than its declared rate.
+  const std::string fast = load_error(replace(text, "issue_interval: 2.139cycles", "issue_interval: 1cycles"));
+  CHECK(fast.find("mma") != std::string::npos);
+  CHECK(fast.find("fma_per_clk") != std::string::npos);
+  CHECK(load_error(replace(text, "shape: m16n16k16", "shape: m16n16")).find("shape") != std::string::npos);
+  CHECK(load_error(replace(text, "ab: fp16\n", "ab: fp17\n")).find("fp17") != std::string::npos);
+  CHECK(load_error(text, {"tensor.copy_engine=tma"}).find("sm_90") != std::string::npos);
+  CHECK(load_error(text, {"dram.latency=100cycles"}).find("dram.latency") != std::string::npos);
+  // Out-of-range and wrong units are the loader's errors, with the key.
+  CHECK(load_error(text, {"sm.count=0"}).find("sm.count") != std::string::npos);
+  CHECK(load_error(text, {"dram.bandwidth=900MHz"}).find("dram.bandwidth") != std::string::npos);
+}
+
+}  // namespace tcsim::gpu
