@@ -107,7 +107,7 @@ int run_gpu(const RunRequest& req) {
   std::cerr << "tcsim run: " << kernels.size() << " kernels on " << loaded.accelerator->name() << ": total "
             << fmt("%.6g", total_s * 1e6) << " us (x count), " << fmt("%.4g", total_s > 0 ? flops / total_s / 1e12 : 0)
             << " TFLOP/s; simulated " << fmt("%.4g", cycles) << " cycles in " << fmt("%.3g", wall_s) << " s wall = "
-            << fmt("%.3g", wall_s > 0 ? cycles / wall_s : 0) << " cycles/s (" << jobs << " threads)"
+            << fmt("%.3g", wall_s > 0 ? cycles / wall_s : 0) << " cycles/s (" << jobs << (jobs == 1 ? " thread)" : " threads)")
             << (req.output_dir.empty() ? "" : "; wrote " + req.output_dir) << "\n";
   return 0;
 }

@@ -55,7 +55,7 @@ int validate_verb(const std::vector<std::string>& args) {
   int jobs = 0;
   po::options_description opts("Options");
   opts.add_options()
-      ("config,c", po::value(&config_path)->required(), "hardware config (YAML, kind: gpu)")
+      ("config,c", po::value(&config_path)->required(), "hardware config (YAML with `kind: gpu|systolic`, or a SCALE-Sim .cfg)")
       ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=1TB/s (repeatable)")
       ("output,o", po::value(&output_dir), "write summary.csv (rows), metrics.csv, summary.json, results.h5, config.resolved.yaml here")
       ("max-mape", po::value(&max_mape), "exit with code 3 when the MAPE over all rows exceeds this (percent)")

@@ -32,6 +32,7 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
+  if (kernel.kind == Kernel::Kind::memory) return run_memory(kernel);
   const GemmPlan plan = plan_gemm(config_, kernel);
   KernelResult r;
   r.name = kernel.name;
@@ -102,6 +103,29 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
                       std::to_string(best.iterations) + " k-iterations (" + fmt("%.1f", best.full.period) +
                       " cycles each" + (best.full.steady ? ")" : ", period not fully stable)"));
   if (m.split_k > 1) r.notes.push_back("split-K " + std::to_string(m.split_k) + " with a separate reduction kernel");
+  return r;
+}
+
+// A memory-bound kernel (elementwise, softmax, ...): its bytes at the achievable DRAM bandwidth,
+// its flops at the CUDA-core rate, whichever is longer, plus one launch.
+KernelResult GpuModel::run_memory(const Kernel& kernel) const {
+  const GpuConfig& g = config_;
+  KernelResult r;
+  r.name = kernel.name;
+  r.flops = kernel.flops();
+  const double bytes = double(kernel.bytes_read) + double(kernel.bytes_written);
+  const double dram_cycles = bytes / (g.dram_bytes_per_clk() * g.dram_efficiency);
+  const double math_cycles = kernel.flops_nontensor / (2.0 * g.peak_ffma_per_clk() * g.sm_count);
+  r.cycles = std::max({dram_cycles, math_cycles, g.dram_latency});
+  r.time_s = r.cycles / g.clock_hz + g.launch_overhead_s;
+  r.bound = dram_cycles >= math_cycles && dram_cycles > g.dram_latency ? "dram"
+            : math_cycles > g.dram_latency                            ? "cuda_core"
+                                                                      : "latency";
+  r.mapping = "streaming kernel";
+  r.set("dram_read_bytes", double(kernel.bytes_read));
+  r.set("dram_write_bytes", double(kernel.bytes_written));
+  r.set("dram_util_pct", 100 * bytes / (g.dram_bytes_per_clk() * r.cycles));
+  r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
   return r;
 }
 

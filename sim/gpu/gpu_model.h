@@ -26,6 +26,7 @@ class GpuModel : public Accelerator {
   const GpuConfig& config() const { return config_; }
 
  private:
+  KernelResult run_memory(const Kernel& kernel) const;
   GpuConfig config_;
   struct Cache;
   std::unique_ptr<Cache> cache_;

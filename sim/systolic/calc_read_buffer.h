@@ -5,7 +5,9 @@
 // distinct addresses; an address is a hit only if it was already touched in the current epoch;
 // when an epoch fills up the next one starts empty. DRAM reads = number of misses.
 // The reported DRAM start/stop cycles follow from the first request and the epoch boundaries.
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace tcsim::systolic {
@@ -43,6 +45,44 @@ class CalcReadBuffer {
   std::int64_t triggers() const { return triggers_; }
   std::int64_t last_trigger_row() const { return last_trigger_row_; }
   std::int64_t last_trigger_access() const { return last_trigger_access_; }
+  // An order-free pass over one fold: `each(run)` calls run(start, len) for every contiguous range
+  // of valid accesses of the fold (duplicates allowed). When the fold cannot reach an epoch
+  // boundary (its new misses fit in the current epoch) the order inside the fold does not matter:
+  // the pass is committed and true returned. Otherwise the stamps are restored and false returned
+  // (the caller then replays the fold in exact order).
+  template <class Each>
+  bool try_fold_without_boundary(Each&& each) {
+    if (!seen_first_) return false;
+    undo_runs_.clear();
+    undo_bytes_.clear();
+    std::int64_t n = 0, fresh = 0;
+    const std::uint8_t e = epoch_;
+    each([&](std::int64_t start, std::int64_t len) {
+      if (in_epoch_ + fresh >= capacity_) return;  // will be undone anyway
+      n += len;
+      std::uint8_t* p = stamp_.data() + start;
+      undo_runs_.emplace_back(start, len);
+      undo_bytes_.insert(undo_bytes_.end(), p, p + len);
+      std::int64_t f = 0;
+      for (std::int64_t i = 0; i < len; ++i) {
+        f += p[i] != e;
+        p[i] = e;
+      }
+      fresh += f;
+    });
+    if (in_epoch_ + fresh < capacity_) {
+      accesses_ += n;
+      misses_ += fresh;
+      in_epoch_ += fresh;
+      return true;
+    }
+    std::size_t off = undo_bytes_.size();
+    for (auto it = undo_runs_.rbegin(); it != undo_runs_.rend(); ++it) {
+      off -= static_cast<std::size_t>(it->second);
+      std::copy_n(undo_bytes_.data() + off, it->second, stamp_.data() + it->first);
+    }
+    return false;
+  }
   // Counts `n` accesses that are all distinct first touches (no replay of addresses needed):
   // `row_of(j)` gives the demand row of the j-th of them (0-based), used for epoch boundaries.
   template <class RowOf>
@@ -71,8 +111,8 @@ class CalcReadBuffer {
     if (triggers > 0) last_trigger_row_ += n * rows;
   }
 
-  // The span when every access in [first_row ...] is a distinct miss counted in closed form
-  // (no replay): `misses` misses, the epoch triggers at the rows given by trigger_row(j).
+  // The DRAM span of `misses` misses whose first request came at `first_row` and whose last epoch
+  // boundary (if any: misses >= 50 * items_per_set) came at `last_trigger_row`.
   static DramSpan closed_form(std::int64_t items_per_set, std::int64_t misses, std::int64_t first_row,
                               std::int64_t last_trigger_row);
 
@@ -95,6 +135,8 @@ class CalcReadBuffer {
   std::int64_t last_trigger_row_ = 0;
   std::int64_t last_trigger_access_ = -1;
   std::int64_t accesses_ = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> undo_runs_;
+  std::vector<std::uint8_t> undo_bytes_;
 };
 
 }  // namespace tcsim::systolic

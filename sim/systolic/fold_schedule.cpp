@@ -62,11 +62,11 @@ ClosedFormCounts closed_form_counts(const Layer& layer, const FoldSchedule& s) {
 
 RowSpan ifmap_row_span(const FoldSchedule& s) {
   const std::int64_t last_base = (s.folds() - 1) * s.fold_rows;
-  const std::int64_t ru = s.rows_used(s.Fr - 1), cu = s.cols_used(s.Fc - 1);
+  const std::int64_t ru = s.rows_used(s.Fr - 1);
   switch (s.dataflow) {
     case Dataflow::os: return {0, last_base + s.T - 1 + ru - 1};
     case Dataflow::ws: return {s.R, last_base + s.R + ru - 1 + s.T - 1};
-    case Dataflow::is: return {s.R - s.rows_used(0), last_base + s.R - 1 + 0 * cu};  // preloaded
+    case Dataflow::is: return {s.R - s.rows_used(0), last_base + s.R - 1};  // preloaded
   }
   return {};
 }

@@ -39,7 +39,8 @@ struct ClosedFormCounts {
 };
 ClosedFormCounts closed_form_counts(const Layer& layer, const FoldSchedule& s);
 
-// First and last demand row (0-based, within the layer) with a valid entry, per operand.
+// First and last demand row (0-based, within the layer) with an entry, per operand, ignoring
+// overhanging windows (-1 addresses); the model refines the ifmap span against the addresses.
 struct RowSpan {
   std::int64_t first = 0, last = 0;
 };

@@ -83,7 +83,38 @@ void replay(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand 
     if (sweep_invariant && s.Fr == 1) return 0;                                // every fold alike
     return -1;
   };
-  std::int64_t prev_key = -2, prev_fold_triggers = -1;
+  // The valid accesses of fold f as contiguous address runs (for folds without an epoch boundary).
+  const std::int64_t K = layer.k(), R = s.R, H = layer.ifmap_h, W = layer.ifmap_w, Ch = layer.channels;
+  const std::int64_t Fh = layer.filter_h, Fw = layer.filter_w, Ew = layer.out_w;
+  auto any_order = [&](std::int64_t f, auto&& run) {
+    const std::int64_t fr = f % s.Fr, ru = s.rows_used(fr);
+    if (s.dataflow == Dataflow::is) {  // filter rows k = fr*R + r (contiguous), every n
+      for (std::int64_t n = 0; n < s.T; ++n) run(n * K + fr * R, ru);
+      return;
+    }
+    auto window = [&](std::int64_t m, auto&& per_pixel_row) {  // valid window rows of output pixel m
+      const std::int64_t iy0 = (m / Ew) * layer.stride_h, ix0 = (m % Ew) * layer.stride_w;
+      const std::int64_t vy = std::min(Fh, H - iy0), vx = std::min(Fw, W - ix0);
+      for (std::int64_t fy = 0; fy < vy; ++fy) per_pixel_row(fy, (iy0 + fy) * W + ix0, vx);
+    };
+    if (s.dataflow == Dataflow::os) {  // im2col rows m = fr*R + p, all k: vx*C words per window row
+      for (std::int64_t p = 0; p < ru; ++p)
+        window(fr * R + p, [&](std::int64_t, std::int64_t pix, std::int64_t vx) { run(pix * Ch, vx * Ch); });
+      return;
+    }
+    // ws: im2col columns k in [fr*R, fr*R + ru) for every m, split at window-position boundaries.
+    const std::int64_t k0 = fr * R, k1 = fr * R + ru;
+    for (std::int64_t m = 0; m < s.T; ++m) {
+      const std::int64_t iy0 = (m / Ew) * layer.stride_h, ix0 = (m % Ew) * layer.stride_w;
+      for (std::int64_t k = k0; k < k1;) {
+        const std::int64_t fy = k / (Fw * Ch), rem = k % (Fw * Ch), fx = rem / Ch, c = rem % Ch;
+        const std::int64_t len = std::min(Ch - c, k1 - k);
+        if (iy0 + fy < H && ix0 + fx < W) run(((iy0 + fy) * W + ix0 + fx) * Ch + c, len);
+        k += len;
+      }
+    }
+  };
+  std::int64_t prev_key = -2, prev_fold_triggers = -1, failures = 0;
   auto run_fold = [&](std::int64_t f) {
     const std::int64_t k = key(f);
     const std::int64_t triggers_before = buf.triggers();
@@ -105,7 +136,25 @@ void replay(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand 
       prev_fold_triggers = -1;
       return;
     }
-    for_each_demand(layer, s, A, op, visit, f, f + 1);
+    if (s.dataflow == Dataflow::os && op == Operand::filter && k != prev_key && s.T * s.cols_used(f / s.Fr) > buf.capacity() &&
+        buf.accesses() > 0) {
+      // A new os filter tile (columns never seen before, each address once): all misses; it is larger
+      // than an epoch, so its repeats take the all-miss path above and its stamps are never consulted.
+      buf.distinct_misses(s.T * s.cols_used(f / s.Fr), 0, [&](std::int64_t j) {
+        std::int64_t row = 0;
+        for_each_demand(layer, s, A, op, [&](std::int64_t r, std::int64_t) { if (j-- == 0) row = r; }, f, f + 1);
+        return row;
+      });
+      prev_key = k;
+      prev_fold_triggers = -1;
+      return;
+    }
+    // After two failed attempts in a row (folds larger than an epoch), try only every 8th fold.
+    const bool order_free = sweep_invariant && layer.pad_h == 0 && layer.pad_w == 0 &&
+                            (failures < 2 || f % 8 == 0);
+    const bool done = order_free && buf.try_fold_without_boundary([&](auto&& run) { any_order(f, run); });
+    if (order_free) failures = done ? 0 : failures + 1;
+    if (!done) for_each_demand(layer, s, A, op, visit, f, f + 1);
     prev_key = k;
     prev_fold_triggers = triggers_before;
   };

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "gpu/gpu_model.h"
+#include "gpu/kernel_program.h"
 #include "gpu_test_util.h"
 
 namespace tcsim::gpu {
@@ -109,6 +110,29 @@ TEST_CASE("convolutions run as implicit GEMMs") {
   const KernelResult r = model.run(c);
   CHECK(r.flops == doctest::Approx(2.0 * 8 * 28 * 28 * 512 * 256 * 9));
   CHECK(r.time_s > 0);
+}
+
+TEST_CASE("the program and timeline of the chosen mapping (what trace dump prints)") {
+  const GpuConfig g = test::shipped("a100");
+  const KernelProgram kp = kernel_program(g, make_gemm("p", 2048, 2048, 2048));
+  CHECK(kp.program.iterations == kp.chosen.iterations);
+  const std::string text = dump_program(g, kp, 0);
+  CHECK(text.find("CP.ASYNC") != std::string::npos);
+  CHECK(text.find("CP.ASYNC.WAIT") != std::string::npos);
+  const std::string tl = dump_timeline(g, kp, 1, 20);
+  CHECK(tl.find("loop") != std::string::npos);
+  CHECK_THROWS_AS(dump_program(g, kp, 1000), InputError);
+}
+
+TEST_CASE("memory kernels stream at the achievable DRAM bandwidth") {
+  GpuModel model(test::shipped("v100"));
+  Kernel m;
+  m.kind = Kernel::Kind::memory;
+  m.name = "copy";
+  m.bytes_read = m.bytes_written = 1ull << 30;
+  const KernelResult r = model.run(m);
+  CHECK(r.bound == "dram");
+  CHECK(r.time_s == doctest::Approx(2.0 * (1ull << 30) / (900e9 * 0.8) + 4.74e-6).epsilon(1e-6));
 }
 
 }  // namespace tcsim::gpu
