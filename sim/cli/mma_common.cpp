@@ -6,7 +6,6 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "numerics/formats.h"
-#include "numerics/golden_io.h"
 
 namespace tcsim::cli::mma {
 namespace {
@@ -50,23 +49,6 @@ std::string pow2_to_hexfloat(std::string_view text) {
   std::snprintf(buf, sizeof buf, "%s0x%llxp%ld", negative ? "-" : "", static_cast<unsigned long long>(ev.mantissa),
                 static_cast<long>(ev.exponent) + e);
   return buf;
-}
-
-// The GEMM default instruction of numerics' default_instruction(), by short name.
-std::string fallback_default_name(num::Arch arch, FormatId in) {
-  switch (in) {
-    case FormatId::fp16:
-    case FormatId::bf16: return arch == num::Arch::sm70 ? "wmma.m16n16k16" : arch == num::Arch::sm75 ? "m16n8k8" : "m16n8k16";
-    case FormatId::tf32: return arch == num::Arch::sm90 ? "wgmma.m64nNk8" : "m16n8k8";
-    case FormatId::e4m3:
-    case FormatId::e5m2: return "wgmma.m64nNk32";
-    case FormatId::int8:
-    case FormatId::uint8: return arch == num::Arch::sm75 ? "m8n8k16" : "m16n8k32";
-    case FormatId::int4:
-    case FormatId::uint4: return "m8n8k32";
-    case FormatId::fp64: return "m8n8k4";
-    default: return "";
-  }
 }
 
 }  // namespace
@@ -135,27 +117,15 @@ const num::Instruction& default_dot_instruction(num::Arch arch, FormatId a, Form
                                                 const std::string& where) {
   for (const auto& ins : num::instructions(arch))
     if (ins.family == num::InstrFamily::wmma && ins.a_fmt == a && ins.b_fmt == b && ins.acc_fmt == acc) return ins;
-  std::string name;
-  try {
-    name = num::default_instruction(arch, a, acc, where).name;
-  } catch (const InputError& e) {
-    // Adapter: default_instruction() of this numerics version fails on "mma.*" names (it looks
-    // up "mma.mma.*"); the same choice by short name, else the original error.
-    name = fallback_default_name(arch, a);
-    if (name.empty()) throw;
-    try {
-      return num::find_instruction(arch, name, a, b, acc, where);
-    } catch (const InputError&) {
-      throw e;
-    }
-  }
-  return num::find_instruction(arch, num::instruction_lookup_name(name), a, b, acc, where);
+  const num::Instruction& d = num::default_instruction(arch, a, acc, where);
+  if (d.b_fmt == b) return d;
+  return num::find_instruction(arch, d.name, a, b, acc, where);  // mixed fp8 operands
 }
 
 const num::Instruction& choose_instruction(num::Arch arch, const std::string& name, FormatId a, FormatId b,
                                            FormatId acc, const std::string& where) {
   if (name.empty()) return default_dot_instruction(arch, a, b, acc, where);
-  return num::find_instruction(arch, num::instruction_lookup_name(name), a, b, acc, where);
+  return num::find_instruction(arch, name, a, b, acc, where);
 }
 
 std::string bits_text(num::Bits bits, FormatId f) { return num::format_bits(bits, f); }

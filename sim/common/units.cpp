@@ -76,16 +76,19 @@ double parse_frequency_hz(std::string_view text) {
 }
 
 double parse_bandwidth_bytes_per_s(std::string_view text) {
-  static const std::vector<Suffix> s = [] {
-    std::vector<Suffix> out;
-    for (const auto& b : byte_suffixes()) {
-      static std::vector<std::string> names;  // keeps the composed names alive
-      names.push_back(std::string(b.name) + "/s");
-      out.push_back({names.back(), b.scale});
-    }
+  // "<size unit>/s": the names are composed once and owned by `names` (never resized after),
+  // so the string_views in `suffixes` stay valid.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& b : byte_suffixes()) out.push_back(std::string(b.name) + "/s");
     return out;
   }();
-  double v = scaled(text, s, "a bandwidth like 900GB/s or 1.555TB/s", false);
+  static const std::vector<Suffix> suffixes = [] {
+    std::vector<Suffix> out;
+    for (std::size_t i = 0; i < names.size(); ++i) out.push_back({names[i], byte_suffixes()[i].scale});
+    return out;
+  }();
+  double v = scaled(text, suffixes, "a bandwidth like 900GB/s or 1.555TB/s", false);
   if (v <= 0) throw ParseError("expected a positive bandwidth, got '" + std::string(trim(text)) + "'");
   return v;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace tcsim::gpu {
 namespace {
@@ -50,6 +51,24 @@ SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std:
 
 }  // namespace
 
+double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t) {
+  static const double stream_eff = std::getenv("TC_SE") ? std::atof(std::getenv("TC_SE")) : g.dram_efficiency;
+  static const double trrd = std::getenv("TC_RRD") ? std::atof(std::getenv("TC_RRD")) : 0;
+  const double peak = g.dram_bytes_per_clk();
+  const double chan_bytes_per_dclk = 900e9 / 32 / 850e6;
+  auto factor = [&](bool kc, double bytes) {
+    static const double kf = std::getenv("TC_KF") ? std::atof(std::getenv("TC_KF")) : 0;
+    if (kc && kf > 0) return kf;
+    if (!kc || trrd <= 0) return 1.0;
+    const double run = m.bk * bytes;
+    return std::min(1.0, run / chan_bytes_per_dclk / trrd);
+  };
+  const double total = t.dram_read_bytes + t.dram_write_bytes;
+  const double time = t.dram_a_bytes / factor(p.a_k_contiguous, p.a_bytes) + t.dram_b_bytes / factor(p.b_k_contiguous, p.b_bytes) +
+                      t.dram_write_bytes;
+  return peak * stream_eff * total / std::max(time, 1.0);
+}
+
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                         const SmEnvironment& env) {
   const std::string key = cache_key(p, m, iterations, ctas, env);
@@ -89,6 +108,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double dram_a = A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K);
   const double dram_b = B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K);
   t.dram_read_bytes = std::clamp(dram_a + dram_b, batch * (A + B), std::max(t.l2_read_bytes, batch * (A + B)));
+  const double scale = t.dram_read_bytes / std::max(dram_a + dram_b, 1.0);
+  t.dram_a_bytes = dram_a * scale;
+  t.dram_b_bytes = dram_b * scale;
   t.dram_write_bytes = batch * double(p.m) * double(p.n) * p.c_bytes;
   return t;
 }
@@ -110,8 +132,8 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
 
   // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
   const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
-  const double dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
   const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
+  const double dram_bpc = dram_bytes_per_clk_for(g, p, m, e.traffic);
   const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
   const double amplification = l2_total / std::max(dram_total, 1.0);
   const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
@@ -139,7 +161,7 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
     // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
     const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
     const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
-    cycles += red_bytes / dram_bpc + g.dram_latency;
+    cycles += red_bytes / (g.dram_bytes_per_clk() * g.dram_efficiency) + g.dram_latency;
     e.traffic.dram_write_bytes += partial;
     e.traffic.dram_read_bytes += partial;
     e.launches = 2;

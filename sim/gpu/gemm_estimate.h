@@ -18,6 +18,7 @@ struct Traffic {
   double l2_read_bytes = 0;    // operand bytes CTAs request from L2
   double dram_read_bytes = 0;  // of which miss to DRAM (tile order, L2 capacity)
   double dram_write_bytes = 0;
+  double dram_a_bytes = 0, dram_b_bytes = 0;  // dram_read_bytes split by operand
 };
 
 // One SM's run of `ctas` resident CTAs over `iterations` k-tiles.

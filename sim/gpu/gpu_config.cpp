@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include "common/error.h"
 #include "common/strings.h"
@@ -50,18 +49,21 @@ namespace {
 
 void fail(const std::string& field, const std::string& what) { throw InputError("gpu config: " + field, what); }
 
+// "m16n8k16" -> 16, 8, 16. (Hand-written: std::regex trips -Wmaybe-uninitialized under ASan.)
 bool parse_shape(const std::string& text, int& m, int& n, int& k) {
-  static const std::regex re(R"(m(\d+)n(\d+)k(\d+))");
-  std::smatch mt;
-  if (!std::regex_match(text, mt, re)) return false;
-  try {
-    m = std::stoi(mt[1]);
-    n = std::stoi(mt[2]);
-    k = std::stoi(mt[3]);
-  } catch (...) {
-    return false;
+  int* out[3] = {&m, &n, &k};
+  const char tags[3] = {'m', 'n', 'k'};
+  std::size_t pos = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (pos >= text.size() || text[pos] != tags[i]) return false;
+    ++pos;
+    long v = 0;
+    const std::size_t start = pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - start < 6) v = v * 10 + (text[pos++] - '0');
+    if (pos == start) return false;
+    *out[i] = int(v);
   }
-  return m > 0 && n > 0 && k > 0 && m <= 256 && n <= 256 && k <= 1024;
+  return pos == text.size() && m > 0 && n > 0 && k > 0 && m <= 256 && n <= 256 && k <= 1024;
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ Bits FastGemm::fast_block(const El* a, const El* b, Bits c) const {
     int d = Emax - E[i];
     d = d > 63 ? 63 : d;
     const std::int64_t pm = P[i];
-    const std::int64_t s = pm >> 63;  // 0 or -1
+    const std::int64_t s = pm >> 63;  // 0 or -1: truncate the magnitude, then restore the sign
     const std::uint64_t mag = static_cast<std::uint64_t>((pm ^ s) - s) << pre_;
     const auto t = static_cast<std::int64_t>(mag >> d);
     S += (t ^ s) - s;

@@ -374,12 +374,6 @@ void write_golden_case(const fs::path& dir, const GoldenCase& gc) {
 // ---- Emulating a case ---------------------------------------------------------------------------
 namespace tcsim::num {
 
-std::string instruction_lookup_name(std::string_view name) {
-  std::string n(trim(name));
-  if (to_lower(n).starts_with("mma.")) n = n.substr(4);
-  return n;
-}
-
 std::optional<Arch> gpu_arch(const std::string& gpu) {
   if (auto a = parse_arch(gpu)) return a;
   // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB": drop the vendor words, look at the model.
@@ -422,10 +416,10 @@ GoldenPlan plan_golden(const GoldenCase& gc, FormatId acc, const GoldenOptions& 
   }
   const FormatId in = gc.input;
   if (!opt.instruction.empty()) {
-    plan.instruction = &find_instruction(plan.arch, instruction_lookup_name(opt.instruction), in, in, acc, "--instr");
+    plan.instruction = &find_instruction(plan.arch, opt.instruction, in, in, acc, "--instr");
     plan.instr_from = "--instr";
   } else if (auto name = gc.meta.get("instruction")) {
-    plan.instruction = &find_instruction(plan.arch, instruction_lookup_name(*name), in, in, acc, location(meta_file, 0, "instruction"));
+    plan.instruction = &find_instruction(plan.arch, *name, in, in, acc, location(meta_file, 0, "instruction"));
     plan.instr_from = gc.meta.file.filename().string();
   } else {
     for (const auto& ins : instructions(plan.arch))

@@ -130,11 +130,6 @@ struct GoldenPlan {
   std::string instr_from;    // "--instr", "meta.yaml", "wmma default", "default"
 };
 
-// An instruction name as find_instruction() resolves it: "mma.m8n8k4" -> "m8n8k4" (adapter:
-// find_instruction() of this version turns "mma.m8n8k4" into "mma.mma.m8n8k4"; the short form
-// works with or without that bug).
-std::string instruction_lookup_name(std::string_view name);
-
 // The architecture of a GPU name (case-insensitive), or nullopt.
 std::optional<Arch> gpu_arch(const std::string& gpu);
 

@@ -40,6 +40,12 @@ class Im2col {
       c_[k] = rem % l.channels;
     }
   }
+  // Raw parts for tight loops: A(m, k) = ((iy0[m] + fy[k]) * W + ix0[m] + fx[k]) * C + c[k].
+  const std::int64_t* iy0() const { return iy0_.data(); }
+  const std::int64_t* ix0() const { return ix0_.data(); }
+  const std::int64_t* fy() const { return fy_.data(); }
+  const std::int64_t* fx() const { return fx_.data(); }
+  const std::int64_t* ch() const { return c_.data(); }
   std::int64_t operator()(std::int64_t m, std::int64_t k) const {
     const std::int64_t iy = iy0_[m] + fy_[k], ix = ix0_[m] + fx_[k];
     if (iy < 0 || ix < 0 || iy >= l_.ifmap_h || ix >= l_.ifmap_w) return -1;

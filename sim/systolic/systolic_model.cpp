@@ -11,6 +11,7 @@
 #include "systolic/faithful.h"
 #include "systolic/fold_schedule.h"
 #include "systolic/ofmap_write_buffer.h"
+#include "systolic/user_bandwidth.h"
 
 namespace tcsim::systolic {
 
@@ -114,6 +115,19 @@ void replay(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand 
       }
     }
   };
+  // The os ifmap demand of fold f in exact order, as a tight loop (the hot path of os layers):
+  // row t, ports p: A(m0 + p, k = t - p).
+  auto os_ifmap_exact = [&](std::int64_t f) {
+    const std::int64_t fr = f % s.Fr, ru = s.rows_used(fr), m0 = fr * R, base = f * s.fold_rows;
+    const std::int64_t *iy0 = A.iy0() + m0, *ix0 = A.ix0() + m0, *fy = A.fy(), *fx = A.fx(), *ch = A.ch();
+    for (std::int64_t t = 0; t < K + ru - 1; ++t) {
+      const std::int64_t p_lo = t - K + 1 > 0 ? t - K + 1 : 0, p_hi = t < ru - 1 ? t : ru - 1;
+      for (std::int64_t p = p_lo; p <= p_hi; ++p) {
+        const std::int64_t k = t - p, iy = iy0[p] + fy[k], ix = ix0[p] + fx[k];
+        if (iy < H && ix < W) buf.access(base + t, (iy * W + ix) * Ch + ch[k]);
+      }
+    }
+  };
   std::int64_t prev_key = -2, prev_fold_triggers = -1, failures = 0;
   auto run_fold = [&](std::int64_t f) {
     const std::int64_t k = key(f);
@@ -154,7 +168,10 @@ void replay(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand 
                             (failures < 2 || f % 8 == 0);
     const bool done = order_free && buf.try_fold_without_boundary([&](auto&& run) { any_order(f, run); });
     if (order_free) failures = done ? 0 : failures + 1;
-    if (!done) for_each_demand(layer, s, A, op, visit, f, f + 1);
+    if (!done) {
+      if (s.dataflow == Dataflow::os && op == Operand::ifmap) os_ifmap_exact(f);
+      else for_each_demand(layer, s, A, op, visit, f, f + 1);
+    }
     prev_key = k;
     prev_fold_triggers = triggers_before;
   };
@@ -281,7 +298,21 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
   r.sram_filter = {double(rf.first + 1), double(rf.last + 1), cf.filter_sram_reads};
   r.sram_ofmap = {double(ro.first), double(ro.last), cf.ofmap_sram_writes};
 
-  if (c.semantics == Semantics::scalesim_v2) {
+  const bool user = c.bandwidth_mode == BandwidthMode::user;
+  if (c.semantics == Semantics::scalesim_v2 && user && user_bandwidth_fits(layer, s)) {
+    const UserReplay u = replay_user_bandwidth(layer, s, A, c, ri, rf, ro);
+    r.total_cycles = u.total_cycles;
+    r.stall_cycles = u.stall_cycles;
+    r.sram_ifmap.start = double(u.sram_ifmap.first);
+    r.sram_ifmap.stop = double(u.sram_ifmap.last);
+    r.sram_filter.start = double(u.sram_filter.first);
+    r.sram_filter.stop = double(u.sram_filter.last);
+    r.sram_ofmap.start = double(u.sram_ofmap.first);
+    r.sram_ofmap.stop = double(u.sram_ofmap.last);
+    r.dram_ifmap = to_span(u.dram_ifmap);
+    r.dram_filter = to_span(u.dram_filter);
+    r.dram_ofmap = to_span(u.dram_ofmap);
+  } else if (c.semantics == Semantics::scalesim_v2) {
     r.total_cycles = s.total_rows() - 1;  // the index of the last cycle
     r.stall_cycles = 0;
     r.dram_ifmap = to_span(
@@ -292,9 +323,9 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
                                   ? c.cols
                                   : std::max<std::int64_t>(1, static_cast<std::int64_t>(c.user_bandwidth_words));
     r.dram_ofmap = to_span(ofmap_dram_writes(s, c.ofmap_sram_words(), line));
-    if (c.bandwidth_mode == BandwidthMode::user)
-      r.notes.push_back("USER bandwidth mode: prefetch stalls are not replayed yet; cycles are stall-free and "
-                        "DRAM reads are CALC-mode estimates");
+    if (user)
+      r.notes.push_back("USER bandwidth mode: layer too large to replay in bounded memory; cycles are stall-free "
+                        "and DRAM reads are CALC-mode estimates");
     if (!r.dram_ifmap.exact || !r.dram_filter.exact)
       r.notes.push_back("layer too large to replay: DRAM reads estimated per fold tile");
   } else {

@@ -5,10 +5,10 @@
 #include "test_schema.h"
 
 using tcsim::config::Config;
-using tcsim::test::fresh_dir;
-using tcsim::test::input_error_of;
-using tcsim::test::test_schema;
-using tcsim::test::write_text;
+using tcsim::config_test::fresh_dir;
+using tcsim::config_test::input_error_of;
+using tcsim::config_test::test_schema;
+using tcsim::config_test::write_text;
 
 TEST_CASE("config base: a chain of base files, each overriding field by field; lists replaced whole") {
   const auto dir = fresh_dir("base_chain");

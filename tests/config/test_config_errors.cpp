@@ -5,8 +5,8 @@
 #include "test_schema.h"
 
 using tcsim::config::Config;
-using tcsim::test::input_error_of;
-using tcsim::test::test_schema;
+using tcsim::config_test::input_error_of;
+using tcsim::config_test::test_schema;
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include "test_schema.h"
 
 using namespace tcsim::config;
-using tcsim::test::fresh_dir;
-using tcsim::test::input_error_of;
-using tcsim::test::test_schema;
-using tcsim::test::write_text;
+using tcsim::config_test::fresh_dir;
+using tcsim::config_test::input_error_of;
+using tcsim::config_test::test_schema;
+using tcsim::config_test::write_text;
 
 TEST_CASE("config resolved: every parameter, in unit form, reloads to the same Config") {
   const auto dir = fresh_dir("resolved");

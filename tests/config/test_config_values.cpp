@@ -5,7 +5,7 @@
 #include "test_schema.h"
 
 using tcsim::config::Config;
-using tcsim::test::test_schema;
+using tcsim::config_test::test_schema;
 
 namespace {
 const char* kHeader = "version: 1\nkind: testhw\n";

@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "config/schema.h"
 
-namespace tcsim::test {
+namespace tcsim::config_test {
 
 inline const config::Schema& test_schema() {
   using config::ParamType;
@@ -53,9 +53,9 @@ inline void write_text(const std::filesystem::path& p, const std::string& text) 
   std::ofstream(p) << text;
 }
 
-}  // namespace tcsim::test
+}  // namespace tcsim::config_test
 
-namespace tcsim::test {
+namespace tcsim::config_test {
 // The message of the InputError `f` throws ("" when it throws none; other exceptions propagate).
 template <class F>
 std::string input_error_of(F&& f) {
@@ -66,4 +66,4 @@ std::string input_error_of(F&& f) {
   }
   return "";
 }
-}  // namespace tcsim::test
+}  // namespace tcsim::config_test

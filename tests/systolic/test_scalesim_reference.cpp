@@ -1,6 +1,7 @@
 // Reproduction of every SCALE-Sim v2 reference run in shared/data/scalesim/: each run folder holds
 // command.txt (the SCALE-Sim command) and SCALE-Sim's own three reports. We run the same config and
-// topology through SystolicModel and compare field by field.
+// topology through SystolicModel and compare field by field; this includes the USER-bandwidth run
+// (v2_scale_32x32_os_userbw10_Resnet18), whose stalls come from the prefetch replay.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -82,7 +83,6 @@ TEST_CASE("SCALE-Sim v2 reference runs are reproduced") {
     const auto topo = workload::read_scalesim_topology(run.topo, run.kind);
     const auto compute = read_report(dir / "COMPUTE_REPORT.csv");
     const auto detail = read_report(dir / "DETAILED_ACCESS_REPORT.csv");
-    const bool user = cfg.bandwidth_mode == BandwidthMode::user;
     REQUIRE(compute.size() == topo.size());
     ++runs;
     double worst_dram = 0;
@@ -95,13 +95,11 @@ TEST_CASE("SCALE-Sim v2 reference runs are reproduced") {
       CAPTURE(i);
       const auto& c = compute[i];
       const auto& d = detail[i];
-      // Mapping efficiency, compute util and SRAM counts do not depend on stalls.
       CHECK(same_double(c[4], r.mapping_efficiency_pct));
       CHECK(same_double(c[5], r.compute_util_pct));
       CHECK(std::stoll(d[3]) == r.sram_ifmap.count);
       CHECK(std::stoll(d[6]) == r.sram_filter.count);
       CHECK(std::stoll(d[9]) == r.sram_ofmap.count);
-      if (user) continue;  // USER-mode stalls are not replayed yet (see README)
       CHECK(std::stoll(c[1]) == r.total_cycles);
       CHECK(std::stoll(c[2]) == r.stall_cycles);
       CHECK(same_double(c[3], r.overall_util_pct));
@@ -121,11 +119,10 @@ TEST_CASE("SCALE-Sim v2 reference runs are reproduced") {
         CHECK(std::stod(d[11 + 3 * k]) == ours[k]->stop);
       }
     }
-    if (!user) {  // our report files are SCALE-Sim's, byte for byte
-      CHECK(compute_report_csv(reports) == read_file(dir / "COMPUTE_REPORT.csv"));
-      CHECK(bandwidth_report_csv(reports) == read_file(dir / "BANDWIDTH_REPORT.csv"));
-      CHECK(detailed_access_report_csv(reports) == read_file(dir / "DETAILED_ACCESS_REPORT.csv"));
-    }
+    // Our report files are SCALE-Sim's, byte for byte (CALC and USER bandwidth runs alike).
+    CHECK(compute_report_csv(reports) == read_file(dir / "COMPUTE_REPORT.csv"));
+    CHECK(bandwidth_report_csv(reports) == read_file(dir / "BANDWIDTH_REPORT.csv"));
+    CHECK(detailed_access_report_csv(reports) == read_file(dir / "DETAILED_ACCESS_REPORT.csv"));
     MESSAGE(dir.filename().string() << ": " << topo.size() << " layers, worst DRAM count error "
                                     << worst_dram * 100 << "%");
   }

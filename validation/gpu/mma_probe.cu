@@ -494,6 +494,10 @@ int main(int argc, char** argv) {
     std::printf("mma_probe: %d input directories written under %s/%s\n", written, out.c_str(), gpu.c_str());
     return 0;
   }
+  if (!input.empty()) {  // bad input is reported before the device is touched
+    if (ops.size() != 1) fail(kExitInput, "--input needs exactly one variant in --ops");
+    list_dir(input);
+  }
   start_watchdog(static_cast<unsigned>(timeout));
   RunContext ctx;
   ctx.dev = open_device(device);
@@ -505,7 +509,6 @@ int main(int argc, char** argv) {
   std::printf("mma_probe: %s (%s, %d SMs), CUDA runtime %s, driver %s\n", ctx.dev.name.c_str(),
               ctx.dev.arch().c_str(), ctx.dev.sm_count, version_text(ctx.dev.runtime_version).c_str(),
               ctx.dev.nvidia_driver.c_str());
-  if (!input.empty() && ops.size() != 1) fail(kExitInput, "--input needs exactly one variant in --ops");
 
   std::string status_yaml = "# mma_probe status per variant (written by mma_probe)\nvariants:\n";
   int failures = 0, cases = 0;

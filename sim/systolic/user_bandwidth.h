@@ -1,0 +1,37 @@
+#pragma once
+// SCALE-Sim v2 USER bandwidth mode (InterfaceBandwidth: USER): the demand rows are replayed one by
+// one through the USER read buffers (ifmap, filter) and the stalling OFMAP write buffer, as
+// memory/double_buffered_scratchpad_mem.py does:
+//   row i is issued at cycle = i + stalls so far; each read buffer serves the row's addresses
+//   (offset = 1 + its stall), the write buffer its writes (at the same cycle, not delayed by this
+//   row's read stalls); stalls += max(ifmap offset - 1, filter offset - 1, ofmap delay);
+//   Total Cycles = the write buffer's serviced cycle of the last row; at the end the write buffer
+//   flushes from that cycle.
+// The read buffers need the operand's prefetch order: the compute model's prefetch matrix
+// (os: the im2col tiles of each row fold stacked, T x R each, and the filter tiles of each column
+// fold, K x C each, padded with -1) unrolled along its anti-diagonals.
+#include <cstdint>
+
+#include "systolic/calc_read_buffer.h"
+#include "systolic/demand_streams.h"
+#include "systolic/fold_schedule.h"
+#include "systolic/layer.h"
+#include "systolic/systolic_config.h"
+
+namespace tcsim::systolic {
+
+struct UserReplay {
+  std::int64_t total_cycles = 0;   // serviced cycle of the last demand row (SCALE-Sim's Total Cycles)
+  std::int64_t stall_cycles = 0;
+  RowSpan sram_ifmap, sram_filter, sram_ofmap;  // serviced cycles of the first/last demand rows
+  DramSpan dram_ifmap, dram_filter, dram_ofmap;
+};
+
+// Whether the replay fits in bounded memory (the prefetch order of each operand is indexed).
+bool user_bandwidth_fits(const Layer& layer, const FoldSchedule& s);
+
+// ri, rf, ro: first/last demand rows with an entry, per operand.
+UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, const Im2col& A, const SystolicConfig& c,
+                                 RowSpan ri, RowSpan rf, RowSpan ro);
+
+}  // namespace tcsim::systolic
