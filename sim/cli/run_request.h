@@ -23,7 +23,7 @@ struct RunRequest {
   std::uint64_t seed = 1;               // --seed
   std::string format = "table";         // --format table|csv|json (terminal output)
   std::string command_line;             // the whole command line, for output metadata
-  std::string config_kind;              // "gpu", "systolic" (YAML `kind:`) or "scalesim_cfg" (.cfg)
+  std::string config_kind;              // engine::config_kind(): "gpu", "systolic" or "scalesim_cfg" (.cfg)
 };
 
 struct RunBackend {
@@ -32,10 +32,6 @@ struct RunBackend {
 };
 
 bool register_run_backend(RunBackend backend);
-
-// The config's kind: "scalesim_cfg" for a .cfg file, else the YAML top-level `kind:` value.
-// Throws InputError (file, line, "kind") when the file is missing, unparsable or has no kind.
-std::string detect_config_kind(const std::string& config_path);
 
 }  // namespace tcsim::cli
 

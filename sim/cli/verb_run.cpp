@@ -1,13 +1,11 @@
 // tcsim run: simulate a workload (op trace, single GEMMs, SCALE-Sim topology) on one hardware config.
-#include <yaml-cpp/yaml.h>
-
-#include <filesystem>
 #include <iostream>
 
 #include "cli/run_request.h"
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "common/strings.h"
+#include "engine/load_accelerator.h"
 
 namespace po = boost::program_options;
 
@@ -46,7 +44,7 @@ int run_verb(const std::vector<std::string>& args) {
   if (req.format != "table" && req.format != "csv" && req.format != "json")
     throw InputError("--format", "expected table, csv or json, got '" + req.format + "'");
   req.command_line = "tcsim run " + join(args, " ");
-  req.config_kind = detect_config_kind(req.config_path);
+  req.config_kind = engine::config_kind(req.config_path);
   for (const auto& b : backends())
     if (b.kind == req.config_kind) return b.run(req);
   throw InputError(location(req.config_path, 0, "kind"),
@@ -58,26 +56,6 @@ int run_verb(const std::vector<std::string>& args) {
 bool register_run_backend(RunBackend backend) {
   backends().push_back(std::move(backend));
   return true;
-}
-
-std::string detect_config_kind(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw InputError(path, "config file not found");
-  if (fs::path(path).extension() == ".cfg") return "scalesim_cfg";
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(path, e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
-  if (!root.IsMap() || !root["kind"])
-    throw InputError(location(path, 1, "kind"), "expected a top-level `kind: gpu` or `kind: systolic`");
-  try {
-    return root["kind"].as<std::string>();
-  } catch (const YAML::Exception&) {
-    throw InputError(location(path, root["kind"].Mark().line + 1, "kind"), "expected gpu or systolic");
-  }
 }
 
 }  // namespace tcsim::cli

@@ -1,9 +1,8 @@
 #include "engine/load_accelerator.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include "common/error.h"
 #include "config/config.h"
+#include "config/registry.h"
 #include "gpu/gpu_config.h"
 #include "gpu/gpu_model.h"
 #include "systolic/scalesim_cfg.h"
@@ -13,18 +12,12 @@
 namespace tcsim::engine {
 
 std::string config_kind(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path.string(), "config file not found");
-  if (path.extension() == ".cfg") return "scalesim_cfg";
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path.string());
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(path.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
+  if (path.extension() == ".cfg") {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) throw InputError(path.string(), "config file not found");
+    return "scalesim_cfg";
   }
-  if (!root.IsMap() || !root["kind"] || !root["kind"].IsScalar())
-    throw InputError(location(path.string(), 1, "kind"), "expected a top-level `kind: gpu` or `kind: systolic`");
-  return root["kind"].Scalar();
+  return config::read_kind(path);
 }
 
 LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& file,

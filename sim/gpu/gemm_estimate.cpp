@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 namespace tcsim::gpu {
 namespace {
@@ -51,22 +50,26 @@ SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std:
 
 }  // namespace
 
+double dram_activation_factor(const GpuConfig& g, double run_bytes) {
+  if (g.dram_activate_interval_s <= 0) return 1.0;
+  // Bytes one channel could move while it waits tRRD for its next row activation. A stream that
+  // uses fewer bytes per row opened cannot keep the channel busy.
+  const double per_activation = g.dram_bytes_per_s / g.dram_channels * g.dram_activate_interval_s;
+  return std::min(1.0, std::max(run_bytes, g.dram_access_granularity) / per_activation);
+}
+
 double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t) {
-  static const double stream_eff = std::getenv("TC_SE") ? std::atof(std::getenv("TC_SE")) : g.dram_efficiency;
-  static const double trrd = std::getenv("TC_RRD") ? std::atof(std::getenv("TC_RRD")) : 0;
-  const double peak = g.dram_bytes_per_clk();
-  const double chan_bytes_per_dclk = 900e9 / 32 / 850e6;
-  auto factor = [&](bool kc, double bytes) {
-    static const double kf = std::getenv("TC_KF") ? std::atof(std::getenv("TC_KF")) : 0;
-    if (kc && kf > 0) return kf;
-    if (!kc || trrd <= 0) return 1.0;
-    const double run = m.bk * bytes;
-    return std::min(1.0, run / chan_bytes_per_dclk / trrd);
-  };
+  // Per k-tile a CTA reads, from each row of an operand, bk elements when K is that operand's
+  // contiguous dimension, else a tile-wide run (bm or bn elements, continued by the neighbouring
+  // CTAs). Thousands of rows are in flight across the GPU, so a DRAM row opened for one k-tile's
+  // run is closed before the next k-tile returns to it: the run is what one activation serves.
+  const double run_a = (p.a_k_contiguous ? m.bk : m.bm) * p.a_bytes;
+  const double run_b = (p.b_k_contiguous ? m.bk : m.bn) * p.b_bytes;
   const double total = t.dram_read_bytes + t.dram_write_bytes;
-  const double time = t.dram_a_bytes / factor(p.a_k_contiguous, p.a_bytes) + t.dram_b_bytes / factor(p.b_k_contiguous, p.b_bytes) +
-                      t.dram_write_bytes;
-  return peak * stream_eff * total / std::max(time, 1.0);
+  const double other = std::max(0.0, t.dram_read_bytes - t.dram_a_bytes - t.dram_b_bytes) + t.dram_write_bytes;
+  const double busy = t.dram_a_bytes / dram_activation_factor(g, run_a) +
+                      t.dram_b_bytes / dram_activation_factor(g, run_b) + other;
+  return g.dram_bytes_per_clk() * g.dram_efficiency * total / std::max(busy, 1.0);
 }
 
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
@@ -133,7 +136,10 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
   const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
   const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
-  const double dram_bpc = dram_bytes_per_clk_for(g, p, m, e.traffic);
+  // The SM's share uses the streaming rate; the row-activation limit of short per-row runs caps
+  // the whole GPU's DRAM time below (it throttles the channels, not one SM's queue).
+  const double dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double dram_bpc_layout = dram_bytes_per_clk_for(g, p, m, e.traffic);
   const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
   const double amplification = l2_total / std::max(dram_total, 1.0);
   const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
@@ -155,13 +161,13 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   }
   cycles += double(full + (rem > 0)) * g.tile_overhead_cycles;
   // No SM can beat the whole GPU's DRAM and L2 bandwidth.
-  cycles = std::max({cycles, dram_total / dram_bpc, l2_total / l2_bpc});
+  cycles = std::max({cycles, dram_total / dram_bpc_layout, l2_total / l2_bpc});
   e.launches = 1;
   if (m.split_k > 1) {
     // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
     const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
     const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
-    cycles += red_bytes / (g.dram_bytes_per_clk() * g.dram_efficiency) + g.dram_latency;
+    cycles += red_bytes / dram_bpc + g.dram_latency;
     e.traffic.dram_write_bytes += partial;
     e.traffic.dram_read_bytes += partial;
     e.launches = 2;

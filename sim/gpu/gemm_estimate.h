@@ -59,6 +59,14 @@ struct Estimate {
   double executed_fma = 0;    // including tile padding
 };
 
+// Fraction of the achievable DRAM bandwidth left when each row activation serves `run_bytes`
+// (dram.activate_interval, dram.channels, dram.access_granularity; 1 when the interval is 0).
+double dram_activation_factor(const GpuConfig& g, double run_bytes);
+
+// Achievable DRAM bytes per SM clock for this GEMM's traffic: the operands' streams are limited by
+// row activations according to their layout (a K-contiguous operand reads short runs per row).
+double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t);
+
 Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int ctas_per_sm);
 
 Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache);

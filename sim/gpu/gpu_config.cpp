@@ -170,6 +170,9 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.dram_bytes_per_s = c.bandwidth_bytes_per_s("dram.bandwidth");
   g.dram_efficiency = c.number("dram.efficiency");
   g.dram_latency = c.cycles("dram.latency");
+  g.dram_channels = int(c.integer("dram.channels"));
+  g.dram_activate_interval_s = c.time_s("dram.activate_interval");
+  g.dram_access_granularity = double(c.bytes("dram.access_granularity"));
   g.launch_overhead_s = c.time_s("kernel.launch_overhead");
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");

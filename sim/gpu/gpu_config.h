@@ -93,6 +93,9 @@ struct GpuConfig {
   double dram_bytes_per_s = 900e9;
   double dram_efficiency = 0.8;                // achievable fraction (microbenchmark)
   double dram_latency = 313;                   // L2-miss latency, whole trip (cycles)
+  int dram_channels = 32;                      // independent channels (row-activation limit each)
+  double dram_activate_interval_s = 0;         // tRRD: min time between row activations in a channel (0: off)
+  double dram_access_granularity = 64;         // bytes of the smallest DRAM access
 
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing

@@ -73,7 +73,8 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
   const Cand cands[] = {{tensor ? "tensor" : "cuda_core", math_util},
                         {"shared_memory", smem_util},
                         {"l2", l2_util / g.l2_efficiency},
-                        {"dram", dram_util / g.dram_efficiency}};
+                        {"dram", dram_util * g.dram_bytes_per_clk() /
+                                     dram_bytes_per_clk_for(g, plan.problem, m, best.traffic)}};
   const Cand* top = &cands[0];
   for (const auto& c : cands)
     if (c.frac_of_achievable > top->frac_of_achievable) top = &c;

@@ -81,6 +81,11 @@ Schema make_schema() {
   s.add({"dram.bandwidth", ParamType::bandwidth, "900GB/s", "theoretical DRAM bandwidth", 1e6, 1e15});
   s.add({"dram.efficiency", ParamType::number, "0.8", "achievable fraction of the DRAM bandwidth (microbenchmark)", 0.05, 1});
   s.add({"dram.latency", ParamType::cycles, "313", "L2-miss latency (load to use, whole trip)", 1, 100000});
+  s.add({"dram.channels", ParamType::integer, "32", "independent DRAM channels, each limited to one row activation per activate_interval", 1, 4096});
+  s.add({"dram.activate_interval", ParamType::time, "0s",
+         "tRRD: minimum time between row activations in one channel; streams that use few bytes per row opened "
+         "(K-contiguous operand tiles) become activation-bound (0: not modelled)", 0, 1e-6});
+  s.add({"dram.access_granularity", ParamType::bytes, "64B", "smallest DRAM access (bus width x burst)", 1, 4096});
 
   s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",
          0, 1});

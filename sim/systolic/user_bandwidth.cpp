@@ -165,9 +165,12 @@ UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, cons
   UserReadBuffer ifmap(c.ifmap_sram_words(), bw, layer.ifmap_words());
   UserReadBuffer filter(c.filter_sram_words(), bw, layer.k() * layer.n());
   for (auto [op, buf] : {std::pair{Operand::ifmap, &ifmap}, std::pair{Operand::filter, &filter}}) {
-    prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t) { buf->count(a); });
-    buf->start_placing();
-    buf->seal(prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t tile) { buf->place(a, tile); }));
+    const std::int64_t entries = prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t) { buf->count(a); });
+    if (!buf->fits_in_active_half()) {
+      buf->start_placing();
+      prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t tile) { buf->place(a, tile); });
+    }
+    buf->seal(entries);
   }
   UserWriteBuffer ofmap(c.ofmap_sram_words(), bw);
   // The prefetch tile a fold's demand comes from (os ifmap, ws ifmap, is filter: the row fold).

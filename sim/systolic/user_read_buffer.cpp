@@ -19,6 +19,10 @@ UserReadBuffer::UserReadBuffer(std::uint64_t sram_words, std::int64_t bw, std::i
       offsets_(static_cast<std::size_t>(address_space) + 1, 0),
       memo_(static_cast<std::size_t>(address_space), 0) {}
 
+bool UserReadBuffer::fits_in_active_half() const {
+  return valid_ / per_set_ + 1 <= ceil_div(active_, per_set_);
+}
+
 void UserReadBuffer::start_placing() {
   for (std::size_t i = 1; i < offsets_.size(); ++i) offsets_[i] += offsets_[i - 1];
   cursor_.assign(offsets_.begin(), offsets_.end() - 1);

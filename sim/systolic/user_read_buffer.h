@@ -33,6 +33,9 @@ class UserReadBuffer {
   // place(addr) for all, in the same order; then seal() with the number of entries of the
   // prefetch matrix including -1 (it sets the number of DRAM lines of the initial fill).
   void count(std::int64_t addr) { ++offsets_[static_cast<std::size_t>(addr) + 1]; ++valid_; }
+  // After the count pass: true when the whole order fits in the active window (then nothing can
+  // miss, and the placing pass may be skipped: go straight to seal()).
+  bool fits_in_active_half() const;
   void start_placing();
   // `tile`: the fold tile of the prefetch matrix the entry belongs to (0 .. tiles-1).
   void place(std::int64_t addr, std::int64_t tile) {
@@ -77,6 +80,7 @@ class UserReadBuffer {
 
  private:
   bool hit(std::int64_t addr) {
+    if (active_sets_ >= num_sets_) return true;
     const std::uint32_t b = offsets_[static_cast<std::size_t>(addr)];
     if (offsets_[static_cast<std::size_t>(addr) + 1] - b == 1) {  // one occurrence (e.g. every filter word)
       std::int64_t d = sets_[static_cast<std::size_t>(b)] - start_;

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "gpu/gemm_estimate.h"
+#include "numerics/format_id.h"
 #include "gpu/gpu_model.h"
 #include "gpu/kernel_program.h"
 #include "gpu_test_util.h"
@@ -125,14 +127,55 @@ TEST_CASE("the program and timeline of the chosen mapping (what trace dump print
 }
 
 TEST_CASE("memory kernels stream at the achievable DRAM bandwidth") {
-  GpuModel model(test::shipped("v100"));
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
   Kernel m;
   m.kind = Kernel::Kind::memory;
   m.name = "copy";
   m.bytes_read = m.bytes_written = 1ull << 30;
   const KernelResult r = model.run(m);
   CHECK(r.bound == "dram");
-  CHECK(r.time_s == doctest::Approx(2.0 * (1ull << 30) / (900e9 * 0.8) + 4.74e-6).epsilon(1e-6));
+  CHECK(r.time_s == doctest::Approx(2.0 * (1ull << 30) / (900e9 * g.dram_efficiency) + 4.74e-6).epsilon(1e-6));
+}
+
+TEST_CASE("a DRAM row activation serves one run: the closed form of the activation limit") {
+  GpuConfig g = test::shipped("v100");
+  // V100: 900 GB/s over 32 channels x 3.53 ns = 99.28 B per activation interval.
+  const double per_act = 900e9 / 32 * 3.53e-9;
+  CHECK(dram_activation_factor(g, 64) == doctest::Approx(64 / per_act));
+  CHECK(dram_activation_factor(g, 16) == doctest::Approx(64 / per_act));  // access granularity
+  CHECK(dram_activation_factor(g, 99) < 1.0);
+  CHECK(dram_activation_factor(g, 100) == 1.0);
+  CHECK(dram_activation_factor(g, 4096) == 1.0);
+  g.dram_activate_interval_s = 0;  // not modelled
+  CHECK(dram_activation_factor(g, 64) == 1.0);
+}
+
+static double k_major_c_bytes(const Kernel& k) { return format_bits(k.d_format) / 8.0; }
+
+TEST_CASE("a K-contiguous streamed operand is activation-bound, an M-contiguous one is not") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  // Skinny fp16 GEMM that streams A (7680 x 2560) from DRAM once.
+  Kernel mk = make_gemm("skinny", 7680, 32, 2560);
+  mk.layout = Layout::TN;  // row-major: A stored K x M, M contiguous
+  const KernelResult m_major = model.run(mk);
+  mk.layout = Layout::NN;  // A stored M x K, K contiguous (bk = 32 halves = 64 B per row and k-tile)
+  const KernelResult k_major = model.run(mk);
+  CHECK(m_major.bound == "dram");
+  CHECK(k_major.bound == "dram");
+  // The K-major run is capped by the closed form: A's bytes at the activation-limited rate, B and
+  // C (small) at the streaming rate.
+  const double a_bytes = 7680.0 * 2560 * 2, other = 2560.0 * 32 * 2 + 7680.0 * 32 * k_major_c_bytes(mk);
+  const double stream_bpc = 900e9 * g.dram_efficiency / g.clock_hz;
+  CHECK(k_major.cycles ==
+        doctest::Approx((a_bytes / dram_activation_factor(g, 64) + other) / stream_bpc).epsilon(0.02));
+  CHECK(m_major.cycles < k_major.cycles / 1.2);
+  // Layout does not matter where the activation limit is not modelled.
+  GpuConfig off = g;
+  off.dram_activate_interval_s = 0;
+  GpuModel model_off(off);
+  CHECK(model_off.run(mk).time_s == doctest::Approx(m_major.time_s).epsilon(1e-9));
 }
 
 }  // namespace tcsim::gpu
