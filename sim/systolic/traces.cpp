@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "systolic/demand_streams.h"
+#include "systolic/dram_traces.h"
 #include "systolic/fold_schedule.h"
 
 namespace tcsim::systolic {
@@ -140,6 +141,7 @@ void write_sram_traces(const std::filesystem::path& dir, const Layer& layer, con
     }
     out.commit();
   }
+  if (dram_traces_supported(c)) write_dram_read_traces(dir, layer, c);
 }
 
 }  // namespace tcsim::systolic
