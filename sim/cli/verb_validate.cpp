@@ -15,6 +15,7 @@
 #include "workload/csv_text.h"
 #include "workload/deepbench.h"
 #include "workload/measured.h"
+#include "workload/measured_h5.h"
 
 namespace po = boost::program_options;
 
@@ -69,8 +70,9 @@ int validate_verb(const std::vector<std::string>& args) {
   const std::string example =
       "  tcsim validate -c configs/gpu/v100.yaml ../shared/data/deepbench/v100_train_fp16_dense_matrix_multiplication.csv\n"
       "  tcsim validate -c configs/gpu/h100.yaml validation/measured/h100/gemm.csv --max-mape 15 -o out/val\n"
-      "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) or DeepBench\n"
-      "GEMM/convolution CSVs (detected by header). Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
+      "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) as CSV, or as\n"
+      "HDF5 (.h5/.hdf5, group /measured), or DeepBench GEMM/convolution CSVs (detected by header).\n"
+      "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
   if (format != "table" && format != "csv" && format != "json")
     throw InputError("--format", "expected table, csv or json, got '" + format + "'");
@@ -88,7 +90,9 @@ int validate_verb(const std::vector<std::string>& args) {
     // Attribute names must be unique: with several files, each file's metadata gets its index.
     const std::string prefix = inputs.size() == 1 ? "measured." : "measured." + std::to_string(fi + 1) + ".";
     workload::MeasuredSet s;
-    if (prec) {
+    if (workload::is_measured_h5_name(file)) {
+      s = workload::read_measured_h5(file);  // HDF5 form of our schema (workload/measured_h5.h)
+    } else if (prec) {
       const auto csv_header = workload::read_csv(file).header;
       s = workload::deepbench_section(csv_header) != workload::DeepBenchSection::unknown
               ? workload::read_deepbench(file, prec)

@@ -24,7 +24,7 @@ fs::path temp_file(const std::string& name, const std::string& text) {
 TEST_CASE("load_accelerator: kind detection and errors") {
   CHECK_THROWS_WITH_AS(config_kind("/nonexistent/x.yaml"), "/nonexistent/x.yaml: config file not found", InputError);
   const auto nokind = temp_file("nokind.yaml", "version: 1\nname: x\n");
-  CHECK_THROWS_WITH_AS(config_kind(nokind), doctest::Contains(":1: kind: expected a top-level"), InputError);
+  CHECK_THROWS_WITH_AS(config_kind(nokind), doctest::Contains(":1: kind: expected a YAML map with a top-level `kind:`"), InputError);
   const auto bad = temp_file("bad.yaml", "version: 1\nkind: [unclosed\n");
   CHECK_THROWS_WITH_AS(config_kind(bad), doctest::Contains("not valid YAML"), InputError);
   const auto other = temp_file("other.yaml", "version: 1\nkind: fpga\n");
