@@ -2,6 +2,8 @@
 // demand stream the DRAM model replays.
 #include <doctest/doctest.h>
 
+#include "systolic/systolic_test_util.h"
+
 #include "systolic/demand_streams.h"
 #include "systolic/fold_schedule.h"
 #include "systolic/systolic_model.h"
@@ -11,20 +13,7 @@ using namespace tcsim::systolic;
 
 namespace {
 
-Kernel conv(std::int64_t h, std::int64_t w, std::int64_t fh, std::int64_t fw, std::int64_t c, std::int64_t n,
-            std::int64_t s) {
-  Kernel k;
-  k.kind = Kernel::Kind::conv;
-  k.name = "conv";
-  k.conv.ifmap_h = h;
-  k.conv.ifmap_w = w;
-  k.conv.filter_h = fh;
-  k.conv.filter_w = fw;
-  k.conv.channels = c;
-  k.conv.num_filters = n;
-  k.conv.stride_h = k.conv.stride_w = s;
-  return k;
-}
+using systolic_test::conv;
 
 SystolicConfig array(std::int64_t r, std::int64_t c, Dataflow df, std::uint64_t kib = 64) {
   SystolicConfig cfg;

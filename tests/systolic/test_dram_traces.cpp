@@ -4,6 +4,8 @@
 // OFMAP_DRAM_TRACE.csv its DRAM writes, and the first/last rows of each are its DRAM start/stop
 // cycles (what DETAILED_ACCESS_REPORT.csv prints).
 #include <doctest/doctest.h>
+
+#include "systolic/systolic_test_util.h"
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,20 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Kernel conv(std::int64_t h, std::int64_t w, std::int64_t fh, std::int64_t fw, std::int64_t c, std::int64_t n,
-            std::int64_t s) {
-  Kernel k;
-  k.kind = Kernel::Kind::conv;
-  k.name = "conv";
-  k.conv.ifmap_h = h;
-  k.conv.ifmap_w = w;
-  k.conv.filter_h = fh;
-  k.conv.filter_w = fw;
-  k.conv.channels = c;
-  k.conv.num_filters = n;
-  k.conv.stride_h = k.conv.stride_w = s;
-  return k;
-}
+using systolic_test::conv;
 
 struct TraceSummary {
   std::int64_t addresses = 0;  // non-empty cells other than the cycle (and not -1)
