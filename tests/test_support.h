@@ -1,7 +1,11 @@
 #pragma once
 // Helpers for tests: where the shared/ data is, and running the tcsim executable.
 #include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace tcsim::test {
@@ -23,6 +27,23 @@ struct CommandResult {
   std::string out;  // stdout
   std::string err;  // stderr
 };
+
+// A fresh, empty folder under the system temp dir, unique to this process and `tag`.
+inline std::filesystem::path temp_dir(const std::string& tag) {
+  std::filesystem::path d =
+      std::filesystem::temp_directory_path() / ("tcsim_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A whole text file ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
 
 // Runs `tcsim <args>` (args is a shell-quoted string) and captures its output and exit code.
 CommandResult run_tcsim(const std::string& args);

@@ -19,18 +19,8 @@ bool have_v100() {
   MESSAGE("configs/gpu/v100.yaml not found: skipping");
   return false;
 }
-fs::path temp_dir(const std::string& tag) {
-  fs::path d = fs::temp_directory_path() / ("tcsim_run_gpu_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+fs::path temp_dir(const std::string& tag) { return tcsim::test::temp_dir("run_gpu_" + tag); }
+using tcsim::test::slurp;
 int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -18,18 +18,8 @@ bool have_v100() {
   MESSAGE("configs/gpu/v100.yaml not found: skipping");
   return false;
 }
-fs::path temp_dir(const std::string& tag) {
-  fs::path d = fs::temp_directory_path() / ("tcsim_validate_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+fs::path temp_dir(const std::string& tag) { return tcsim::test::temp_dir("validate_" + tag); }
+using tcsim::test::slurp;
 const std::string kHeader = "name,m,n,k,batch,a_format,b_format,c_format,d_format,layout,time_us,tflops,repeats,kernel\n";
 }  // namespace
 
