@@ -26,14 +26,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std:
 }
 
 void read_meta(const std::filesystem::path& csv_file, MeasuredSet& out) {
-  const std::filesystem::path meta = csv_file.parent_path() / "meta.yaml";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(meta, ec)) return;
-  try {
-    flatten(YAML::LoadFile(meta.string()), "", out.meta);
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(meta.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
+  for (auto& kv : read_meta_yaml(csv_file.parent_path() / "meta.yaml")) out.meta.push_back(std::move(kv));
 }
 
 bool not_measured(const std::string& t) {
@@ -41,7 +34,21 @@ bool not_measured(const std::string& t) {
   return l.empty() || l == "nan" || l.starts_with("n/a");
 }
 
-MeasuredSet from_schema(const CsvText& csv) {
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> read_meta_yaml(const std::filesystem::path& meta) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(meta, ec)) return out;
+  try {
+    flatten(YAML::LoadFile(meta.string()), "", out);
+  } catch (const YAML::Exception& e) {
+    throw InputError(location(meta.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
+  }
+  return out;
+}
+
+MeasuredSet measured_from_table(const CsvText& csv) {
   MeasuredSet out;
   out.source = csv.file;
   out.schema = "tcsim-measured";
@@ -69,10 +76,8 @@ MeasuredSet from_schema(const CsvText& csv) {
   return out;
 }
 
-}  // namespace
-
 MeasuredSet read_measured_schema(const std::filesystem::path& file) {
-  MeasuredSet out = from_schema(read_csv(file));
+  MeasuredSet out = measured_from_table(read_csv(file));
   read_meta(file, out);
   return out;
 }
@@ -81,7 +86,7 @@ MeasuredSet read_measured(const std::filesystem::path& file) {
   const CsvText csv = read_csv(file);
   if (deepbench_section(csv.header) != DeepBenchSection::unknown) return read_deepbench(file);
   if (csv.column("time_us") >= 0 && csv.column("m") >= 0) {
-    MeasuredSet out = from_schema(csv);
+    MeasuredSet out = measured_from_table(csv);
     read_meta(file, out);
     return out;
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "workload/csv_text.h"
 #include "workload/kernel.h"
 
 namespace tcsim::workload {
@@ -39,6 +40,14 @@ struct MeasuredSet {
 // "gemm fp16.fp16.fp32". meta.yaml beside the CSV, when present, adds its scalar values to meta
 // with dotted keys ("clocks.sm_mhz").
 MeasuredSet read_measured_schema(const std::filesystem::path& file);
+
+// The rows of our schema from a parsed table (the CSV file, or the HDF5 form's /measured group
+// turned into text): schema "tcsim-measured", source = csv.file, meta = {rows_not_measured}.
+MeasuredSet measured_from_table(const CsvText& csv);
+
+// meta.yaml's scalar values with dotted keys ("clocks.sm_mhz"), in file order; sequences of
+// scalars are joined with spaces. Empty when the file does not exist; InputError when it is not YAML.
+std::vector<std::pair<std::string, std::string>> read_meta_yaml(const std::filesystem::path& meta_yaml);
 
 // Any supported measured file: our schema or a DeepBench GEMM/convolution CSV (detected by header).
 MeasuredSet read_measured(const std::filesystem::path& file);

@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "workload/csv_text.h"
-#include "workload/op_trace.h"
 
 namespace tcsim::workload {
 namespace {
@@ -33,10 +32,14 @@ class Handle {
 };
 
 // Shortest text that reads back to the same double; "nan" for NaN (= empty/not measured).
+// Whole numbers are written in fixed notation ("500000", not "5e+05") so that dimension columns
+// stored as float64 read back as the integers they are.
 std::string number_text(double v) {
   if (std::isnan(v)) return "nan";
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  const bool whole = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0;  // 2^53
+  const auto r = whole ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
@@ -176,11 +179,6 @@ class Reader {
   std::string file_;
 };
 
-bool not_measured(const std::string& t) {
-  const std::string l = to_lower(trim(t));
-  return l.empty() || l == "nan" || l.starts_with("n/a");
-}
-
 }  // namespace
 
 bool is_measured_h5_name(const std::filesystem::path& file) {
@@ -222,26 +220,11 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
     csv.rows.push_back(std::move(row));
   }
 
-  MeasuredSet out;
+  if (csv.column("time_us") < 0)
+    throw InputError(file + ":" + path_in + "/time_us", "missing dataset (measured time in us)");
+  MeasuredSet out = measured_from_table(csv);
   out.source = file;
   out.schema = "tcsim-measured-h5";
-  const int ct = csv.column("time_us");
-  if (ct < 0) throw InputError(file + ":" + path_in + "/time_us", "missing dataset (measured time in us)");
-  const OpTraceColumns oc = OpTraceColumns::find(csv);
-  long skipped = 0;
-  for (const CsvRow& row : csv.rows) {
-    const std::string& t = csv.field(row, ct);
-    if (not_measured(t)) {
-      ++skipped;
-      continue;
-    }
-    Kernel k = op_trace_kernel(csv, row, oc);
-    const double us = parse_positive(t, csv.file, row.line, "time_us");
-    std::string group = "gemm " + std::string(format_name(k.a_format)) + "." + std::string(format_name(k.b_format)) +
-                        "." + std::string(format_name(k.d_format));
-    out.rows.push_back({std::move(k), us * 1e-6, location(csv.file, row.line), std::move(group)});
-  }
-  out.meta.emplace_back("rows_not_measured", std::to_string(skipped));
   rd.root_meta(f.get(), out);
   return out;
 }
