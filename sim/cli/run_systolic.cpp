@@ -87,25 +87,9 @@ io::Table layers_table(const std::vector<systolic::LayerReport>& rs, const systo
 
 // The columns people read first; everything is in summary.csv.
 io::Table terminal_view(const io::Table& full) {
-  static const std::vector<std::string> keep = {"layer", "name", "total_cycles", "stall_cycles", "overall_util_pct",
-                                                "mapping_efficiency_pct", "compute_util_pct",
-                                                "dram_ifmap_read_words", "dram_filter_read_words",
-                                                "dram_ofmap_write_words", "time_us"};
-  io::Table t;
-  t.name = full.name;
-  std::vector<std::size_t> idx;
-  for (const auto& k : keep)
-    for (std::size_t i = 0; i < full.columns.size(); ++i)
-      if (full.columns[i].name == k) {
-        idx.push_back(i);
-        t.columns.push_back(full.columns[i]);
-      }
-  for (const auto& r : full.rows) {
-    std::vector<io::Cell> row;
-    for (auto i : idx) row.push_back(r[i]);
-    t.rows.push_back(std::move(row));
-  }
-  return t;
+  return io::select_columns(full, {"layer", "name", "total_cycles", "stall_cycles", "overall_util_pct",
+                                   "mapping_efficiency_pct", "compute_util_pct", "dram_ifmap_read_words",
+                                   "dram_filter_read_words", "dram_ofmap_write_words", "time_us"});
 }
 
 int run_systolic(const RunRequest& req) {

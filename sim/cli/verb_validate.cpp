@@ -31,22 +31,7 @@ std::string fmt(const char* f, double v) {
 }
 
 io::Table terminal_rows(const io::Table& full) {
-  static const char* const keep[] = {"name", "measured_us", "predicted_us", "error_pct", "bound", "mapping", "skipped"};
-  io::Table t;
-  t.name = full.name;
-  std::vector<std::size_t> idx;
-  for (const char* k : keep)
-    for (std::size_t c = 0; c < full.columns.size(); ++c)
-      if (full.columns[c].name == k) {
-        idx.push_back(c);
-        t.columns.push_back(full.columns[c]);
-      }
-  for (const auto& row : full.rows) {
-    std::vector<io::Cell> r(idx.size());
-    for (std::size_t i = 0; i < idx.size(); ++i) r[i] = row[idx[i]];
-    t.rows.push_back(std::move(r));
-  }
-  return t;
+  return io::select_columns(full, {"name", "measured_us", "predicted_us", "error_pct", "bound", "mapping", "skipped"});
 }
 
 int validate_verb(const std::vector<std::string>& args) {

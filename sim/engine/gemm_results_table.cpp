@@ -1,5 +1,6 @@
 #include "engine/gemm_results_table.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/strings.h"
@@ -7,109 +8,86 @@
 
 namespace tcsim::engine {
 
+namespace {
+
+struct KernelRow {
+  const Kernel* kernel;
+  Kernel gemm;  // gemm_view(*kernel)
+  const KernelResult* result;
+};
+
+std::string formats_text(const Kernel& g) {
+  return std::string(format_name(g.a_format)) + "." + std::string(format_name(g.b_format)) + "." +
+         std::string(format_name(g.c_format)) + "." + std::string(format_name(g.d_format));
+}
+
+}  // namespace
+
 io::Table gemm_results_table(const std::vector<Kernel>& kernels, const std::vector<KernelResult>& results) {
   if (kernels.size() != results.size()) throw std::invalid_argument("gemm_results_table: sizes differ");
-  std::vector<std::string> metric_names;
+  using Col = io::ColumnOf<KernelRow>;
+  std::vector<Col> cols = {
+      {"name", "kernel name", [](const KernelRow& r) { return io::Cell(r.kernel->name); }},
+      {"m", "GEMM M (a conv: its implicit GEMM)", [](const KernelRow& r) { return io::Cell(r.gemm.m); }},
+      {"n", "GEMM N", [](const KernelRow& r) { return io::Cell(r.gemm.n); }},
+      {"k", "GEMM K", [](const KernelRow& r) { return io::Cell(r.gemm.k); }},
+      {"batch", "batched GEMMs in the kernel", [](const KernelRow& r) { return io::Cell(r.gemm.batch); }},
+      {"formats", "a.b.c.d operand formats", [](const KernelRow& r) { return io::Cell(formats_text(r.gemm)); }},
+      {"layout", "operand layout (tcsim letters, row-major)",
+       [](const KernelRow& r) { return io::Cell(std::string(workload::layout_name(r.gemm.layout))); }},
+      {"count", "runs of the kernel", [](const KernelRow& r) { return io::Cell(r.kernel->count); }},
+      {"cycles", "core-clock cycles of one run", [](const KernelRow& r) { return io::Cell(r.result->cycles); }},
+      {"time_us", "time of one run", [](const KernelRow& r) { return io::Cell(r.result->time_s * 1e6); }},
+      {"tflops", "useful TFLOP/s", [](const KernelRow& r) { return io::Cell(r.result->tflops()); }},
+      {"bound", "what limits the kernel", [](const KernelRow& r) { return io::Cell(r.result->bound); }},
+  };
+  std::vector<std::string> metric_names;  // the union of the results' metrics, first-seen order
   for (const auto& r : results)
-    for (const auto& [name, value] : r.metrics) {
-      bool seen = false;
-      for (const auto& m : metric_names) seen = seen || m == name;
-      if (!seen) metric_names.push_back(name);
-    }
-  io::Table t;
-  t.name = "kernels";
-  t.add_column("name", "kernel name");
-  t.add_column("m", "GEMM M (a conv: its implicit GEMM)");
-  t.add_column("n", "GEMM N");
-  t.add_column("k", "GEMM K");
-  t.add_column("batch", "batched GEMMs in the kernel");
-  t.add_column("formats", "a.b.c.d operand formats");
-  t.add_column("layout", "operand layout (tcsim letters, row-major)");
-  t.add_column("count", "runs of the kernel");
-  t.add_column("cycles", "core-clock cycles of one run");
-  t.add_column("time_us", "time of one run");
-  t.add_column("tflops", "useful TFLOP/s");
-  t.add_column("bound", "what limits the kernel");
-  for (const auto& m : metric_names) t.add_column(m, "");
-  t.add_column("mapping", "the mapping the model chose");
-  t.add_column("notes", "model notes");
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const Kernel g = gemm_view(kernels[i]);
-    const KernelResult& r = results[i];
-    std::vector<io::Cell> row(t.columns.size());  // assigned one by one (g++ 12 false -Wmaybe-uninitialized)
-    std::size_t c = 0;
-    row[c++] = kernels[i].name;
-    row[c++] = g.m;
-    row[c++] = g.n;
-    row[c++] = g.k;
-    row[c++] = g.batch;
-    row[c++] = (std::string(format_name(g.a_format)) + "." + std::string(format_name(g.b_format)) + "." +
-                     std::string(format_name(g.c_format)) + "." + std::string(format_name(g.d_format)));
-    row[c++] = std::string(workload::layout_name(g.layout));
-    row[c++] = kernels[i].count;
-    row[c++] = r.cycles;
-    row[c++] = r.time_s * 1e6;
-    row[c++] = r.tflops();
-    row[c++] = r.bound;
-    for (const auto& m : metric_names) {
-      if (auto v = r.get(m)) row[c++] = *v;
-      else c++;
-    }
-    row[c++] = r.mapping;
-    row[c++] = join(r.notes, "; ");
-    t.add_row(std::move(row));
-  }
-  return t;
+    for (const auto& [name, value] : r.metrics)
+      if (std::find(metric_names.begin(), metric_names.end(), name) == metric_names.end()) metric_names.push_back(name);
+  for (const auto& m : metric_names)
+    cols.push_back({m, "", [m](const KernelRow& r) {
+                      const auto v = r.result->get(m);
+                      return v ? io::Cell(*v) : io::Cell();
+                    }});
+  cols.push_back({"mapping", "the mapping the model chose", [](const KernelRow& r) { return io::Cell(r.result->mapping); }});
+  cols.push_back({"notes", "model notes", [](const KernelRow& r) { return io::Cell(join(r.result->notes, "; ")); }});
+  std::vector<KernelRow> rows;
+  for (std::size_t i = 0; i < kernels.size(); ++i) rows.push_back({&kernels[i], gemm_view(kernels[i]), &results[i]});
+  return io::table_of("kernels", cols, rows);
 }
 
 io::Table terminal_view(const io::Table& full) {
-  std::vector<std::size_t> keep;
-  for (std::size_t c = 0; c < full.columns.size(); ++c) {
-    const std::string& n = full.columns[c].name;
-    if (n == "name" || n == "m" || n == "n" || n == "k" || n == "batch" || n == "time_us" || n == "tflops" ||
-        n == "bound" || n == "mapping" || n.find("util") != std::string::npos)
-      keep.push_back(c);
-  }
-  io::Table t;
-  t.name = full.name;
-  for (auto c : keep) t.columns.push_back(full.columns[c]);
-  for (const auto& row : full.rows) {
-    std::vector<io::Cell> r;
-    for (auto c : keep) r.push_back(row[c]);
-    t.rows.push_back(std::move(r));
-  }
-  return t;
+  return io::select_columns_if(full, [](const std::string& n) {
+    return n == "name" || n == "m" || n == "n" || n == "k" || n == "batch" || n == "time_us" || n == "tflops" ||
+           n == "bound" || n == "mapping" || n.find("util") != std::string::npos;
+  });
 }
 
 io::Table totals_table(const std::vector<Kernel>& kernels, const std::vector<KernelResult>& results) {
-  double time = 0, flops = 0, cycles = 0;
-  std::int64_t runs = 0;
+  struct Totals {
+    double time = 0, flops = 0, cycles = 0;
+    std::int64_t runs = 0, kernels = 0;
+  } s;
   for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i) {
     const double c = static_cast<double>(kernels[i].count);
-    time += results[i].time_s * c;
-    flops += results[i].flops * c;
-    cycles += results[i].cycles * c;
-    runs += kernels[i].count;
+    s.time += results[i].time_s * c;
+    s.flops += results[i].flops * c;
+    s.cycles += results[i].cycles * c;
+    s.runs += kernels[i].count;
   }
-  io::Table t;
-  t.name = "totals";
-  t.add_column("kernels", "rows");
-  t.add_column("runs", "sum of counts");
-  t.add_column("total_time_us", "sum of time x count");
-  t.add_column("total_cycles", "sum of cycles x count");
-  t.add_column("total_flops", "sum of useful flops x count");
-  t.add_column("avg_tflops", "total flops / total time");
-  std::vector<io::Cell> row(t.columns.size());  // assigned one by one (g++ 12 false -Wmaybe-uninitialized)
-    std::size_t c = 0;
-  row[c++] = static_cast<std::int64_t>(kernels.size());
-  row[c++] = runs;
-  row[c++] = time * 1e6;
-  row[c++] = cycles;
-  row[c++] = flops;
-  if (time > 0) row[c++] = flops / time / 1e12;
-  else c++;
-  t.add_row(std::move(row));
-  return t;
+  s.kernels = static_cast<std::int64_t>(kernels.size());
+  using Col = io::ColumnOf<Totals>;
+  const std::vector<Col> cols = {
+      {"kernels", "rows", [](const Totals& t) { return io::Cell(t.kernels); }},
+      {"runs", "sum of counts", [](const Totals& t) { return io::Cell(t.runs); }},
+      {"total_time_us", "sum of time x count", [](const Totals& t) { return io::Cell(t.time * 1e6); }},
+      {"total_cycles", "sum of cycles x count", [](const Totals& t) { return io::Cell(t.cycles); }},
+      {"total_flops", "sum of useful flops x count", [](const Totals& t) { return io::Cell(t.flops); }},
+      {"avg_tflops", "total flops / total time",
+       [](const Totals& t) { return t.time > 0 ? io::Cell(t.flops / t.time / 1e12) : io::Cell(); }},
+  };
+  return io::table_of("totals", cols, std::vector<Totals>{s});
 }
 
 }  // namespace tcsim::engine

@@ -71,86 +71,58 @@ ValidationReport validate(const Accelerator& acc, const std::vector<workload::Me
 }
 
 io::Table validation_rows_table(const ValidationReport& report) {
-  io::Table t;
-  t.name = "rows";
-  t.add_column("name", "kernel name");
-  t.add_column("group", "rows summarised together");
-  t.add_column("m", "GEMM M (a conv: its implicit GEMM)");
-  t.add_column("n", "GEMM N");
-  t.add_column("k", "GEMM K");
-  t.add_column("batch", "batched GEMMs");
-  t.add_column("layout", "operand layout (tcsim letters, row-major)");
-  t.add_column("measured_us", "measured time of one run");
-  t.add_column("measured_tflops", "useful flops / measured time");
-  t.add_column("predicted_us", "simulated time of one run");
-  t.add_column("error_pct", "(predicted - measured) / measured");
-  t.add_column("predicted_tflops", "useful flops / simulated time");
-  t.add_column("bound", "what limits the simulated kernel");
-  t.add_column("mapping", "the mapping the model chose");
-  t.add_column("origin", "file:line of the measured row");
-  t.add_column("skipped", "why the row was not simulated (empty when it was)");
-  for (const auto& r : report.rows) {
-    const Kernel g = gemm_view(r.measured.kernel);
-    const double flops = r.measured.kernel.flops();
-    const double meas_us = r.measured.time_s * 1e6;
-    std::vector<io::Cell> row(t.columns.size());  // assigned one by one (g++ 12 false -Wmaybe-uninitialized)
-    std::size_t c = 0;
-    row[c++] = r.measured.kernel.name;
-    row[c++] = r.measured.group;
-    row[c++] = g.m;
-    row[c++] = g.n;
-    row[c++] = g.k;
-    row[c++] = g.batch;
-    row[c++] = std::string(workload::layout_name(g.layout));
-    row[c++] = meas_us;
-    row[c++] = flops / r.measured.time_s / 1e12;
-    if (r.simulated) {
-      row[c++] = r.predicted_s() * 1e6;
-      row[c++] = error_pct(r.measured.time_s, r.predicted_s());
-      row[c++] = flops / r.predicted_s() / 1e12;
-      row[c++] = r.result.bound;
-      row[c++] = r.result.mapping;
-    } else {
-      c += 5;
-    }
-    row[c++] = r.measured.origin;
-    if (r.simulated) c++;
-    else row[c++] = r.skip_reason;
-    t.add_row(std::move(row));
-  }
-  return t;
+  // Cells of the prediction are empty when the row was not simulated.
+  auto predicted = [](auto value) {
+    return [value](const ValidationRow& r) { return r.simulated ? io::Cell(value(r)) : io::Cell(); };
+  };
+  auto gemm = [](auto field) {
+    return [field](const ValidationRow& r) { return io::Cell(field(gemm_view(r.measured.kernel))); };
+  };
+  using Col = io::ColumnOf<ValidationRow>;
+  const std::vector<Col> cols = {
+      {"name", "kernel name", [](const ValidationRow& r) { return io::Cell(r.measured.kernel.name); }},
+      {"group", "rows summarised together", [](const ValidationRow& r) { return io::Cell(r.measured.group); }},
+      {"m", "GEMM M (a conv: its implicit GEMM)", gemm([](const Kernel& g) { return g.m; })},
+      {"n", "GEMM N", gemm([](const Kernel& g) { return g.n; })},
+      {"k", "GEMM K", gemm([](const Kernel& g) { return g.k; })},
+      {"batch", "batched GEMMs", gemm([](const Kernel& g) { return g.batch; })},
+      {"layout", "operand layout (tcsim letters, row-major)",
+       gemm([](const Kernel& g) { return std::string(workload::layout_name(g.layout)); })},
+      {"measured_us", "measured time of one run", [](const ValidationRow& r) { return io::Cell(r.measured.time_s * 1e6); }},
+      {"measured_tflops", "useful flops / measured time",
+       [](const ValidationRow& r) { return io::Cell(r.measured.kernel.flops() / r.measured.time_s / 1e12); }},
+      {"predicted_us", "simulated time of one run", predicted([](const ValidationRow& r) { return r.predicted_s() * 1e6; })},
+      {"error_pct", "(predicted - measured) / measured",
+       predicted([](const ValidationRow& r) { return error_pct(r.measured.time_s, r.predicted_s()); })},
+      {"predicted_tflops", "useful flops / simulated time",
+       predicted([](const ValidationRow& r) { return r.measured.kernel.flops() / r.predicted_s() / 1e12; })},
+      {"bound", "what limits the simulated kernel", predicted([](const ValidationRow& r) { return r.result.bound; })},
+      {"mapping", "the mapping the model chose", predicted([](const ValidationRow& r) { return r.result.mapping; })},
+      {"origin", "file:line of the measured row", [](const ValidationRow& r) { return io::Cell(r.measured.origin); }},
+      {"skipped", "why the row was not simulated (empty when it was)",
+       [](const ValidationRow& r) { return r.simulated ? io::Cell() : io::Cell(r.skip_reason); }},
+  };
+  return io::table_of("rows", cols, report.rows);
 }
 
 io::Table validation_metrics_table(const ValidationReport& report) {
-  io::Table t;
-  t.name = "metrics";
-  t.add_column("group", "'all' or one group of rows");
-  t.add_column("rows", "rows compared");
-  t.add_column("mape_pct", "mean absolute percentage error");
-  t.add_column("median_ape_pct", "median absolute percentage error");
-  t.add_column("bias_pct", "mean signed error (> 0: predictions too slow)");
-  t.add_column("max_ape_pct", "the worst row's absolute error");
-  t.add_column("worst_name", "the worst row");
-  t.add_column("worst_origin", "file:line of the worst row");
-  t.add_column("pearson", "correlation of predicted and measured times");
-  t.add_column("pearson_log", "correlation of their logarithms");
-  for (const auto& g : report.groups) {
-    const ErrorSummary& e = g.errors;
-    std::vector<io::Cell> row(t.columns.size());  // assigned one by one (g++ 12 false -Wmaybe-uninitialized)
-    std::size_t c = 0;
-    row[c++] = g.group;
-    row[c++] = static_cast<std::int64_t>(e.rows);
-    row[c++] = num_or_empty(e.mape_pct);
-    row[c++] = num_or_empty(e.median_ape_pct);
-    row[c++] = num_or_empty(e.bias_pct);
-    row[c++] = num_or_empty(e.max_ape_pct);
-    row[c++] = g.worst_name;
-    row[c++] = g.worst_origin;
-    row[c++] = num_or_empty(e.pearson);
-    row[c++] = num_or_empty(e.pearson_log);
-    t.add_row(std::move(row));
-  }
-  return t;
+  auto number = [](double ErrorSummary::*field) {
+    return [field](const GroupSummary& g) { return num_or_empty(g.errors.*field); };
+  };
+  using Col = io::ColumnOf<GroupSummary>;
+  const std::vector<Col> cols = {
+      {"group", "'all' or one group of rows", [](const GroupSummary& g) { return io::Cell(g.group); }},
+      {"rows", "rows compared", [](const GroupSummary& g) { return io::Cell(static_cast<std::int64_t>(g.errors.rows)); }},
+      {"mape_pct", "mean absolute percentage error", number(&ErrorSummary::mape_pct)},
+      {"median_ape_pct", "median absolute percentage error", number(&ErrorSummary::median_ape_pct)},
+      {"bias_pct", "mean signed error (> 0: predictions too slow)", number(&ErrorSummary::bias_pct)},
+      {"max_ape_pct", "the worst row's absolute error", number(&ErrorSummary::max_ape_pct)},
+      {"worst_name", "the worst row", [](const GroupSummary& g) { return io::Cell(g.worst_name); }},
+      {"worst_origin", "file:line of the worst row", [](const GroupSummary& g) { return io::Cell(g.worst_origin); }},
+      {"pearson", "correlation of predicted and measured times", number(&ErrorSummary::pearson)},
+      {"pearson_log", "correlation of their logarithms", number(&ErrorSummary::pearson_log)},
+  };
+  return io::table_of("metrics", cols, report.groups);
 }
 
 }  // namespace tcsim::engine

@@ -41,39 +41,35 @@ std::string unit_of_column(std::string_view column_name) {
   return "";
 }
 
-Table kernel_results_table(const std::vector<KernelResult>& results, std::string name) {
+namespace {
+
+Table with_columns(const Table& full, const std::vector<std::size_t>& idx) {
   Table t;
-  t.name = std::move(name);
-  t.add_column("name", "kernel name");
-  t.add_column("cycles", "core-clock cycles of one run");
-  t.add_column("time_us", "wall time of one run");
-  t.add_column("tflops", "achieved TFLOP/s (useful operations / time)");
-  t.add_column("bound", "what limits the kernel");
-  t.add_column("mapping", "the mapping chosen");
-  std::vector<std::string> metrics;
-  for (const auto& r : results)
-    for (const auto& [m, _] : r.metrics)
-      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
-  for (const auto& m : metrics) t.add_column(m);
-  t.add_column("notes", "remarks of the model, '; '-separated");
-  for (const auto& r : results) {
-    // Cells are assigned one by one: g++ 12 warns falsely (maybe-uninitialized) on
-    // brace-initialised vectors of variants holding strings.
-    std::vector<Cell> row(t.columns.size());
-    row[0] = r.name;
-    row[1] = r.cycles;
-    row[2] = r.time_s * 1e6;
-    row[3] = r.tflops();
-    row[4] = r.bound;
-    row[5] = r.mapping;
-    for (std::size_t i = 0; i < metrics.size(); ++i)
-      if (auto v = r.get(metrics[i])) row[6 + i] = *v;
-    std::string notes;
-    for (const auto& n : r.notes) notes += (notes.empty() ? "" : "; ") + n;
-    row.back() = notes;
-    t.add_row(std::move(row));
+  t.name = full.name;
+  for (auto i : idx) t.columns.push_back(full.columns[i]);
+  for (const auto& row : full.rows) {
+    std::vector<Cell> r(idx.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) r[i] = row[idx[i]];
+    t.rows.push_back(std::move(r));
   }
   return t;
+}
+
+}  // namespace
+
+Table select_columns(const Table& full, const std::vector<std::string>& names) {
+  std::vector<std::size_t> idx;
+  for (const auto& n : names)
+    for (std::size_t c = 0; c < full.columns.size(); ++c)
+      if (full.columns[c].name == n) idx.push_back(c);
+  return with_columns(full, idx);
+}
+
+Table select_columns_if(const Table& full, const std::function<bool(const std::string&)>& keep) {
+  std::vector<std::size_t> idx;
+  for (std::size_t c = 0; c < full.columns.size(); ++c)
+    if (keep(full.columns[c].name)) idx.push_back(c);
+  return with_columns(full, idx);
 }
 
 }  // namespace tcsim::io

@@ -3,13 +3,13 @@
 // the name: time_us, dram_read_bytes, tensor_util_pct) and rows of cells; a ResultSet is the
 // tables of one run plus string attributes (versions, command line, resolved config).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include "workload/kernel_result.h"
 
 namespace tcsim::io {
 
@@ -38,8 +38,31 @@ struct ResultSet {
 // "tensor_util_pct" -> "%", "cycles" -> "cycles", "tflops" -> "TFLOP/s"; "" when none is known.
 std::string unit_of_column(std::string_view column_name);
 
-// A Table from KernelResults: name, cycles, time_us, tflops, bound, mapping, then the union of the
-// metrics (in first-seen order; empty cells where a kernel lacks one), then notes ("; "-joined).
-Table kernel_results_table(const std::vector<KernelResult>& results, std::string name = "kernels");
+// A table declared column by column: each column's name, description and the cell it takes from
+// one record sit together, so they cannot drift apart. An empty Cell() is an empty cell.
+template <class Record>
+struct ColumnOf {
+  std::string name;
+  std::string description;
+  std::function<Cell(const Record&)> cell;
+};
+
+template <class Record>
+Table table_of(std::string name, const std::vector<ColumnOf<Record>>& columns, const std::vector<Record>& records) {
+  Table t;
+  t.name = std::move(name);
+  for (const auto& c : columns) t.add_column(c.name, c.description);
+  for (const auto& r : records) {
+    std::vector<Cell> row(columns.size());  // assigned one by one (g++ 12 false -Wmaybe-uninitialized)
+    for (std::size_t i = 0; i < columns.size(); ++i) row[i] = columns[i].cell(r);
+    t.add_row(std::move(row));
+  }
+  return t;
+}
+
+// The named columns of `full`, in the order of `names`; names `full` lacks are skipped.
+Table select_columns(const Table& full, const std::vector<std::string>& names);
+// The columns of `full` whose name `keep` accepts, in table order.
+Table select_columns_if(const Table& full, const std::function<bool(const std::string&)>& keep);
 
 }  // namespace tcsim::io

@@ -9,27 +9,14 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/hdf5_handle.h"
 #include "common/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {
 namespace {
 
-// Closes an HDF5 handle when it goes out of scope.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using Handle = Hdf5Handle;
 
 // Shortest text that reads back to the same double; "nan" for NaN (= empty/not measured).
 // Whole numbers are written in fixed notation ("500000", not "5e+05") so that dimension columns

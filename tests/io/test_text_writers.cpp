@@ -134,30 +134,33 @@ TEST_CASE("io: units from column names") {
   CHECK(unit_of_column("bound") == "");
 }
 
-TEST_CASE("io: kernel_results_table has the fixed columns, the union of metrics, then notes") {
-  tcsim::KernelResult a;
-  a.name = "k1";
-  a.cycles = 1000;
-  a.time_s = 2e-6;
-  a.flops = 4e6;
-  a.bound = "tensor";
-  a.mapping = "128x128x32";
-  a.set("dram_read_bytes", 4096);
-  a.notes = {"steady state", "padded"};
-  tcsim::KernelResult b;
-  b.name = "k2";
-  b.set("l2_hit_pct", 50);
-  b.set("dram_read_bytes", 8);
-  const Table t = kernel_results_table({a, b});
+TEST_CASE("io: table_of declares columns with their cells; select_columns picks by name") {
+  struct Rec {
+    std::string name;
+    double us;
+    bool has_bytes;
+  };
+  const std::vector<tcsim::io::ColumnOf<Rec>> cols = {
+      {"name", "what", [](const Rec& r) { return Cell(r.name); }},
+      {"time_us", "how long", [](const Rec& r) { return Cell(r.us); }},
+      {"dram_read_bytes", "", [](const Rec& r) { return r.has_bytes ? Cell(std::int64_t{64}) : Cell(); }},
+  };
+  const Table t = tcsim::io::table_of<Rec>("kernels", cols, {{"a", 1.5, true}, {"b", 2, false}});
   CHECK(t.name == "kernels");
-  std::vector<std::string> names;
-  for (const auto& c : t.columns) names.push_back(c.name);
-  CHECK(names == std::vector<std::string>{"name", "cycles", "time_us", "tflops", "bound", "mapping", "dram_read_bytes",
-                                          "l2_hit_pct", "notes"});
+  REQUIRE(t.columns.size() == 3);
+  CHECK(t.columns[1].description == "how long");
   REQUIRE(t.rows.size() == 2);
-  CHECK(std::get<double>(t.rows[0][2]) == doctest::Approx(2.0));
-  CHECK(std::get<double>(t.rows[0][3]) == doctest::Approx(2.0));  // 4e6 / 2e-6 / 1e12
-  CHECK(std::holds_alternative<std::monostate>(t.rows[0][7]));
-  CHECK(std::get<double>(t.rows[1][6]) == 8.0);
-  CHECK(std::get<std::string>(t.rows[0][8]) == "steady state; padded");
+  CHECK(std::get<std::string>(t.rows[1][0]) == "b");
+  CHECK(std::get<double>(t.rows[0][1]) == 1.5);
+  CHECK(std::get<std::int64_t>(t.rows[0][2]) == 64);
+  CHECK(std::holds_alternative<std::monostate>(t.rows[1][2]));
+
+  const Table s = tcsim::io::select_columns(t, {"time_us", "missing", "name"});
+  REQUIRE(s.columns.size() == 2);
+  CHECK(s.columns[0].name == "time_us");
+  CHECK(std::get<std::string>(s.rows[1][1]) == "b");
+  const Table u = tcsim::io::select_columns_if(t, [](const std::string& n) { return n.find("_") != std::string::npos; });
+  REQUIRE(u.columns.size() == 2);
+  CHECK(u.columns[1].name == "dram_read_bytes");
+  CHECK(u.rows.size() == 2);
 }
