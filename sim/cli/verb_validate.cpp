@@ -37,7 +37,7 @@ io::Table terminal_rows(const io::Table& full) {
 int validate_verb(const std::vector<std::string>& args) {
   std::string config_path, output_dir, format = "table", precision;
   std::vector<std::string> overrides, inputs;
-  double max_mape = -1;
+  double max_mape = -1, min_measured_us = 0;
   int jobs = 0;
   po::options_description opts("Options");
   opts.add_options()
@@ -45,6 +45,8 @@ int validate_verb(const std::vector<std::string>& args) {
       ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=1TB/s (repeatable)")
       ("output,o", po::value(&output_dir), "write summary.csv (rows), metrics.csv, summary.json, results.h5, config.resolved.yaml here")
       ("max-mape", po::value(&max_mape), "exit with code 3 when the MAPE over all rows exceeds this (percent)")
+      ("min-measured-us", po::value(&min_measured_us),
+       "leave rows measured faster than this out of the metrics (framework-timed data: host overhead)")
       ("precision", po::value(&precision), "fp16 or fp32: the DeepBench sheet, when the file name does not say")
       ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
       ("format", po::value(&format), "terminal output: table, csv or json")
@@ -62,6 +64,8 @@ int validate_verb(const std::vector<std::string>& args) {
   if (format != "table" && format != "csv" && format != "json")
     throw InputError("--format", "expected table, csv or json, got '" + format + "'");
   if (vm.count("max-mape") && !(max_mape >= 0)) throw InputError("--max-mape", "expected a percentage >= 0");
+  if (!(min_measured_us >= 0) || !std::isfinite(min_measured_us))
+    throw InputError("--min-measured-us", "expected a time in microseconds >= 0");
   std::optional<workload::DeepBenchPrecision> prec;
   if (precision == "fp16") prec = workload::DeepBenchPrecision::fp16_mixed;
   else if (precision == "fp32") prec = workload::DeepBenchPrecision::fp32;
@@ -93,7 +97,7 @@ int validate_verb(const std::vector<std::string>& args) {
   if (rows.empty()) throw InputError(join(inputs, " "), "no measured rows");
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
-  const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs));
+  const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs), min_measured_us * 1e-6);
 
   io::ResultSet rs;
   rs.attributes = {{"tcsim_version", kVersion},

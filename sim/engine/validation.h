@@ -34,7 +34,11 @@ struct ValidationReport {
   const GroupSummary& overall() const { return groups.front(); }
 };
 
-ValidationReport validate(const Accelerator& acc, const std::vector<workload::MeasuredRow>& rows, int jobs);
+// Rows measured faster than `min_measured_s` are not simulated and are left out of the metrics
+// (skip reason says so): timings taken around a framework call (PyTorch, host clocks) carry tens
+// of microseconds of dispatch and launch overhead that no kernel model should be asked to predict.
+ValidationReport validate(const Accelerator& acc, const std::vector<workload::MeasuredRow>& rows, int jobs,
+                          double min_measured_s = 0);
 
 // Tables for output: "rows" (one per measured row: name, group, origin, shape, measured_us,
 // predicted_us, error_pct, bound, mapping, skipped reason) and "metrics" (one per group).

@@ -23,8 +23,9 @@ std::string human_number(double v) {
   const int decimals = 3 - static_cast<int>(std::floor(std::log10(a)));
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   std::string s = buf;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
+  if (s.find('.') == std::string::npos) return s;  // decimals == 0 (e.g. 3879.99 -> "3880"): no zeros to drop
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
   return s;
 }
 

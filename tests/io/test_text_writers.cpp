@@ -50,6 +50,10 @@ TEST_CASE("io text table: human number forms") {
   CHECK(human_number(12.3456) == "12.35");
   CHECK(human_number(0.5) == "0.5");
   CHECK(human_number(0.012345) == "0.01235");
+  CHECK(human_number(3879.99) == "3880");  // rounds up to an integer: its zeros are not decimals
+  CHECK(human_number(1999.6) == "2000");
+  CHECK(human_number(999.99) == "1000");
+  CHECK(human_number(-120.004) == "-120");
   CHECK(human_number(1.5e-5) == "1.500e-05");
   CHECK(human_number(123456.7) == "123457");
   CHECK(human_number(2e16) == "2.000e+16");
