@@ -21,6 +21,21 @@ std::string cache_key(const GemmProblem& p, const Mapping& m, std::int64_t iters
   return buf;
 }
 
+// Cycles per body iteration of the whole SM (every resident CTA advancing one k-tile), measured over
+// the window [t0, t1) in which warp 0 of CTA 0 ran `window` iterations. CTA 0 is the fastest (GTO
+// favours the oldest warps), so every other CTA is still in its loop during the window; counting
+// the iterations all CTAs started in it gives the SM's rate. With one CTA, or CTAs that progress
+// alike (LRR), this is CTA 0's own period; taking CTA 0's period alone would let the others' share
+// of the tensor pipe vanish from the extrapolation.
+double sm_period(const SmRunStats& s, double t0, double t1, std::int64_t window) {
+  const std::size_t ctas = s.cta_iteration_start.size();
+  double started = 0;
+  for (const auto& st : s.cta_iteration_start)
+    for (double t : st) started += (t >= t0 && t < t1) ? 1 : 0;
+  if (ctas <= 1 || started <= 0) return (t1 - t0) / double(window);
+  return (t1 - t0) * double(ctas) / started;
+}
+
 SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                 const SmEnvironment& env) {
   SmTime r;
@@ -37,7 +52,7 @@ SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std:
     const auto& st = r.stats.iteration_start;
     const std::int64_t b = std::min<std::int64_t>(std::int64_t(st.size()) - 1, m.stages + 2 + window);
     const std::int64_t a = b - window;
-    r.period = (st[b] - st[a]) / double(window);
+    r.period = sm_period(r.stats, st[a], st[b], window);
     double worst = 0;
     for (std::int64_t i = a; i < b; ++i) worst = std::max(worst, std::abs((st[i + 1] - st[i]) - r.period));
     // Periodic with a short cycle (fractional issue intervals) counts as steady.

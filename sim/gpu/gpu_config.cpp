@@ -86,6 +86,9 @@ void GpuConfig::validate() const {
   if (max_smem_per_cta > max_smem_per_sm)
     fail("sm.max_shared_memory_per_cta", "cannot exceed sm.max_shared_memory");
   if (max_smem_per_sm > l1_size) fail("sm.max_shared_memory", "cannot exceed l1.size (shared memory is carved from L1)");
+  if (smem_bytes_per_clk > double(smem_banks) * smem_bank_bytes * 1.001)
+    fail("shared_memory.bandwidth", "cannot exceed shared_memory.banks x shared_memory.bank_width per clock (" +
+                                        std::to_string(smem_banks * smem_bank_bytes) + " B/clk)");
   if (registers_per_sm < std::int64_t(max_registers_per_thread) * 32)
     fail("sm.registers", "too few registers for one warp at sm.max_registers_per_thread");
   for (const auto& i : mma) {
@@ -157,6 +160,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   }
 
   g.smem_banks = int(c.integer("shared_memory.banks"));
+  g.smem_bank_bytes = int(c.bytes("shared_memory.bank_width"));
   g.smem_bytes_per_clk = c.bytes_per_cycle("shared_memory.bandwidth");
   g.smem_latency = c.cycles("shared_memory.latency");
   g.l1_size = c.bytes("l1.size");

@@ -78,6 +78,7 @@ struct GpuConfig {
 
   // Shared memory / L1
   int smem_banks = 32;
+  int smem_bank_bytes = 4;                    // width of one bank (bytes per bank per cycle)
   double smem_bytes_per_clk = 128;            // per SM
   double smem_latency = 27;
   double l1_bytes_per_clk = 128;

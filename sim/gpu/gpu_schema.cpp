@@ -58,15 +58,18 @@ Schema make_schema() {
   s.add({"scheduler.warp_slots", ParamType::integer, "16", "warps one scheduler holds", 1, 256});
   s.add({"scheduler.issue_per_clk", ParamType::integer, "1", "instructions each scheduler issues per clock", 1, 8});
 
-  s.add({"register_file.banks_per_subcore", ParamType::integer, "2", "register-file banks per sub-core", 1, 64});
-  s.add({"register_file.read_ports_per_bank", ParamType::integer, "1", "read ports per bank per clock", 1, 16});
+  s.add({"register_file.banks_per_subcore", ParamType::integer, "2",
+         "register-file banks per sub-core (register r lives in bank r mod banks)", 1, 64});
+  s.add({"register_file.read_ports_per_bank", ParamType::integer, "1",
+         "warp-register reads one bank serves per clock (MMA/FFMA source operands wait for them)", 1, 16});
 
   s.add({"tensor.copy_engine", ParamType::choice, "ldg_sts",
          "how tiles travel global->shared: ldg_sts (sm_70/75), cp_async (sm_80), tma (sm_90)",
          -inf, inf, {"ldg_sts", "cp_async", "tma"}});
   s.add_list("mma", mma_record(), "the MMA instruction table (shape, formats, issue interval, latency, rate)");
 
-  s.add({"shared_memory.banks", ParamType::integer, "32", "shared-memory banks (4 bytes wide)", 1, 1024});
+  s.add({"shared_memory.banks", ParamType::integer, "32", "shared-memory banks (bank conflicts: sim/gpu/smem_banks.h)", 1, 1024});
+  s.add({"shared_memory.bank_width", ParamType::bytes, "4B", "bytes one bank delivers per cycle (a word)", 1, 64});
   s.add({"shared_memory.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "shared-memory bandwidth per SM", 1, 1e6});
   s.add({"shared_memory.latency", ParamType::cycles, "27", "shared-memory load latency", 1, 10000});
   s.add({"l1.size", ParamType::bytes, "128KiB", "unified L1 + shared memory per SM", 0, 1e9});

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpu/program_costs.h"
+
 namespace tcsim::gpu {
 namespace {
 
@@ -140,6 +142,8 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
 WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations) {
   WarpProgram w;
   w.iterations = iterations;
+  // Bank wavefronts of the shared-memory accesses and RF reads of the math groups (program_costs.h).
+  const ProgramCosts costs = program_costs(g, p, m);
   const double tile = double(tile_bytes(p, m));
   const double out_bytes = double(m.wm) * m.wn * (m.split_k > 1 ? 4.0 : p.c_bytes);
   auto I = [](Op op) {
@@ -171,6 +175,8 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       mm.bytes = (m.wm * row.k * p.a_bytes + m.wn * row.k * p.b_bytes) / 4.0;
       mm.dst = std::int16_t(acc);
       mm.stretch = float(1.0 / g.mma_efficiency);
+      mm.smem_wavefronts = float(costs.wgmma_wavefronts);
+      mm.rf_reads = float(costs.math.reads), mm.rf_bank_reads = float(costs.math.busiest_bank);
       mm.note = "wgmma m64n" + std::to_string(m.wn) + "k" + std::to_string(row.k) + " k-step " + std::to_string(kk);
       w.body.push_back(mm);
     }
@@ -205,6 +211,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
   auto lds = [&](int f, int distance, const std::string& note) {
     Instr in = I(Op::lds);
     in.bytes = lds_bytes, in.dst = std::int16_t(F0 + f), in.distance = std::int16_t(distance), in.note = note;
+    in.smem_wavefronts = float(costs.lds_wavefronts);
     return in;
   };
   auto math = [&](int f, int kk) {
@@ -214,6 +221,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     in.src[0] = std::int16_t(F0 + f), in.src[1] = ACC, in.dst = ACC, in.dst2 = ACCD;
     in.note = "k-step " + std::to_string(kk);
     in.stretch = float(1.0 / (tensor ? g.mma_efficiency : g.ffma_efficiency));
+    in.rf_reads = float(costs.math.reads), in.rf_bank_reads = float(costs.math.busiest_bank);
     return in;
   };
   const double copy_bytes = tile / m.warps;
@@ -223,7 +231,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile 0";
     w.prologue.push_back(ldg);
     Instr sts = I(Op::sts);
-    sts.bytes = copy_bytes, sts.src[0] = G;
+    sts.bytes = copy_bytes, sts.src[0] = G, sts.smem_wavefronts = float(costs.copy_wavefronts);
     w.prologue.push_back(sts);
     w.prologue.push_back(I(Op::bar));
     w.prologue.push_back(lds(0, 0, "k-step 0"));
@@ -243,6 +251,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       if (s < iterations) {
         Instr cp = I(Op::cp_async);
         cp.bytes = copy_bytes, cp.note = "stage " + std::to_string(s);
+        cp.smem_wavefronts = float(costs.copy_wavefronts);
         w.prologue.push_back(cp);
       }
       w.prologue.push_back(I(Op::cp_commit));
@@ -258,6 +267,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       if (kk == 0) {
         Instr cp = I(Op::cp_async);
         cp.bytes = copy_bytes, cp.distance = std::int16_t(S - 1), cp.note = "tile i+" + std::to_string(S - 1);
+        cp.smem_wavefronts = float(costs.copy_wavefronts);
         w.body.push_back(cp);
         w.body.push_back(I(Op::cp_commit));
       }

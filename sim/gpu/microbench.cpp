@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "gpu/rf_ports.h"
 #include "gpu/sm_sim.h"
 
 namespace tcsim::gpu {
@@ -16,8 +17,10 @@ const MmaInstr& row_for(const GpuConfig& g, FormatId ab, FormatId acc, int& inde
 
 // A wmma m16n16k16 in the config's instructions: independent parts along M/N (own accumulator
 // slices), each a chain of K parts.
-void append_wmma(WarpProgram& p, const MmaInstr& row, int index, int acc_base, int& slots) {
+void append_wmma(const GpuConfig& g, WarpProgram& p, const MmaInstr& row, int index, int acc_base, int& slots) {
   const int mp = std::max(1, 16 / row.m), np = std::max(1, 16 / row.n), kp = std::max(1, 16 / row.k);
+  // Each instruction's register reads (no reuse across instructions assumed here).
+  const RfReads rf = mma_group_rf_reads(g, row, 1, 1);
   for (int part = 0; part < mp * np; ++part)
     for (int kk = 0; kk < kp; ++kk) {
       Instr in;
@@ -26,6 +29,7 @@ void append_wmma(WarpProgram& p, const MmaInstr& row, int index, int acc_base, i
       in.src[0] = std::int16_t(acc_base + part);
       in.dst = std::int16_t(acc_base + part);
       in.dst2 = std::int16_t(acc_base + part);
+      in.rf_reads = float(rf.reads), in.rf_bank_reads = float(rf.busiest_bank);
       p.body.push_back(in);
     }
   slots = std::max(slots, acc_base + mp * np);
@@ -44,7 +48,7 @@ double wmma_chain_cycles(const GpuConfig& g, FormatId ab, FormatId acc, int chai
   int index = 0;
   const MmaInstr& row = row_for(g, ab, acc, index);
   WarpProgram p;
-  append_wmma(p, row, index, 0, p.slots);
+  append_wmma(g, p, row, index, 0, p.slots);
   p.iterations = chain;
   const SmRunStats s = simulate_sm(g, p, 1, 1, ideal_env());
   return s.cycles / chain;
@@ -56,7 +60,7 @@ double wmma_throughput_fma_per_clk(const GpuConfig& g, FormatId ab, FormatId acc
   const MmaInstr& row = row_for(g, ab, acc, index);
   WarpProgram p;
   const int streams = 4;
-  for (int s = 0; s < streams; ++s) append_wmma(p, row, index, s * 4, p.slots);
+  for (int s = 0; s < streams; ++s) append_wmma(g, p, row, index, s * 4, p.slots);
   p.iterations = wmma_per_warp / streams;
   const int warps = warps_per_subcore * g.subcores_per_sm;
   const SmRunStats s = simulate_sm(g, p, warps, 1, ideal_env());

@@ -35,6 +35,16 @@ std::string format_instr(const Instr& in) {
     o << b;
   }
   if (in.op == Op::cp_wait || in.op == Op::wgmma_wait) o << " " << in.arg;
+  if (in.smem_wavefronts > 0) {
+    char b[48];
+    std::snprintf(b, sizeof b, " [%.0f wavefronts]", in.smem_wavefronts);
+    o << b;
+  }
+  if (in.rf_reads > 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, " [RF %.0f reads, %.0f in busiest bank]", in.rf_reads, in.rf_bank_reads);
+    o << b;
+  }
   auto slot = [&](int s) {
     std::string t = "s" + std::to_string(s);
     if (in.rot > 0) t += "[(i+" + std::to_string(in.shift) + ")%" + std::to_string(in.rot) + "]";

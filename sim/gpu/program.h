@@ -46,6 +46,13 @@ struct Instr {
   std::int16_t distance = 0;  // >0: a prefetch, skipped when iteration + distance >= iterations
   bool leader_only = false;   // executed by warp 0 of the CTA only
   float stretch = 1;          // mma/ffma: pipe occupancy multiplier (calibration: 1 / efficiency)
+  // Shared memory (lds/sts/cp_async/tma, wgmma operand reads): wavefronts of the whole instruction
+  // (group) from its lane addresses (smem_banks.h). 0 = not given: taken as conflict-free.
+  float smem_wavefronts = 0;
+  // Register file (mma/ffma): warp-register reads of the whole group after operand reuse, and the
+  // reads that fall in its busiest bank (rf_ports.h). 0 = no reads modelled.
+  float rf_reads = 0;
+  float rf_bank_reads = 0;
   std::string note;           // for `tcsim trace dump`
 };
 

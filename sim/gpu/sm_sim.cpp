@@ -48,7 +48,8 @@ struct Cta {
 class Sim {
  public:
   Sim(const GpuConfig& g, const WarpProgram& p, int warps_per_cta, int ctas, const SmEnvironment& env)
-      : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), ctas_(ctas) {
+      : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), rf_(g.subcores_per_sm),
+        ctas_(ctas) {
     if (warps_per_cta <= 0 || ctas <= 0) throw std::logic_error("simulate_sm: no warps");
     const int total = warps_per_cta * ctas;
     warps_.resize(total);
@@ -155,8 +156,10 @@ class Sim {
   }
 
   void note_iteration(const Warp& w) {
-    if (w.cta == 0 && w.local == 0 && w.section == 1 && w.iter < p_.iterations)
-      stats_.iteration_start.push_back(now_);
+    if (w.local != 0 || w.section != 1 || w.iter >= p_.iterations) return;
+    if (stats_.cta_iteration_start.size() <= std::size_t(w.cta)) stats_.cta_iteration_start.resize(w.cta + 1);
+    stats_.cta_iteration_start[w.cta].push_back(now_);
+    if (w.cta == 0) stats_.iteration_start.push_back(now_);
   }
 
   int slot_of(const Warp& w, const Instr& in, int s) const {
@@ -202,10 +205,12 @@ class Sim {
         if (row.kind == MmaKind::wgmma && in.bytes > 0 && smem_.next_free > t + kSmemQueue)
           e = std::max(e, smem_.next_free - kSmemQueue);
         if (!tensor_[w.subcore].can_issue(e)) e = std::max(e, tensor_[w.subcore].earliest());
+        if (in.rf_bank_reads > 0 && !rf_[w.subcore].can_issue(e)) e = std::max(e, rf_[w.subcore].earliest());
         break;
       }
       case Op::ffma:
         if (!fma_[w.subcore].can_issue(e)) e = std::max(e, fma_[w.subcore].earliest());
+        if (in.rf_bank_reads > 0 && !rf_[w.subcore].can_issue(e)) e = std::max(e, rf_[w.subcore].earliest());
         break;
       case Op::lds:
       case Op::sts:
@@ -235,13 +240,28 @@ class Sim {
     return std::max(t + latency + bytes / g_.l1_bytes_per_clk, s + d);
   }
 
-  double smem_transfer(double t, double bytes) {
+  // The banks serve one wavefront per `banks x bank_width` bytes of bandwidth: the pipe is busy for
+  // max(bytes, wavefronts x banks x bank_width) / bandwidth cycles (= max(bytes / bandwidth,
+  // wavefronts) when the bandwidth is the banks' 128 B/clk). Without wavefronts: conflict-free.
+  double smem_transfer(double t, double bytes, double wavefronts) {
     const double s = std::max(t, smem_.next_free);
-    const double d = bytes / g_.smem_bytes_per_clk;
+    const double phase = double(g_.smem_banks) * g_.smem_bank_bytes;
+    const double d = std::max(bytes, wavefronts * phase) / g_.smem_bytes_per_clk;
     smem_.next_free = s + d;
     stats_.smem_busy += d;
     stats_.smem_bytes += bytes;
+    stats_.smem_wavefronts += wavefronts > 0 ? wavefronts : std::ceil(bytes / phase);
     return s + d;
+  }
+
+  // The sub-core's register-file read ports: the group's busiest bank needs its reads / ports cycles.
+  void rf_read(const Warp& w, const Instr& in, double t) {
+    if (in.rf_bank_reads <= 0) return;
+    Pipe& rf = rf_[w.subcore];
+    const double d = in.rf_bank_reads / g_.rf_read_ports_per_bank;
+    rf.next_free = rf.start(t) + d;
+    stats_.rf_busy += d;
+    stats_.rf_reads += in.rf_reads;
   }
 
   void set_slot(Warp& w, const Instr& in, int s, double ready) {
@@ -269,10 +289,11 @@ class Sim {
         const double first = s + tail;
         const double all = s + per * (in.count - 1) + tail;
         const bool wg = row.kind == MmaKind::wgmma;
+        rf_read(w, in, t);
         stats_.tensor_fma += in.count * row.fma() * (double(n) / row.n) / (wg ? g_.subcores_per_sm : 1);
         stats_.tensor_busy += per * in.count;
         if (wg) {
-          if (in.bytes > 0) smem_transfer(t, in.bytes);
+          if (in.bytes > 0) smem_transfer(t, in.bytes, in.smem_wavefronts);
           w.wg_open = std::max(w.wg_open, up(all));
           stall = t + row.issue_cycles * in.count;
         } else {
@@ -285,6 +306,7 @@ class Sim {
       }
       case Op::ffma: {
         Pipe& pipe = fma_[w.subcore];
+        rf_read(w, in, t);
         const double per = 32.0 / g_.fp32_lanes_per_subcore * in.stretch;
         const double s = pipe.start(t);
         pipe.next_free = s + per * in.count;
@@ -296,12 +318,12 @@ class Sim {
         break;
       }
       case Op::lds: {
-        const double done = smem_transfer(t, in.bytes);
+        const double done = smem_transfer(t, in.bytes, in.smem_wavefronts);
         set_slot(w, in, in.dst, done + g_.smem_latency);
         break;
       }
       case Op::sts: {
-        smem_transfer(t, in.bytes);
+        smem_transfer(t, in.bytes, in.smem_wavefronts);
         break;
       }
       case Op::ldg: {
@@ -313,7 +335,9 @@ class Sim {
       case Op::cp_async: {
         const double done = global_transfer(t, in.bytes, env_.global_latency);
         stats_.global_read_bytes += in.bytes;
-        stats_.smem_bytes += in.bytes;
+        // The copy's shared-memory writes take the banks too; booked at issue (a throughput model:
+        // the write happens on arrival, but only the pipe's occupancy matters here).
+        smem_transfer(t, in.bytes, in.smem_wavefronts);
         w.cp_open = std::max(w.cp_open, up(done));
         w.finish = std::max(w.finish, up(done));
         break;
@@ -373,7 +397,7 @@ class Sim {
   const GpuConfig& g_;
   const WarpProgram& p_;
   SmEnvironment env_;
-  std::vector<Pipe> tensor_, fma_;
+  std::vector<Pipe> tensor_, fma_, rf_;
   Pipe smem_, gmem_;
   double global_bpc_ = 1;
   std::vector<Warp> warps_;

@@ -2,9 +2,18 @@
 // One SM, cycle by cycle: the resident CTAs' warps are spread over the sub-cores; each cycle
 // every sub-core's scheduler issues at most `issue_per_clk` instructions from its ready warps
 // (GTO or LRR). Instructions wait for their source slots, for their unit (the sub-core's tensor
-// and FFMA pipes, the SM's shared-memory pipe and its share of the L2/DRAM bandwidth), for
+// and FFMA pipes and register-file read ports, the SM's shared-memory pipe, whose occupancy counts
+// bank-conflict wavefronts, and its share of the L2/DRAM bandwidth), for
 // barriers and for cp.async/wgmma groups. Cycles in which no warp can issue are skipped to the
 // next cycle at which one can (the result is the same as stepping through them).
+//
+// Shared memory: an access of `bytes` with `smem_wavefronts` (smem_banks.h) holds the SM's pipe for
+// max(bytes, wavefronts x banks x bank_width) / shared_memory.bandwidth cycles, i.e. max(bytes /
+// bandwidth, wavefronts) when the bandwidth is the banks' (128 B/clk); no wavefronts given: bytes
+// alone (conflict-free). cp.async writes are booked on that pipe at issue (a throughput model).
+// Register file: an MMA/FFMA group with RF reads waits until its sub-core's
+// read ports are free (not ready at t-1, ready at t) and holds them for rf_bank_reads /
+// register_file.read_ports_per_bank cycles (rf_ports.h).
 #include <cstdint>
 #include <vector>
 
@@ -31,11 +40,16 @@ struct IssueRecord {
 struct SmRunStats {
   double cycles = 0;                     // until every warp is done and every store drained
   std::vector<double> iteration_start;   // cycle at which warp 0 of CTA 0 entered each body iteration
+  // The same for warp 0 of every CTA ([cta][iteration]): under GTO the oldest CTA runs ahead of
+  // the others, so the SM's steady-state rate must be measured over all of them.
+  std::vector<std::vector<double>> cta_iteration_start;
   double tensor_fma = 0;                 // useful + padded FMAs the tensor pipes executed
   double tensor_busy = 0;                // summed over sub-cores (pipe cycles)
   double ffma = 0;                       // scalar FMAs on the CUDA cores
   double ffma_busy = 0;                  // summed over sub-cores
   double smem_bytes = 0, smem_busy = 0;
+  double smem_wavefronts = 0;            // bank cycles the shared-memory accesses needed
+  double rf_reads = 0, rf_busy = 0;      // register-file reads (MMA/FFMA sources) and port cycles, all sub-cores
   double global_read_bytes = 0, global_write_bytes = 0, global_busy = 0;
   std::int64_t issued = 0;               // instructions (groups count once)
   std::vector<IssueRecord> issues;       // when SmEnvironment::record_issues

@@ -70,6 +70,11 @@ TEST_CASE("impossible configs are errors naming the key") {
   CHECK(load_error(replace(text, "ab: fp16\n", "ab: fp17\n")).find("fp17") != std::string::npos);
   CHECK(load_error(text, {"tensor.copy_engine=tma"}).find("sm_90") != std::string::npos);
   CHECK(load_error(text, {"dram.latency=100cycles"}).find("dram.latency") != std::string::npos);
+  // More shared-memory bandwidth than the banks deliver (32 x 4 B per clock).
+  const std::string banks = load_error(text, {"shared_memory.bandwidth=256B/clk"});
+  CHECK(banks.find("shared_memory.bandwidth") != std::string::npos);
+  CHECK(banks.find("bank_width") != std::string::npos);
+  CHECK(load_error(text, {"shared_memory.bandwidth=256B/clk", "shared_memory.bank_width=8B"}) == "");
   // Out-of-range and wrong units are the loader's errors, with the key.
   CHECK(load_error(text, {"sm.count=0"}).find("sm.count") != std::string::npos);
   CHECK(load_error(text, {"dram.bandwidth=900MHz"}).find("dram.bandwidth") != std::string::npos);

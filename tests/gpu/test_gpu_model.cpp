@@ -31,7 +31,7 @@ TEST_CASE("a large fp16 GEMM on V100 is tensor-bound near the measured peak") {
 
 TEST_CASE("ideal memory: a GEMM takes the cycles its MMA rate implies") {
   GpuConfig g = test::shipped("v100");
-  g.smem_bytes_per_clk = 1e6, g.smem_latency = 1, g.l1_bytes_per_clk = 1e6;
+  g.smem_banks = 250000, g.smem_bytes_per_clk = 1e6, g.smem_latency = 1, g.l1_bytes_per_clk = 1e6;
   g.l2_bytes_per_clk = 1e9, g.dram_bytes_per_s = 1e18, g.l2_latency = 1, g.dram_latency = 1;
   g.launch_overhead_s = 0;
   g.mma_efficiency = 1;  // the calibration knob off: the table rate alone

@@ -1,0 +1,24 @@
+#pragma once
+// What one warp's instructions of a mapping cost the shared-memory banks and the register-file
+// ports: the operand tiles' layouts for the architecture (smem_tiles.h), the wavefronts of the
+// copies into them and of the fragment reads out of them, and the register reads of one k-step's
+// MMA/FFMA group (rf_ports.h). build_program stores these in the instructions.
+#include "gpu/mapping.h"
+#include "gpu/rf_ports.h"
+#include "gpu/smem_tiles.h"
+
+namespace tcsim::gpu {
+
+struct ProgramCosts {
+  SmemTile a_tile, b_tile;       // one stage of each operand
+  double copy_wavefronts = 0;    // one warp's share of one k-tile copy (STS / cp.async), both operands
+  double copy_ideal = 0;         // the same bytes conflict-free (bytes / (banks x width))
+  double lds_wavefronts = 0;     // one warp's fragment reads of one k-step (LDS / ldmatrix), both operands
+  double lds_ideal = 0;
+  double wgmma_wavefronts = 0;   // sm_90: one warp's share of a k-step's wgmma operand reads
+  RfReads math;                  // the k-step's MMA / FFMA group
+};
+
+ProgramCosts program_costs(const GpuConfig& g, const GemmProblem& p, const Mapping& m);
+
+}  // namespace tcsim::gpu
