@@ -160,7 +160,8 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
   const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
   e.env.global_bytes_per_clk = quantise(share);
-  e.env.global_latency = std::round(g.l2_latency + miss * (g.dram_latency - g.l2_latency));
+  const double hit_latency = g.l2_hit_latency();
+  e.env.global_latency = std::round(hit_latency + miss * std::max(0.0, g.dram_latency - hit_latency));
 
   const int cps = e.ctas_per_sm;
   const std::int64_t full = per_sm / cps, rem = per_sm % cps;

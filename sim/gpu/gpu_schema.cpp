@@ -80,7 +80,10 @@ Schema make_schema() {
   s.add({"l2.partitions", ParamType::integer, "1", "L2 partitions (A100/H100: 2)", 1, 64});
   s.add({"l2.bandwidth", ParamType::bytes_per_cycle, "1536B/clk", "theoretical L2 bandwidth of the whole GPU", 1, 1e7});
   s.add({"l2.efficiency", ParamType::number, "0.9", "achievable fraction of the L2 bandwidth (microbenchmark)", 0.05, 1});
-  s.add({"l2.latency", ParamType::cycles, "211", "L2 hit latency (load to use)", 1, 100000});
+  s.add({"l2.latency", ParamType::cycles, "211", "L2 hit latency (load to use), in the SM's near partition", 1, 100000});
+  s.add({"l2.far_latency", ParamType::cycles, "0",
+         "L2 hit latency in a far partition (0: same as l2.latency); addresses interleave over the partitions", 0,
+         100000});
   s.add({"dram.bandwidth", ParamType::bandwidth, "900GB/s", "theoretical DRAM bandwidth", 1e6, 1e15});
   s.add({"dram.efficiency", ParamType::number, "0.8", "achievable fraction of the DRAM bandwidth (microbenchmark)", 0.05, 1});
   s.add({"dram.latency", ParamType::cycles, "313", "L2-miss latency (load to use, whole trip)", 1, 100000});
