@@ -1,7 +1,9 @@
 #pragma once
 // Helpers for tests: where the shared/ data is, and running the tcsim executable.
-#include <cstdlib>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -46,6 +48,20 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 // Runs `tcsim <args>` (args is a shell-quoted string) and captures its output and exit code.
-CommandResult run_tcsim(const std::string& args);
+inline CommandResult run_tcsim(const std::string& args) {
+  static int counter = 0;  // tests run on one thread
+  const std::string base = (std::filesystem::temp_directory_path() /
+                            ("tcsim_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+                               .string();
+  const std::string cmd = std::string("'") + TCSIM_EXE + "' " + args + " >'" + base + ".out' 2>'" + base + ".err'";
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  std::filesystem::remove(base + ".out");
+  std::filesystem::remove(base + ".err");
+  return r;
+}
 
 }  // namespace tcsim::test

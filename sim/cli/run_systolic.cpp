@@ -2,7 +2,7 @@
 // SCALE-Sim topology (--topology, conv or GEMM form) and/or --gemm shapes. Prints a table of the
 // layers; with -o also writes SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and
 // DETAILED_ACCESS_REPORT.csv (byte-compatible with SCALE-Sim v2), our summary.csv, summary.json,
-// results.h5 and config.resolved.yaml, and with --traces per-layer SRAM traces.
+// results.h5 and config.resolved.yaml, and with --traces per-layer SRAM and DRAM traces (traces.h).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -77,7 +77,7 @@ io::Table layers_table(const std::vector<systolic::LayerReport>& rs, const systo
                                  r.row_folds, r.col_folds, r.fold_cycles, r.sram_ifmap.count, r.sram_filter.count,
                                  r.sram_ofmap.count, r.dram_ifmap.count, r.dram_filter.count, r.dram_ofmap.count,
                                  static_cast<std::int64_t>((r.dram_ifmap.count + r.dram_filter.count) * r.word_bytes),
-                                 static_cast<std::int64_t>(r.dram_ofmap.count * r.word_bytes)};
+                                 static_cast<std::int64_t>(r.dram_ofmap.count * r.out_word_bytes)};
     if (c.clock_hz > 0) row.emplace_back(r.time_s * 1e6);
     row.emplace_back(join(r.notes, "; "));
     t.add_row(std::move(row));
@@ -161,14 +161,11 @@ int run_systolic(const RunRequest& req) {
     write_file_atomically(dir / "BANDWIDTH_REPORT.csv", systolic::bandwidth_report_csv(reports));
     write_file_atomically(dir / "DETAILED_ACCESS_REPORT.csv", systolic::detailed_access_report_csv(reports));
     if (req.traces) {
-      // Check every layer first so that a too-large layer fails before anything is written.
+      // Check every layer first so that a too-large layer fails before any trace is written.
+      auto label = [&](std::size_t i) { return "layer " + std::to_string(i) + " (" + layers[i].name + ")"; };
+      for (std::size_t i = 0; i < layers.size(); ++i) systolic::check_trace_size(layers[i], cfg, reports[i], label(i));
       for (std::size_t i = 0; i < layers.size(); ++i)
-        if (systolic::trace_cells(layers[i], cfg) > systolic::kMaxTraceCells)
-          systolic::write_sram_traces(dir / ("layer" + std::to_string(i)), layers[i], cfg,
-                                      "layer " + std::to_string(i) + " (" + layers[i].name + ")");
-      for (std::size_t i = 0; i < layers.size(); ++i)
-        systolic::write_sram_traces(dir / ("layer" + std::to_string(i)), layers[i], cfg,
-                                    "layer " + std::to_string(i) + " (" + layers[i].name + ")");
+        systolic::write_layer_traces(dir / ("layer" + std::to_string(i)), layers[i], cfg, reports[i], label(i));
     }
   }
   double cycles = 0;

@@ -1,23 +1,34 @@
 #include "systolic/calc_read_buffer.h"
 
 #include <algorithm>
+#include <new>
 
 namespace tcsim::systolic {
 
 CalcReadBuffer::CalcReadBuffer(std::uint64_t sram_words, std::int64_t address_space)
     : items_per_set_(static_cast<std::int64_t>(sram_words / kSets)),
       capacity_(kActiveSets * static_cast<std::int64_t>(sram_words / kSets)),
-      stamp_(static_cast<std::size_t>(std::max<std::int64_t>(address_space, 1)), 0) {}
+      space_(std::max<std::int64_t>(address_space, 1)) {
+  stamp_.reset(static_cast<std::uint16_t*>(std::calloc(static_cast<std::size_t>(space_), sizeof(std::uint16_t))));
+  if (!stamp_) throw std::bad_alloc();
+}
 
 void CalcReadBuffer::next_epoch(std::int64_t row) {
   in_epoch_ = 0;
   ++triggers_;
   last_trigger_row_ = row;
   last_trigger_access_ = accesses_;
-  if (++epoch_ == 0) {  // wrapped: forget every stamp
-    std::fill(stamp_.begin(), stamp_.end(), std::uint8_t{0});
-    epoch_ = 1;
+  if (cur_ == kMaxStamp) {  // out of stamps: the new epoch is empty, so forget every stamp
+    std::fill_n(stamp_.get(), space_, std::uint16_t{0});
+    cur_ = 0;
   }
+  lo_ = cur_ = static_cast<std::uint16_t>(cur_ + 1);
+}
+
+void CalcReadBuffer::renumber() {
+  std::uint16_t* p = stamp_.get();
+  for (std::int64_t i = 0; i < space_; ++i) p[i] = in_epoch(p[i]) ? std::uint16_t{1} : std::uint16_t{0};
+  lo_ = cur_ = 1;
 }
 
 DramSpan CalcReadBuffer::closed_form(std::int64_t items_per_set, std::int64_t misses, std::int64_t first_row,

@@ -2,9 +2,11 @@
 // `semantics: faithful`: what the hardware would do, not what SCALE-Sim v2 computes
 // (differences listed in sim/systolic/README.md).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "systolic/demand_streams.h"
 #include "systolic/fold_schedule.h"
 #include "systolic/layer.h"
 #include "systolic/layer_report.h"
@@ -16,6 +18,8 @@ struct FaithfulResult {
   std::int64_t cycles = 0;        // number of cycles (not the last index)
   std::int64_t compute_cycles = 0;
   std::int64_t stall_cycles = 0;  // cycles beyond compute spent waiting for DRAM
+  // DRAM words and the cycles of the traces' transfers (faithful_traces.h): reads of fold g in the
+  // fold period before g * P (fold 0: cycles -P .. -1), writes when the outputs leave the array.
   AccessSpan dram_ifmap, dram_filter, dram_ofmap;
   std::vector<std::string> notes;
 };
@@ -25,6 +29,29 @@ struct FaithfulResult {
 //   ws: R + folds * max(M, R) + R + C - 2    (weights double-buffered: next load overlaps streaming)
 //   is: R + folds * max(N, R) + R + C - 2
 std::int64_t faithful_compute_cycles(const FoldSchedule& s);
+
+// The cycles one fold occupies on the overlapped timeline, max(T, R): fold g (column folds outer)
+// streams from g * P (os) or loads its stationary tile from g * P and streams from R + g * P (ws, is).
+std::int64_t faithful_fold_period(const FoldSchedule& s);
+
+// ws/is: true when the partial sums of every K fold go to DRAM (one T x C output tile does not fit
+// in half the ofmap buffer); otherwise only the last K fold's (final) outputs do.
+bool faithful_partial_sums_to_dram(const FoldSchedule& s, const SystolicConfig& c, std::int64_t out_bytes);
+
+// The faithful DRAM reads of one operand, as dram_estimate.h counts them, in words (elements).
+struct FaithfulReads {
+  std::int64_t capacity = 0;   // half the operand's buffer, in words
+  std::int64_t footprint = 0;  // ifmap: min(H * W * C, M * K); filter: K * N
+};
+FaithfulReads faithful_reads(const Layer& layer, const SystolicConfig& c, Operand op, std::int64_t in_bytes);
+// The transfers in order: when the footprint fits in the capacity, the whole operand once for fold
+// 0 (whole = true); otherwise fold g's operand tile (fold order), except when fold g uses the
+// previous fold's tile and it fits. A transfer for fold g is needed by cycle g * P.
+void for_each_faithful_read(const Layer& layer, const FoldSchedule& s, Operand op, const FaithfulReads& r,
+                            const std::function<void(std::int64_t fold, bool whole)>& visit);
+// Words of fold (fr, fc)'s operand tile (im2col or filter entries, padding included).
+std::int64_t faithful_tile_words(const Layer& layer, const FoldSchedule& s, Operand op, std::int64_t fr,
+                                 std::int64_t fc);
 
 // `word_bytes`: bytes per operand word (from the kernel's formats, or the config).
 FaithfulResult faithful_layer(const Layer& layer, const FoldSchedule& s, const SystolicConfig& c,

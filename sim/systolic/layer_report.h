@@ -25,7 +25,8 @@ struct LayerReport {
   double macs = 0;
   std::int64_t row_folds = 0, col_folds = 0, fold_cycles = 0;
   double time_s = 0;  // faithful with a clock; 0 otherwise
-  std::int64_t word_bytes = 1;
+  std::int64_t word_bytes = 1;      // bytes per operand (ifmap, filter) element
+  std::int64_t out_word_bytes = 1;  // bytes per ofmap element (faithful: the output format's size)
   std::vector<std::string> notes;
 
   double avg_bw(const AccessSpan& sram) const {  // SRAM words per cycle over Total Cycles

@@ -4,13 +4,13 @@
 
 namespace tcsim::systolic {
 
-OfmapWriteBuffer::OfmapWriteBuffer(std::uint64_t sram_words, std::int64_t line_words)
-    : total_(static_cast<std::int64_t>(sram_words)),
-      drain_size_(static_cast<std::int64_t>(sram_words) - (static_cast<std::int64_t>(sram_words) + 1) / 2),
-      active_size_((static_cast<std::int64_t>(sram_words) + 1) / 2),
+OfmapWriteBuffer::OfmapWriteBuffer(std::uint64_t sram_words, std::int64_t line_words, LineObserver observer)
+    : drain_size_(static_cast<std::int64_t>(sram_words) - (static_cast<std::int64_t>(sram_words) + 1) / 2),
+      active_size_((static_cast<std::int64_t>(sram_words) + 1) / 2),  // ceil(total * 0.5)
       line_(std::max<std::int64_t>(line_words, 1)),
       lines_per_drain_((drain_size_ + line_ - 1) / line_),
-      free_(static_cast<std::int64_t>(sram_words)) {}
+      free_(static_cast<std::int64_t>(sram_words)),
+      observer_(std::move(observer)) {}
 
 void OfmapWriteBuffer::store(std::int64_t n) {
   free_ -= n;
@@ -34,16 +34,21 @@ void OfmapWriteBuffer::drain(std::int64_t cycle) {
   while (want > 0 && !lines_.empty()) {
     auto& run = lines_.front();
     const std::int64_t k = std::min(want, run.second);
+    if (observer_)
+      for (std::int64_t i = 0; i < k; ++i) {
+        const bool last = want - i == 1 || (run.second - i == 1 && lines_.size() == 1);
+        observer_(cycle + taken + i, run.first, last ? run.first : line_);
+      }
     taken += k;
     want -= k;
     last_fill = run.first;
     run.second -= k;
     if (run.second == 0) lines_.pop_front();
   }
-  const std::int64_t words = taken * line_ - (line_ - last_fill);
-  written_ += taken > 0 ? words : 0;
-  free_ += taken > 0 ? words : 0;
-  const std::int64_t end = cycle + std::max<std::int64_t>(taken, 1) - 1;
+  const std::int64_t words = taken > 0 ? taken * line_ - (line_ - last_fill) : 0;
+  written_ += words;
+  free_ += words;  // SCALE-Sim frees what it counts, its partial-line artefact included
+  const std::int64_t end = cycle + std::max<std::int64_t>(taken, 1) - 1;  // write port: no latency
   if (!any_drain_) {
     any_drain_ = true;
     first_drain_ = cycle;
@@ -52,47 +57,53 @@ void OfmapWriteBuffer::drain(std::int64_t cycle) {
   drain_end_ = end;
 }
 
+std::int64_t OfmapWriteBuffer::write_row(std::int64_t cycle, std::int64_t n) {
+  std::int64_t cur = cycle;
+  while (n > 0) {
+    if (cur < drain_end_) {
+      // Drain in flight: words enter until the buffer is full; the word that finds it full
+      // (free <= 0 after storing) waits for the drain to end.
+      const std::int64_t k = std::min(n, std::max<std::int64_t>(free_, 1));
+      store(k);
+      n -= k;
+      if (free_ <= 0) cur = drain_end_;
+      continue;
+    }
+    // No drain in flight: the word that makes the occupancy exceed the active half drains.
+    const std::int64_t until = std::max<std::int64_t>(free_ - active_size_ + 1, 1);
+    if (until > n) {
+      store(n);
+      n = 0;
+    } else {
+      store(until);
+      n -= until;
+      close_partial_line();
+      drain(cur);
+    }
+  }
+  return cur;
+}
+
 void OfmapWriteBuffer::write_rows(std::int64_t row, std::int64_t count, std::int64_t per_row) {
   if (per_row <= 0) return;
   const std::int64_t end_row = row + count;
   while (row < end_row) {
-    if (row < drain_end_) {
-      // A drain is in progress: no new drain can start in these rows.
+    if (row < drain_end_) {  // a drain is in flight: no new drain can start in these rows
       const std::int64_t k = std::min(end_row, drain_end_) - row;
       store(k * per_row);
       row += k;
       continue;
     }
-    // How many words until the occupancy exceeds the drain half (free < active size)?
-    const std::int64_t until = free_ - active_size_ + 1;  // the until-th word triggers
+    const std::int64_t until = free_ - active_size_ + 1;  // the until-th word triggers a drain
     if (until > (end_row - row) * per_row) {
       store((end_row - row) * per_row);
       row = end_row;
       continue;
     }
-    const std::int64_t j = std::max<std::int64_t>(until, 1);  // words into the run
-    const std::int64_t full_rows = (j - 1) / per_row;          // rows before the trigger row
+    const std::int64_t full_rows = (std::max<std::int64_t>(until, 1) - 1) / per_row;  // rows before the trigger row
     store(full_rows * per_row);
     row += full_rows;
-    const std::int64_t in_row = j - full_rows * per_row;       // trigger word within this row
-    store(in_row);
-    close_partial_line();
-    drain(row);
-    // SCALE-Sim continues this row at cycle drain_end_; since that is not before drain_end_, every
-    // further word of the row may start another drain (at that cycle) once the buffer is full again.
-    std::int64_t rest = per_row - in_row;
-    while (rest > 0) {
-      const std::int64_t u = std::max<std::int64_t>(free_ - active_size_ + 1, 1);
-      if (u > rest) {
-        store(rest);
-        rest = 0;
-      } else {
-        store(u);
-        rest -= u;
-        close_partial_line();
-        drain(drain_end_);
-      }
-    }
+    write_row(row, per_row);  // the trigger row, word by word (it cannot stall, see the header)
     ++row;
   }
 }

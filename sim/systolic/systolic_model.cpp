@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "systolic/calc_dram_reads.h"
 #include "systolic/calc_read_buffer.h"
+#include "systolic/demand_runs.h"
 #include "systolic/demand_streams.h"
 #include "systolic/dram_estimate.h"
 #include "systolic/faithful.h"
@@ -36,200 +38,7 @@ std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::str
 
 namespace {
 
-// Distinct valid input addresses touched by the layer's windows (rows x cols x channels).
-std::int64_t ifmap_footprint(const Layer& l) {
-  auto touched = [](std::int64_t in, std::int64_t out, std::int64_t f, std::int64_t s, std::int64_t pad) {
-    std::vector<char> hit(static_cast<std::size_t>(in), 0);
-    std::int64_t n = 0;
-    for (std::int64_t o = 0; o < out; ++o)
-      for (std::int64_t j = 0; j < f; ++j) {
-        const std::int64_t i = o * s + j - pad;
-        if (i >= 0 && i < in && !hit[static_cast<std::size_t>(i)]) {
-          hit[static_cast<std::size_t>(i)] = 1;
-          ++n;
-        }
-      }
-    return n;
-  };
-  return touched(l.ifmap_h, l.out_h, l.filter_h, l.stride_h, l.pad_h) *
-         touched(l.ifmap_w, l.out_w, l.filter_w, l.stride_w, l.pad_w) * l.channels;
-}
-
 AccessSpan to_span(const DramSpan& d) { return {double(d.start), double(d.stop), d.accesses, d.exact}; }
-
-// Valid accesses of `op` in fold (fr, fc) when no window overhangs the input.
-std::int64_t fold_accesses(const FoldSchedule& s, Operand op, std::int64_t fr, std::int64_t fc) {
-  const std::int64_t ru = s.rows_used(fr), cu = s.cols_used(fc);
-  const bool preloaded = (s.dataflow == Dataflow::ws && op == Operand::filter) ||
-                         (s.dataflow == Dataflow::is && op == Operand::ifmap);
-  if (preloaded) return ru * cu;
-  if (s.dataflow == Dataflow::os && op == Operand::filter) return cu * s.T;
-  return ru * s.T;
-}
-
-// Replays the demand of `op` through the CALC read buffer, skipping work that provably repeats:
-//  * a fold whose tile equals the previous fold's, with no epoch boundary since that fold
-//    started, is all hits (os filter: the Fr folds of a column fold share their tile);
-//  * when the address sequence of a whole column-fold sweep does not depend on the column fold
-//    (os ifmap, ws ifmap, is filter), the buffer is periodic as soon as two consecutive sweeps end
-//    their last epoch at the same position: the rest is extrapolated.
-void replay(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op, CalcReadBuffer& buf) {
-  auto visit = [&buf](std::int64_t row, std::int64_t addr) { buf.access(row, addr); };
-  const bool sweep_invariant = (s.dataflow == Dataflow::os && op == Operand::ifmap) ||
-                               (s.dataflow == Dataflow::ws && op == Operand::ifmap) ||
-                               (s.dataflow == Dataflow::is && op == Operand::filter);
-  // Tile identity of fold f (equal keys: identical address sequence), -1 when unique.
-  auto key = [&](std::int64_t f) -> std::int64_t {
-    if (s.dataflow == Dataflow::os && op == Operand::filter) return f / s.Fr;  // fc
-    if (sweep_invariant && s.Fr == 1) return 0;                                // every fold alike
-    return -1;
-  };
-  // The valid accesses of fold f as contiguous address runs (for folds without an epoch boundary).
-  const std::int64_t K = layer.k(), R = s.R, H = layer.ifmap_h, W = layer.ifmap_w, Ch = layer.channels;
-  const std::int64_t Fh = layer.filter_h, Fw = layer.filter_w, Ew = layer.out_w;
-  auto any_order = [&](std::int64_t f, auto&& run) {
-    const std::int64_t fr = f % s.Fr, ru = s.rows_used(fr);
-    if (s.dataflow == Dataflow::is) {  // filter rows k = fr*R + r (contiguous), every n
-      for (std::int64_t n = 0; n < s.T; ++n) run(n * K + fr * R, ru);
-      return;
-    }
-    auto window = [&](std::int64_t m, auto&& per_pixel_row) {  // valid window rows of output pixel m
-      const std::int64_t iy0 = (m / Ew) * layer.stride_h, ix0 = (m % Ew) * layer.stride_w;
-      const std::int64_t vy = std::min(Fh, H - iy0), vx = std::min(Fw, W - ix0);
-      for (std::int64_t fy = 0; fy < vy; ++fy) per_pixel_row(fy, (iy0 + fy) * W + ix0, vx);
-    };
-    if (s.dataflow == Dataflow::os) {  // im2col rows m = fr*R + p, all k: vx*C words per window row
-      for (std::int64_t p = 0; p < ru; ++p)
-        window(fr * R + p, [&](std::int64_t, std::int64_t pix, std::int64_t vx) { run(pix * Ch, vx * Ch); });
-      return;
-    }
-    // ws: im2col columns k in [fr*R, fr*R + ru) for every m, split at window-position boundaries.
-    const std::int64_t k0 = fr * R, k1 = fr * R + ru;
-    for (std::int64_t m = 0; m < s.T; ++m) {
-      const std::int64_t iy0 = (m / Ew) * layer.stride_h, ix0 = (m % Ew) * layer.stride_w;
-      for (std::int64_t k = k0; k < k1;) {
-        const std::int64_t fy = k / (Fw * Ch), rem = k % (Fw * Ch), fx = rem / Ch, c = rem % Ch;
-        const std::int64_t len = std::min(Ch - c, k1 - k);
-        if (iy0 + fy < H && ix0 + fx < W) run(((iy0 + fy) * W + ix0 + fx) * Ch + c, len);
-        k += len;
-      }
-    }
-  };
-  // The os ifmap demand of fold f in exact order, as a tight loop (the hot path of os layers):
-  // row t, ports p: A(m0 + p, k = t - p).
-  auto os_ifmap_exact = [&](std::int64_t f) {
-    const std::int64_t fr = f % s.Fr, ru = s.rows_used(fr), m0 = fr * R, base = f * s.fold_rows;
-    const std::int64_t *iy0 = A.iy0() + m0, *ix0 = A.ix0() + m0, *fy = A.fy(), *fx = A.fx(), *ch = A.ch();
-    for (std::int64_t t = 0; t < K + ru - 1; ++t) {
-      const std::int64_t p_lo = t - K + 1 > 0 ? t - K + 1 : 0, p_hi = t < ru - 1 ? t : ru - 1;
-      for (std::int64_t p = p_lo; p <= p_hi; ++p) {
-        const std::int64_t k = t - p, iy = iy0[p] + fy[k], ix = ix0[p] + fx[k];
-        if (iy < H && ix < W) buf.access(base + t, (iy * W + ix) * Ch + ch[k]);
-      }
-    }
-  };
-  std::int64_t prev_key = -2, prev_fold_triggers = -1, failures = 0;
-  auto run_fold = [&](std::int64_t f) {
-    const std::int64_t k = key(f);
-    const std::int64_t triggers_before = buf.triggers();
-    if (k >= 0 && k == prev_key && prev_fold_triggers == triggers_before) {
-      // Same tile as the previous fold and no epoch boundary since it started: all hits.
-      // (A later skipped fold compares against the same baseline.)
-      return;
-    }
-    if (s.dataflow == Dataflow::os && op == Operand::filter && k == prev_key &&
-        s.T * s.cols_used(f / s.Fr) > buf.capacity()) {
-      // os filter tile (K x cols, every address once per fold) repeated but larger than an epoch:
-      // each address was last touched a whole tile ago, beyond an epoch boundary, so every access
-      // misses. Stamps of this tile are never consulted again except by such all-miss folds.
-      buf.distinct_misses(s.T * s.cols_used(f / s.Fr), 0, [&](std::int64_t j) {
-        std::int64_t row = 0;
-        for_each_demand(layer, s, A, op, [&](std::int64_t r, std::int64_t) { if (j-- == 0) row = r; }, f, f + 1);
-        return row;
-      });
-      prev_fold_triggers = -1;
-      return;
-    }
-    if (s.dataflow == Dataflow::os && op == Operand::filter && k != prev_key && s.T * s.cols_used(f / s.Fr) > buf.capacity() &&
-        buf.accesses() > 0) {
-      // A new os filter tile (columns never seen before, each address once): all misses; it is larger
-      // than an epoch, so its repeats take the all-miss path above and its stamps are never consulted.
-      buf.distinct_misses(s.T * s.cols_used(f / s.Fr), 0, [&](std::int64_t j) {
-        std::int64_t row = 0;
-        for_each_demand(layer, s, A, op, [&](std::int64_t r, std::int64_t) { if (j-- == 0) row = r; }, f, f + 1);
-        return row;
-      });
-      prev_key = k;
-      prev_fold_triggers = -1;
-      return;
-    }
-    // After two failed attempts in a row (folds larger than an epoch), try only every 8th fold.
-    const bool order_free = sweep_invariant && layer.pad_h == 0 && layer.pad_w == 0 &&
-                            (failures < 2 || f % 8 == 0);
-    const bool done = order_free && buf.try_fold_without_boundary([&](auto&& run) { any_order(f, run); });
-    if (order_free) failures = done ? 0 : failures + 1;
-    if (!done) {
-      if (s.dataflow == Dataflow::os && op == Operand::ifmap) os_ifmap_exact(f);
-      else for_each_demand(layer, s, A, op, visit, f, f + 1);
-    }
-    prev_key = k;
-    prev_fold_triggers = triggers_before;
-  };
-  if (!sweep_invariant) {
-    for (std::int64_t f = 0; f < s.folds(); ++f) run_fold(f);
-    return;
-  }
-  const std::int64_t sweep_rows = s.Fr * s.fold_rows;
-  std::int64_t prev_offset = -1;
-  for (std::int64_t fc = 0; fc < s.Fc; ++fc) {
-    const std::int64_t acc0 = buf.accesses(), miss0 = buf.misses(), trig0 = buf.triggers();
-    for (std::int64_t fr = 0; fr < s.Fr; ++fr) run_fold(fc * s.Fr + fr);
-    const std::int64_t trig = buf.triggers() - trig0;
-    const std::int64_t offset = trig > 0 ? buf.last_trigger_access() - acc0 : -1;
-    if (trig > 0 && offset == prev_offset && s.Fr > 1) {
-      buf.repeat(s.Fc - 1 - fc, buf.misses() - miss0, trig, sweep_rows);
-      return;
-    }
-    prev_offset = offset;
-  }
-}
-
-DramSpan calc_dram_reads(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op,
-                         std::uint64_t sram_words, std::int64_t sram_reads, std::int64_t first_row) {
-  const std::int64_t items = static_cast<std::int64_t>(sram_words / CalcReadBuffer::kSets);
-  const std::int64_t cap = CalcReadBuffer::kActiveSets * items;
-  const std::int64_t footprint = op == Operand::ifmap ? ifmap_footprint(layer) : layer.k() * layer.n();
-  const std::int64_t space = op == Operand::ifmap ? layer.ifmap_words() : layer.k() * layer.n();
-  if (footprint < cap) return CalcReadBuffer::closed_form(items, footprint, first_row, 0);
-  if (sram_reads == footprint) {
-    // Every access touches a new address (e.g. ws filters): all misses, no replay. Only the row
-    // of the last epoch boundary is needed: find its fold by per-fold counts, then its row.
-    CalcReadBuffer buf(sram_words, 1);
-    buf.distinct_misses(footprint, first_row, [&](std::int64_t j) {
-      for (std::int64_t f = 0; f < s.folds(); ++f) {
-        const std::int64_t n = fold_accesses(s, op, f % s.Fr, f / s.Fr);
-        if (j >= n) {
-          j -= n;
-          continue;
-        }
-        std::int64_t row = 0;
-        for_each_demand(layer, s, A, op, [&](std::int64_t r, std::int64_t) { if (j-- == 0) row = r; }, f, f + 1);
-        return row;
-      }
-      return std::int64_t{0};
-    });
-    return buf.finish();
-  }
-  if (sram_reads <= SystolicModel::kMaxReplayAccesses && space <= SystolicModel::kMaxReplayAddresses) {
-    CalcReadBuffer buf(sram_words, space);
-    replay(layer, s, A, op, buf);
-    return buf.finish();
-  }
-  DramSpan d = estimate_dram_reads(layer, s, op, cap, footprint);
-  d.start = first_row - (cap + CalcReadBuffer::kInitialBandwidth - 1) / CalcReadBuffer::kInitialBandwidth;
-  d.stop = s.total_rows() - 1;
-  return d;
-}
 
 // Feeds every fold's output writes to the write buffer as runs of equal writes per row.
 DramSpan ofmap_dram_writes(const FoldSchedule& s, std::uint64_t sram_words, std::int64_t line_words) {
@@ -262,19 +71,6 @@ DramSpan ofmap_dram_writes(const FoldSchedule& s, std::uint64_t sram_words, std:
   return buf.finish(s.total_rows() - 1);
 }
 
-// First and last demand row with a valid (not -1) address: overhanging windows make the last
-// entries of an im2col row invalid, so the closed-form span is refined on the first/last folds.
-RowSpan valid_row_span(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op) {
-  RowSpan span{-1, -1};
-  for (std::int64_t f = 0; f < s.folds() && span.first < 0; ++f)
-    for_each_demand(layer, s, A, op, [&](std::int64_t row, std::int64_t) { if (span.first < 0) span.first = row; },
-                    f, f + 1);
-  for (std::int64_t f = s.folds() - 1; f >= 0 && span.last < 0; --f)
-    for_each_demand(layer, s, A, op, [&](std::int64_t row, std::int64_t) { span.last = std::max(span.last, row); },
-                    f, f + 1);
-  return span;
-}
-
 }  // namespace
 
 LayerReport SystolicModel::run_layer(const Layer& layer) const {
@@ -288,6 +84,7 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
   r.col_folds = s.Fc;
   r.fold_cycles = s.fold_rows;
   r.word_bytes = c.word_bytes;
+  r.out_word_bytes = c.word_bytes;
   const double RC = static_cast<double>(c.rows * c.cols);
   r.mapping_efficiency_pct = cf.mapping_efficiency * 100;
   r.compute_util_pct = cf.compute_utilization * 100;
@@ -332,6 +129,7 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
     const std::int64_t in_b = c.bytes_from_formats ? layer.in_bytes : c.word_bytes;
     const std::int64_t out_b = c.bytes_from_formats ? layer.out_bytes : c.word_bytes;
     r.word_bytes = in_b;
+    r.out_word_bytes = out_b;
     const FaithfulResult f = faithful_layer(layer, s, c, in_b, out_b);
     r.total_cycles = f.cycles;
     r.stall_cycles = f.stall_cycles;
@@ -376,17 +174,17 @@ KernelResult to_kernel_result(const LayerReport& r, const SystolicConfig& c, dou
   m << r.row_folds << "x" << r.col_folds << " folds of " << r.fold_cycles << " cycles, "
     << to_string(c.dataflow);
   k.mapping = m.str();
-  const double wb = static_cast<double>(r.word_bytes);
+  const double wb = static_cast<double>(r.word_bytes), ob = static_cast<double>(r.out_word_bytes);
   k.set("stall_cycles", static_cast<double>(r.stall_cycles) * repeat);
   k.set("overall_util_pct", r.overall_util_pct);
   k.set("mapping_efficiency_pct", r.mapping_efficiency_pct);
   k.set("compute_util_pct", r.compute_util_pct);
   k.set("sram_ifmap_read_bytes", static_cast<double>(r.sram_ifmap.count) * wb * repeat);
   k.set("sram_filter_read_bytes", static_cast<double>(r.sram_filter.count) * wb * repeat);
-  k.set("sram_ofmap_write_bytes", static_cast<double>(r.sram_ofmap.count) * wb * repeat);
+  k.set("sram_ofmap_write_bytes", static_cast<double>(r.sram_ofmap.count) * ob * repeat);
   k.set("dram_ifmap_read_bytes", static_cast<double>(r.dram_ifmap.count) * wb * repeat);
   k.set("dram_filter_read_bytes", static_cast<double>(r.dram_filter.count) * wb * repeat);
-  k.set("dram_ofmap_write_bytes", static_cast<double>(r.dram_ofmap.count) * wb * repeat);
+  k.set("dram_ofmap_write_bytes", static_cast<double>(r.dram_ofmap.count) * ob * repeat);
   k.notes = r.notes;
   return k;
 }

@@ -1,24 +1,34 @@
 #pragma once
-// SCALE-Sim-style per-cycle SRAM traces of one layer (--traces): IFMAP_SRAM_TRACE.csv,
-// FILTER_SRAM_TRACE.csv and OFMAP_SRAM_TRACE.csv, one line per cycle: the cycle (reads: +1 for
-// the hit latency, as SCALE-Sim prints it), then the word address at each array port, -1 when idle.
-// Written row by row (bounded memory). In scalesim_v2 CALC mode the DRAM read traces
-// (IFMAP_DRAM_TRACE.csv, FILTER_DRAM_TRACE.csv, see dram_traces.h) are written beside them.
+// --traces: SCALE-Sim-style per-cycle trace CSVs of one layer, written into a folder:
+// IFMAP/FILTER/OFMAP_SRAM_TRACE.csv and IFMAP/FILTER/OFMAP_DRAM_TRACE.csv, one row per cycle (the
+// cycle, then addresses, -1 for an idle port or an empty slot). What they contain per mode:
+//   scalesim_v2 CALC : sram_traces.h (stall-free cycles) and dram_traces.h
+//   scalesim_v2 USER : user_traces.h (the replay's stalled cycles, read_buffer.py's prefetch lines)
+//   faithful         : faithful_traces.h (overlapped folds, padding, the faithful DRAM traffic)
+// Every file is streamed row by row to a temporary name and renamed when complete.
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 #include "systolic/layer.h"
+#include "systolic/layer_report.h"
 #include "systolic/systolic_config.h"
 
 namespace tcsim::systolic {
 
-// Trace cells (cycles x ports, summed over the three files) of a layer.
-std::int64_t trace_cells(const Layer& layer, const SystolicConfig& c);
+// Cells (rows and addresses, the six files together) the traces of a layer would have, from its
+// report (run_layer): SRAM cycles x (ports + 1), plus each DRAM file's reported count and span.
+std::int64_t trace_cells(const Layer& layer, const SystolicConfig& c, const LayerReport& report);
+// Layers above this are refused: the traces are for small layers (50M cells is about 0.4 GB of CSV).
 constexpr std::int64_t kMaxTraceCells = 50'000'000;
 
-// Writes the three SRAM traces (and the DRAM read traces where supported) into `dir` (created). Throws InputError("--traces", ...) when the
-// layer has more than kMaxTraceCells cells.
-void write_sram_traces(const std::filesystem::path& dir, const Layer& layer, const SystolicConfig& c,
-                       const std::string& layer_label);
+// Throws InputError("--traces", ...) naming `layer_label` when the layer exceeds kMaxTraceCells.
+void check_trace_size(const Layer& layer, const SystolicConfig& c, const LayerReport& report,
+                      const std::string& layer_label);
+
+// Writes the six traces into `dir` (created). `report` is the layer's run_layer() result (used for
+// the size check only). Checks the size first, so a refused layer writes nothing.
+void write_layer_traces(const std::filesystem::path& dir, const Layer& layer, const SystolicConfig& c,
+                        const LayerReport& report, const std::string& layer_label);
 
 }  // namespace tcsim::systolic

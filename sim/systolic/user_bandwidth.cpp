@@ -4,8 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "systolic/ofmap_write_buffer.h"
 #include "systolic/user_read_buffer.h"
-#include "systolic/user_write_buffer.h"
 
 namespace tcsim::systolic {
 
@@ -13,24 +13,25 @@ namespace {
 
 // Entries of a rows x cols matrix in SCALE-Sim's anti-diagonal unroll order
 // (diagonal d = row + col ascending; within a diagonal, row descending).
-template <class Elem, class Visit>
+// kAll: visit the -1 entries too.
+template <bool kAll, class Elem, class Visit>
 void diagonal_order(std::int64_t rows, std::int64_t cols, Elem&& elem, Visit&& visit) {
   for (std::int64_t d = 0; d < rows + cols - 1; ++d) {
     const std::int64_t hi = std::min(d, rows - 1), lo = std::max<std::int64_t>(0, d - cols + 1);
     for (std::int64_t row = hi; row >= lo; --row) {
       const std::int64_t a = elem(row, d - row);
-      if (a >= 0) visit(a, row);
+      if (kAll || a >= 0) visit(a, row);
     }
   }
 }
 
 // Entries of a rows x cols matrix row by row (prefetch matrices that SCALE-Sim does not unroll).
-template <class Elem, class Visit>
+template <bool kAll, class Elem, class Visit>
 void row_order(std::int64_t rows, std::int64_t cols, Elem&& elem, Visit&& visit) {
   for (std::int64_t row = 0; row < rows; ++row)
     for (std::int64_t col = 0; col < cols; ++col) {
       const std::int64_t a = elem(row, col);
-      if (a >= 0) visit(a, row);
+      if (kAll || a >= 0) visit(a, row);
     }
 }
 
@@ -43,9 +44,9 @@ void row_order(std::int64_t rows, std::int64_t cols, Elem&& elem, Visit&& visit)
 //   ws filter: rows fc*K + k, cols c < C -> B(k, fc*C + c)          row by row
 //   is ifmap : rows fc*K + k, cols c < C -> A(fc*C + c, k)          row by row
 //   is filter: rows fr*N + n, cols r < R -> B(fr*R + r, n)          diagonal
-// Calls visit(addr, tile) for the valid entries in order (tile = the fold index in the first
-// column: fr or fc); returns the entries including -1.
-template <class Visit>
+// Calls visit(addr, tile) for the valid entries in order (kAll: all entries, -1 included; tile =
+// the fold index in the first column: fr or fc); returns the entries including -1.
+template <bool kAll = false, class Visit>
 std::int64_t prefetch_order(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op,
                             Visit&& visit_tile) {
   const std::int64_t K = layer.k(), M = layer.m(), N = layer.n(), R = s.R, C = s.C;
@@ -59,39 +60,39 @@ std::int64_t prefetch_order(const Layer& layer, const FoldSchedule& s, const Im2
   switch (s.dataflow) {
     case Dataflow::os:
       if (ifmap) {
-        diagonal_order(s.Fr * K, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+        diagonal_order<kAll>(s.Fr * K, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
           const std::int64_t fr = row / K;
           return col < s.rows_used(fr) ? A(fr * R + col, row % K) : -1;
         }, visit);
         return s.Fr * K * R;
       }
-      diagonal_order(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+      diagonal_order<kAll>(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
         const std::int64_t fc = row / K;
         return col < s.cols_used(fc) ? B(row % K, fc * C + col) : -1;
       }, visit);
       return s.Fc * K * C;
     case Dataflow::ws:
       if (ifmap) {
-        diagonal_order(s.Fr * M, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+        diagonal_order<kAll>(s.Fr * M, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
           const std::int64_t fr = row / M;
           return col < s.rows_used(fr) ? A(row % M, fr * R + col) : -1;
         }, visit);
         return s.Fr * M * R;
       }
-      row_order(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+      row_order<kAll>(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
         const std::int64_t fc = row / K;
         return col < s.cols_used(fc) ? B(row % K, fc * C + col) : -1;
       }, visit);
       return s.Fc * K * C;
     case Dataflow::is:
       if (ifmap) {
-        row_order(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+        row_order<kAll>(s.Fc * K, C, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
           const std::int64_t fc = row / K;
           return col < s.cols_used(fc) ? A(fc * C + col, row % K) : -1;
         }, visit);
         return s.Fc * K * C;
       }
-      diagonal_order(s.Fr * N, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
+      diagonal_order<kAll>(s.Fr * N, R, [&](std::int64_t row, std::int64_t col) -> std::int64_t {
         const std::int64_t fr = row / N;
         return col < s.rows_used(fr) ? B(fr * R + col, row % N) : -1;
       }, visit);
@@ -139,11 +140,16 @@ void row_demand(const Layer& layer, const FoldSchedule& s, const Im2col& A, Oper
   }
 }
 
-std::int64_t line_words(const SystolicConfig& c) {
+}  // namespace
+
+std::int64_t user_line_words(const SystolicConfig& c) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(c.user_bandwidth_words)));
 }
 
-}  // namespace
+std::int64_t for_each_fetch_entry(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op,
+                                  const std::function<void(std::int64_t)>& visit) {
+  return prefetch_order<true>(layer, s, A, op, [&visit](std::int64_t a, std::int64_t) { visit(a); });
+}
 
 bool user_bandwidth_fits(const Layer& layer, const FoldSchedule& s) {
   // The index holds one 4-byte set id per prefetch entry and 20 bytes per address.
@@ -160,8 +166,8 @@ bool user_bandwidth_fits(const Layer& layer, const FoldSchedule& s) {
 }
 
 UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, const Im2col& A, const SystolicConfig& c,
-                                 RowSpan ri, RowSpan rf, RowSpan ro) {
-  const std::int64_t bw = line_words(c);
+                                 RowSpan ri, RowSpan rf, RowSpan ro, const UserReplayHooks* hooks) {
+  const std::int64_t bw = user_line_words(c);
   UserReadBuffer ifmap(c.ifmap_sram_words(), bw, layer.ifmap_words());
   UserReadBuffer filter(c.filter_sram_words(), bw, layer.k() * layer.n());
   for (auto [op, buf] : {std::pair{Operand::ifmap, &ifmap}, std::pair{Operand::filter, &filter}}) {
@@ -172,7 +178,8 @@ UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, cons
     }
     buf->seal(entries);
   }
-  UserWriteBuffer ofmap(c.ofmap_sram_words(), bw);
+  OfmapWriteBuffer ofmap(c.ofmap_sram_words(), bw, hooks ? hooks->ofmap_line : OfmapWriteBuffer::LineObserver{});
+  const bool row_hook = hooks && hooks->row;
   // The prefetch tile a fold's demand comes from (os ifmap, ws ifmap, is filter: the row fold).
   auto ifmap_tile = [&](std::int64_t fr, std::int64_t fc) { return s.dataflow == Dataflow::is ? fc : fr; };
   auto filter_tile = [&](std::int64_t fr, std::int64_t fc) { return s.dataflow == Dataflow::is ? fr : fc; };
@@ -202,6 +209,7 @@ UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, cons
         if (i == ro.first) out.sram_ofmap.first = of_out;
         if (i == ro.last) out.sram_ofmap.last = of_out;
         last_out = of_out;
+        if (row_hook) hooks->row(i, cycle, cycle + off_i, cycle + off_f, of_out);
         stalls += std::max({off_i - 1, off_f - 1, of_out - cycle});
       }
     }
@@ -211,6 +219,8 @@ UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, cons
   out.dram_ifmap = {ifmap.dram_accesses(), ifmap.dram_start(), ifmap.dram_stop(), true};
   out.dram_filter = {filter.dram_accesses(), filter.dram_start(), filter.dram_stop(), true};
   out.dram_ofmap = ofmap.finish(last_out);
+  out.ifmap_prefetches = ifmap.prefetches();
+  out.filter_prefetches = filter.prefetches();
   return out;
 }
 

@@ -11,11 +11,13 @@
 // (os: the im2col tiles of each row fold stacked, T x R each, and the filter tiles of each column
 // fold, K x C each, padded with -1) unrolled along its anti-diagonals.
 #include <cstdint>
+#include <functional>
 
 #include "systolic/calc_read_buffer.h"
 #include "systolic/demand_streams.h"
 #include "systolic/fold_schedule.h"
 #include "systolic/layer.h"
+#include "systolic/ofmap_write_buffer.h"
 #include "systolic/systolic_config.h"
 
 namespace tcsim::systolic {
@@ -25,6 +27,17 @@ struct UserReplay {
   std::int64_t stall_cycles = 0;
   RowSpan sram_ifmap, sram_filter, sram_ofmap;  // serviced cycles of the first/last demand rows
   DramSpan dram_ifmap, dram_filter, dram_ofmap;
+  std::int64_t ifmap_prefetches = 0, filter_prefetches = 0;  // DRAM prefetches after the initial fill
+};
+
+// Optional observers of a replay (--traces, user_traces.h). `row`: demand row i (0-based, fold
+// major) issued at `cycle`, its reads served at ifmap_cycle / filter_cycle (cycle + 1 + the row's
+// read stalls) and its writes at ofmap_cycle. `ofmap_line`: every DRAM line the write buffer drains.
+struct UserReplayHooks {
+  std::function<void(std::int64_t i, std::int64_t cycle, std::int64_t ifmap_cycle, std::int64_t filter_cycle,
+                     std::int64_t ofmap_cycle)>
+      row;
+  OfmapWriteBuffer::LineObserver ofmap_line;
 };
 
 // Whether the replay fits in bounded memory (the prefetch order of each operand is indexed).
@@ -32,6 +45,15 @@ bool user_bandwidth_fits(const Layer& layer, const FoldSchedule& s);
 
 // ri, rf, ro: first/last demand rows with an entry, per operand.
 UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, const Im2col& A, const SystolicConfig& c,
-                                 RowSpan ri, RowSpan rf, RowSpan ro);
+                                 RowSpan ri, RowSpan rf, RowSpan ro, const UserReplayHooks* hooks = nullptr);
+
+// SCALE-Sim's DRAM line width in USER mode: `Bandwidth` words per cycle, rounded to whole words.
+std::int64_t user_line_words(const SystolicConfig& c);
+
+// Calls visit(address or -1) for every entry of the operand's prefetch matrix in SCALE-Sim's fetch
+// order (read_buffer.py's fetch matrix, row-major: -1 where a fold tile is padded to the array
+// edge or a window overhangs the input); returns the number of entries.
+std::int64_t for_each_fetch_entry(const Layer& layer, const FoldSchedule& s, const Im2col& A, Operand op,
+                                  const std::function<void(std::int64_t)>& visit);
 
 }  // namespace tcsim::systolic
