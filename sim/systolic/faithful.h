@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "systolic/demand_streams.h"
+#include "systolic/dram_estimate.h"
 #include "systolic/fold_schedule.h"
 #include "systolic/layer.h"
 #include "systolic/layer_report.h"
@@ -21,6 +22,10 @@ struct FaithfulResult {
   // DRAM words and the cycles of the traces' transfers (faithful_traces.h): reads of fold g in the
   // fold period before g * P (fold 0: cycles -P .. -1), writes when the outputs leave the array.
   AccessSpan dram_ifmap, dram_filter, dram_ofmap;
+  // SRAM start/stop cycles on the same timeline (faithful_traces.h's SRAM traces): the first and
+  // last cycle with an ifmap/filter read of an element (padding is not read) or an ofmap write.
+  // Only start/stop are set; the counts are the model's.
+  AccessSpan sram_ifmap, sram_filter, sram_ofmap;
   std::vector<std::string> notes;
 };
 
@@ -38,18 +43,25 @@ std::int64_t faithful_fold_period(const FoldSchedule& s);
 // in half the ofmap buffer); otherwise only the last K fold's (final) outputs do.
 bool faithful_partial_sums_to_dram(const FoldSchedule& s, const SystolicConfig& c, std::int64_t out_bytes);
 
-// The faithful DRAM reads of one operand, as dram_estimate.h counts them, in words (elements).
+// The faithful DRAM reads of one operand, in words (elements). The ifmap is counted in distinct
+// input elements, not im2col entries: a transfer brings the input pixels x channels that its
+// windows touch, once each, and never the padding (dram_estimate.h, `distinct_input_elements`).
 struct FaithfulReads {
   std::int64_t capacity = 0;   // half the operand's buffer, in words
-  std::int64_t footprint = 0;  // ifmap: min(H * W * C, M * K); filter: K * N
+  std::int64_t footprint = 0;  // ifmap: the input elements any window touches; filter: K * N
 };
 FaithfulReads faithful_reads(const Layer& layer, const SystolicConfig& c, Operand op, std::int64_t in_bytes);
 // The transfers in order: when the footprint fits in the capacity, the whole operand once for fold
-// 0 (whole = true); otherwise fold g's operand tile (fold order), except when fold g uses the
-// previous fold's tile and it fits. A transfer for fold g is needed by cycle g * P.
+// 0 (whole = true, `words` = the footprint); otherwise fold g's operand tile (fold order, `words`
+// = faithful_tile_words), except when fold g uses the previous fold's tile and it fits. A transfer
+// for fold g is needed by cycle g * P.
 void for_each_faithful_read(const Layer& layer, const FoldSchedule& s, Operand op, const FaithfulReads& r,
-                            const std::function<void(std::int64_t fold, bool whole)>& visit);
-// Words of fold (fr, fc)'s operand tile (im2col or filter entries, padding included).
+                            const std::function<void(std::int64_t fold, bool whole, std::int64_t words)>& visit);
+// The im2col block fold (fr, fc) reads from the ifmap: os rows [fr R, fr R + ru) x all K; ws all M x
+// columns [fr R, fr R + ru); is the K range [fr R, fr R + ru) x the M range [fc C, fc C + cu).
+Im2colBlock faithful_ifmap_block(const Layer& layer, const FoldSchedule& s, std::int64_t fr, std::int64_t fc);
+// Words of fold (fr, fc)'s operand tile: the distinct input elements of its ifmap block, or its
+// filter entries.
 std::int64_t faithful_tile_words(const Layer& layer, const FoldSchedule& s, Operand op, std::int64_t fr,
                                  std::int64_t fc);
 

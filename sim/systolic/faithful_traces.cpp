@@ -112,16 +112,13 @@ class FaithfulRows {
     }
   }
 
-  // The i-th word of fold (fr, fc)'s operand tile (faithful_tile_words of them), or -1 (padding).
-  std::int64_t tile_word(Operand op, std::int64_t fr, std::int64_t fc, std::int64_t i) const {
-    const std::int64_t R = s_.R, C = s_.C, ru = s_.rows_used(fr), cu = s_.cols_used(fc);
+  // The i-th word of fold (fr, fc)'s filter tile (faithful_tile_words of them).
+  std::int64_t filter_tile_word(std::int64_t fr, std::int64_t fc, std::int64_t i) const {
+    const std::int64_t R = s_.R, C = s_.C, cu = s_.cols_used(fc);
     switch (s_.dataflow) {
-      case Dataflow::os:
-        return op == Operand::ifmap ? a(fr * R + i / K_, i % K_) : b(i / cu, fc * C + i % cu);
-      case Dataflow::ws:
-        return op == Operand::ifmap ? a(i / ru, fr * R + i % ru) : b(fr * R + i / cu, fc * C + i % cu);
-      case Dataflow::is:
-        return op == Operand::ifmap ? a(fc * C + i / ru, fr * R + i % ru) : b(fr * R + i / N_, i % N_);
+      case Dataflow::os: return b(i / cu, fc * C + i % cu);
+      case Dataflow::ws: return b(fr * R + i / cu, fc * C + i % cu);
+      case Dataflow::is: return b(fr * R + i / N_, i % N_);
     }
     return -1;
   }
@@ -136,17 +133,21 @@ class FaithfulRows {
 void write_read_trace(const std::filesystem::path& path, const Layer& layer, const FoldSchedule& s,
                       const FaithfulRows& rows, const SystolicConfig& c, Operand op, std::int64_t in_bytes) {
   const FaithfulReads r = faithful_reads(layer, c, op, in_bytes);
-  const std::int64_t P = faithful_fold_period(s), K = layer.k();
-  const bool whole_input = layer.ifmap_words() <= layer.m() * K;  // ifmap footprint: the tensor or the im2col
+  const std::int64_t P = faithful_fold_period(s);
   TraceFile w(path);
-  for_each_faithful_read(layer, s, op, r, [&](std::int64_t g, bool whole) {
+  for_each_faithful_read(layer, s, op, r, [&](std::int64_t g, bool whole, std::int64_t n) {
     const std::int64_t fr = g % s.Fr, fc = g / s.Fr;
-    const std::int64_t n = whole ? r.footprint : faithful_tile_words(layer, s, op, fr, fc);
-    w.transfer((g - 1) * P, g * P - 1, n, [&](std::int64_t i) -> std::int64_t {
-      if (!whole) return rows.tile_word(op, fr, fc, i);
-      if (op == Operand::filter) return c.filter_offset + i;
-      return whole_input ? c.ifmap_offset + i : rows.a(i / K, i % K);
-    });
+    if (op == Operand::filter) {
+      w.transfer((g - 1) * P, g * P - 1, n, [&](std::int64_t i) -> std::int64_t {
+        return whole ? c.filter_offset + i : rows.filter_tile_word(fr, fc, i);
+      });
+      return;
+    }
+    // The distinct input elements of the whole layer or of the fold's im2col block, each once;
+    // transfer() asks for them in order, i = 0 .. n - 1.
+    const Im2colBlock block = whole ? Im2colBlock{0, layer.m(), 0, layer.k()} : faithful_ifmap_block(layer, s, fr, fc);
+    InputElementCursor cursor(layer, block);
+    w.transfer((g - 1) * P, g * P - 1, n, [&](std::int64_t) { return c.ifmap_offset + cursor.next(); });
   });
   w.commit();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "common/error.h"
 #include "systolic/calc_dram_reads.h"
@@ -137,6 +138,12 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
     r.dram_filter = f.dram_filter;
     r.dram_ofmap = f.dram_ofmap;
     r.sram_ofmap.count = cf.ofmap_real_writes;
+    // SRAM start/stop on the overlapped-fold timeline (the traces'), not SCALE-Sim's schedule.
+    for (auto [to, from] : {std::pair{&r.sram_ifmap, &f.sram_ifmap}, std::pair{&r.sram_filter, &f.sram_filter},
+                            std::pair{&r.sram_ofmap, &f.sram_ofmap}}) {
+      to->start = from->start;
+      to->stop = from->stop;
+    }
     r.time_s = c.clock_hz > 0 ? static_cast<double>(r.total_cycles) / c.clock_hz : 0;
     r.notes.insert(r.notes.end(), f.notes.begin(), f.notes.end());
   }
