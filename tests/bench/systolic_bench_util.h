@@ -4,11 +4,11 @@
 // per-network counters (seconds per network, ratio to SCALE-Sim's own time).
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <vector>
 
+#include "../test_support.h"
 #include "systolic/scalesim_cfg.h"
 #include "systolic/systolic_model.h"
 #include "workload/scalesim_topology.h"
@@ -16,10 +16,8 @@
 namespace tcsim::bench {
 
 inline std::filesystem::path scalesim_dir() {
-  std::filesystem::path p;
-  if (const char* env = std::getenv("TCSIM_SHARED"); env && *env) p = env;
-  else p = TCSIM_SHARED_DIR_DEFAULT;
-  return p / "data" / "scalesim";
+  const std::filesystem::path shared = test::shared_dir();  // empty when absent
+  return shared.empty() ? shared : shared / "data" / "scalesim";
 }
 
 struct SystolicNetwork {
