@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "config/registry.h"
+#include "engine/load_accelerator.h"
 
 namespace po = boost::program_options;
 
@@ -58,6 +59,9 @@ int load_verb(const std::vector<std::string>& args, bool show) {
   if (file.empty())
     throw InputError(show ? "tcsim config show" : "tcsim config check", "expected a config FILE (YAML with `kind:`)");
   const config::Config cfg = config::Config::load(file, config::schema_for_file(file), sets);
+  // The model's own checks too (impossible combinations, e.g. a DRAM faster than the L2): what
+  // `tcsim run` would reject, check rejects.
+  (void)engine::load_accelerator(file, sets);
   if (show) std::cout << cfg.resolved_yaml();
   else std::cout << file << ": ok\n";
   return 0;

@@ -21,9 +21,9 @@ bool parse_number(const std::string& text, double& v) {
 }  // namespace
 
 io::ResultSet measured_csv_as_result_set(const std::filesystem::path& csv_file) {
-  // Validates every row (same messages as `tcsim validate`); the rows themselves are not needed.
-  (void)workload::read_measured_schema(csv_file);
   const workload::CsvText csv = workload::read_csv(csv_file);
+  // Validates every row (same messages as `tcsim validate`); the rows themselves are not needed.
+  (void)workload::measured_from_table(csv);
 
   io::ResultSet r;
   for (auto& kv : workload::read_meta_yaml(csv_file.parent_path() / "meta.yaml")) r.attributes.push_back(std::move(kv));

@@ -49,7 +49,7 @@ SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std:
   r.ctas = ctas;
   r.cycles = r.stats.cycles;
   if (n_sim < iterations) {
-    const auto& st = r.stats.iteration_start;
+    const auto& st = r.stats.cta_iteration_start.front();  // CTA 0: the fastest under GTO
     const std::int64_t b = std::min<std::int64_t>(std::int64_t(st.size()) - 1, m.stages + 2 + window);
     const std::int64_t a = b - window;
     r.period = sm_period(r.stats, st[a], st[b], window);

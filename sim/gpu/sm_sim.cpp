@@ -159,7 +159,6 @@ class Sim {
     if (w.local != 0 || w.section != 1 || w.iter >= p_.iterations) return;
     if (stats_.cta_iteration_start.size() <= std::size_t(w.cta)) stats_.cta_iteration_start.resize(w.cta + 1);
     stats_.cta_iteration_start[w.cta].push_back(now_);
-    if (w.cta == 0) stats_.iteration_start.push_back(now_);
   }
 
   int slot_of(const Warp& w, const Instr& in, int s) const {

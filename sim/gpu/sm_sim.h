@@ -39,9 +39,8 @@ struct IssueRecord {
 
 struct SmRunStats {
   double cycles = 0;                     // until every warp is done and every store drained
-  std::vector<double> iteration_start;   // cycle at which warp 0 of CTA 0 entered each body iteration
-  // The same for warp 0 of every CTA ([cta][iteration]): under GTO the oldest CTA runs ahead of
-  // the others, so the SM's steady-state rate must be measured over all of them.
+  // Cycle at which warp 0 of each CTA entered each body iteration ([cta][iteration]): under GTO
+  // the oldest CTA runs ahead of the others, so the SM's steady-state rate is measured over all.
   std::vector<std::vector<double>> cta_iteration_start;
   double tensor_fma = 0;                 // useful + padded FMAs the tensor pipes executed
   double tensor_busy = 0;                // summed over sub-cores (pipe cycles)

@@ -118,6 +118,10 @@ TEST_CASE("tcsim config check/show on the shipped GPU configs (once the gpu kind
     CHECK(again.exit_code == 0);
     // Identical apart from the header comment naming the source file.
     CHECK(again.out.substr(again.out.find('\n')) == shown.out.substr(shown.out.find('\n')));
+    // The model's own checks run too: an L2 miss faster than a hit is what `tcsim run` rejects.
+    auto impossible = run_tcsim("config check '" + cfg.string() + "' --set dram.latency=1cycles");
+    CHECK(impossible.exit_code == 2);
+    CHECK(contains(impossible.err, "dram.latency: expected at least l2.latency"));
     auto typo = run_tcsim("config check '" + cfg.string() + "' --set no_such.key=1");
     CHECK(typo.exit_code == 2);
     CHECK(contains(typo.err, "--set: no_such.key: unknown parameter"));
