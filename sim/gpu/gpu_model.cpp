@@ -33,6 +33,8 @@ std::string fmt(const char* f, double v) {
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
   if (kernel.kind == Kernel::Kind::memory) return run_memory(kernel);
+  if (kernel.kind == Kernel::Kind::attention)
+    throw InputError(kernel.name, "fused attention kernels are not modelled on the GPU yet");
   const GemmPlan plan = plan_gemm(config_, kernel);
   KernelResult r;
   r.name = kernel.name;

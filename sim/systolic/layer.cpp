@@ -34,6 +34,15 @@ Layer make_layer(const Kernel& kernel, Semantics semantics, const std::string& w
   }
   if (kernel.kind == Kernel::Kind::memory)
     throw InputError(where, "a systolic array runs GEMM and convolution layers, not memory-bound ops");
+  if (kernel.kind == Kernel::Kind::attention)
+    throw InputError(where, "a systolic array runs GEMM and convolution layers, not a fused attention kernel "
+                            "(lower attention to its two GEMMs)");
+  if (kernel.kind == Kernel::Kind::conv && kernel.pass != Pass::forward)
+    return make_layer(gemm_view(kernel), semantics, where);  // gradients run as their implicit GEMMs
+  if (kernel.kind == Kernel::Kind::conv && (kernel.conv.dilation_h != 1 || kernel.conv.dilation_w != 1))
+    throw InputError(where, "dilated convolutions are not modelled on a systolic array");
+  if (kernel.kind == Kernel::Kind::conv && kernel.conv.groups > 1 && !kernel.conv.depthwise())
+    throw InputError(where, "grouped (non-depthwise) convolutions are not modelled on a systolic array");
   if (kernel.kind == Kernel::Kind::gemm) {
     require_positive(kernel.m, where, "M");
     require_positive(kernel.n, where, "N");
@@ -61,7 +70,7 @@ Layer make_layer(const Kernel& kernel, Semantics semantics, const std::string& w
   require_positive(c.stride_w, where, "Strides");
   require_positive(c.batch, where, "batch");
   if (c.pad_h < 0 || c.pad_w < 0) throw InputError(where, "padding must not be negative");
-  if (c.depthwise) throw InputError(where, "internal: depthwise layers must be expanded per channel first");
+  if (c.depthwise()) throw InputError(where, "internal: depthwise layers must be expanded per channel first");
   l.ifmap_h = c.ifmap_h;  // batch: the model runs the layer `batch` times (SCALE-Sim has batch 1)
   l.ifmap_w = c.ifmap_w;
   l.filter_h = c.filter_h;

@@ -27,10 +27,11 @@ std::string SystolicModel::name() const {
 }
 
 std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where) const {
-  if (kernel.kind == Kernel::Kind::conv && kernel.conv.depthwise) {
+  if (kernel.kind == Kernel::Kind::conv && kernel.conv.depthwise()) {
     Kernel one = kernel;
-    one.conv.depthwise = false;
+    one.conv.groups = 1;
     one.conv.channels = 1;
+    one.conv.num_filters /= kernel.conv.groups;
     const Layer l = make_layer(one, config_.semantics, where);
     return std::vector<Layer>(static_cast<std::size_t>(kernel.conv.channels), l);
   }

@@ -1,9 +1,23 @@
 #include "workload/kernel.h"
 
+#include <algorithm>
+
 namespace tcsim {
 
 double Kernel::macs() const {
   if (kind == Kind::memory) return 0;
+  if (kind == Kind::attention) {
+    const AttentionShape& a = attention;
+    // Unmasked (query, key) pairs: all of them, or under a causal mask the prefix (kv_len - q_len)
+    // plus the triangle of the new positions.
+    double pairs = double(a.q_len) * double(a.kv_len);
+    if (a.causal) {
+      const double prefix = double(std::max<std::int64_t>(0, a.kv_len - a.q_len));
+      const double q = double(std::min(a.q_len, a.kv_len));
+      pairs = double(a.q_len) * prefix + q * (q + 1) / 2;
+    }
+    return 2.0 * pairs * double(a.head_dim) * double(a.heads) * double(a.batch);
+  }
   if (kind == Kind::conv) {
     const Kernel g = gemm_view(*this);
     return static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
@@ -17,18 +31,14 @@ Kernel gemm_view(const Kernel& kernel) {
   Kernel g = kernel;
   g.kind = Kernel::Kind::gemm;
   const ConvShape& c = kernel.conv;
-  if (c.depthwise) {
-    // Each channel is its own GEMM: M = batch*P*Q, N = 1, K = R*S, batch = channels.
-    g.m = c.batch * c.out_h() * c.out_w();
-    g.n = 1;
-    g.k = c.filter_h * c.filter_w;
-    g.batch = c.channels;
-  } else {
-    g.m = c.batch * c.out_h() * c.out_w();
-    g.n = c.num_filters;
-    g.k = c.channels * c.filter_h * c.filter_w;
-    g.batch = 1;
+  const std::int64_t groups = std::max<std::int64_t>(1, c.groups);
+  const std::int64_t cg = c.channels / groups, kg = c.num_filters / groups, rs = c.filter_h * c.filter_w;
+  switch (kernel.pass) {
+    case Pass::forward: g.m = c.batch * c.out_h() * c.out_w(), g.n = kg, g.k = cg * rs; break;
+    case Pass::data_grad: g.m = c.batch * c.ifmap_h * c.ifmap_w, g.n = cg, g.k = kg * rs; break;
+    case Pass::weight_grad: g.m = kg, g.n = cg * rs, g.k = c.batch * c.out_h() * c.out_w(); break;
   }
+  g.batch = groups;
   return g;
 }
 

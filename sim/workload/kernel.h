@@ -1,7 +1,8 @@
 #pragma once
 // A Kernel is one lowered unit of work that an Accelerator runs: a GEMM, a convolution (kept as a
-// convolution because SCALE-Sim-style systolic models need its geometry; the GPU lowers it to an
-// implicit GEMM through gemm_view()), or a memory-bound op.
+// convolution because SCALE-Sim-style systolic models need its geometry and the GPU model chooses
+// cuDNN's algorithm from it; gemm_view() gives its implicit GEMM), a fused attention kernel, or a
+// memory-bound op.
 #include <cstdint>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace tcsim {
 
 enum class Layout { NN, NT, TN, TT };  // op(A), op(B): N = as stored (row-major M×K / K×N), T = transposed
 enum class Pass { forward, data_grad, weight_grad };
+enum class TensorLayout { nchw, nhwc };  // activation layout of a convolution (filters follow it)
 
 struct ConvShape {
   std::int64_t batch = 1;
@@ -20,20 +22,47 @@ struct ConvShape {
   std::int64_t num_filters = 0;             // K (output channels)
   std::int64_t stride_h = 1, stride_w = 1;
   std::int64_t pad_h = 0, pad_w = 0;        // per side
-  bool depthwise = false;                   // one filter per channel (groups == channels)
+  std::int64_t dilation_h = 1, dilation_w = 1;
+  std::int64_t groups = 1;                  // channels and filters split into `groups` independent convs
+  TensorLayout layout = TensorLayout::nchw;
 
-  std::int64_t out_h() const { return (ifmap_h + 2 * pad_h - filter_h) / stride_h + 1; }
-  std::int64_t out_w() const { return (ifmap_w + 2 * pad_w - filter_w) / stride_w + 1; }
+  // One filter per channel (groups == channels; num_filters may be a multiple of it).
+  bool depthwise() const { return groups > 1 && groups == channels; }
+  std::int64_t span_h() const { return dilation_h * (filter_h - 1) + 1; }  // the filter's reach
+  std::int64_t span_w() const { return dilation_w * (filter_w - 1) + 1; }
+  std::int64_t out_h() const { return (ifmap_h + 2 * pad_h - span_h()) / stride_h + 1; }
+  std::int64_t out_w() const { return (ifmap_w + 2 * pad_w - span_w()) / stride_w + 1; }
+};
+
+// Scaled dot-product attention, softmax(Q·Kᵀ·scale + mask)·V, as one fused kernel
+// (FlashAttention-style: S and P never reach memory). Q is [batch, heads, q_len, head_dim];
+// K and V are [batch, kv_heads, kv_len, head_dim] (kv_heads < heads: grouped-query attention).
+// q_len == 1 against a long kv_len is decode attention over a KV cache.
+struct AttentionShape {
+  std::int64_t batch = 1, heads = 1, kv_heads = 1;
+  std::int64_t q_len = 0, kv_len = 0, head_dim = 0;
+  bool causal = false;  // a query sees only keys at or before its position (prefix of kv_len - q_len)
+};
+
+// The shape of a memory-bound kernel, for the model's choice of kernel and its occupancy.
+// `op` names it (elementwise ops by name: "relu", "add", ...; "softmax", "layer_norm", "rms_norm",
+// "batch_norm", "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
+// "adam", "sgd", "reduce", "transpose", ...).
+struct MemoryShape {
+  std::string op = "elementwise";
+  std::int64_t elements = 0;    // output elements (the threads' work items)
+  std::int64_t row_length = 0;  // row-wise ops (softmax, norms, loss): elements reduced per row; 0 = none
 };
 
 struct Kernel {
-  enum class Kind { gemm, conv, memory };
+  enum class Kind { gemm, conv, attention, memory };
   Kind kind = Kind::gemm;
   std::string name;
 
   // GEMM D[M×N] = A[M×K]·B[K×N] + C, `batch` independent instances.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  ConvShape conv;  // kind == conv
+  ConvShape conv;            // kind == conv
+  AttentionShape attention;  // kind == attention
 
   FormatId a_format = FormatId::fp16, b_format = FormatId::fp16;
   FormatId c_format = FormatId::fp32, d_format = FormatId::fp32;  // c/d: the accumulator
@@ -41,16 +70,21 @@ struct Kernel {
   Pass pass = Pass::forward;
   std::int64_t count = 1;  // how many times the kernel runs (totals multiply by this)
 
-  // kind == memory: bytes moved and (non-tensor) flops.
+  // kind == memory: bytes moved, (non-tensor) flops and the op's shape. a_format is the data format.
   std::uint64_t bytes_read = 0, bytes_written = 0;
   double flops_nontensor = 0;
+  MemoryShape memory;
 
-  // Useful multiply-adds of one run (a GEMM counts M*N*K*batch; a conv its implicit GEMM).
+  // Useful multiply-adds of one run (a GEMM counts M*N*K*batch; a conv its implicit GEMM of the
+  // pass; attention its two products, Q·Kᵀ and P·V, over the unmasked positions).
   double macs() const;
   double flops() const { return kind == Kind::memory ? flops_nontensor : 2.0 * macs(); }
 };
 
-// The implicit-GEMM view of a convolution (forward pass): M = batch*P*Q, N = filters, K = C*R*S.
+// The implicit-GEMM view of a convolution for its pass, per group (batch = groups):
+//   forward      M = N*P*Q, N = K/g, K = C/g*R*S
+//   data_grad    M = N*H*W, N = C/g, K = K/g*R*S
+//   weight_grad  M = K/g,   N = C/g*R*S, K = N*P*Q
 // For a GEMM kernel it returns the kernel unchanged.
 Kernel gemm_view(const Kernel& k);
 

@@ -1,0 +1,99 @@
+#pragma once
+// A network with concrete shapes: the layers of a models/*.yaml file (format: models/README.md)
+// after the variables (batch, seq, past) are bound and every shape is inferred. read_network()
+// (network_reader.h) builds it; lower_network() (lowering.h) turns it into kernels for a pass and
+// a precision mode.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcsim::workload {
+
+enum class LayerKind {
+  // GEMM-like: run on tensor cores / the array
+  conv2d, linear, matmul, attention,
+  // normalisation
+  batch_norm, layer_norm, rms_norm,
+  // elementwise (one or two inputs of the same shape)
+  relu, gelu, silu, tanh, sigmoid, add, mul, dropout,
+  // pooling and reshaping (flatten and reshape move no data)
+  max_pool, avg_pool, global_avg_pool, flatten, reshape,
+  // the rest
+  softmax, embedding, rope, cross_entropy,
+};
+
+// The YAML spelling ("conv2d", "layer_norm", ...), and back (false for an unknown name).
+const char* to_string(LayerKind kind);
+bool parse_layer_kind(const std::string& text, LayerKind& kind);
+
+// A per-sample tensor shape: the batch dimension is implicit and comes first. [C, H, W] for
+// images (channels first whatever the memory layout), [tokens, features] for sequences,
+// [features] for vectors.
+using Shape = std::vector<std::int64_t>;
+std::int64_t elements(const Shape& s);  // product of the dimensions (1 for [])
+std::string to_string(const Shape& s);  // "[64, 56, 56]"
+
+enum class AttentionImpl { automatic, fused, unfused };
+
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::linear;
+  std::string where;         // "file:line" of its definition (errors, the report)
+  std::vector<int> inputs;   // producers: indices into Network::layers, -1 = the network input
+  Shape input;               // shape of inputs[0]
+  Shape output;
+  std::int64_t count = 1;    // identical copies (inside `repeat: N`): totals multiply by it
+  std::string group;         // name of the repeat group it belongs to ("" when none)
+
+  // conv2d; max_pool / avg_pool use kernel, stride, padding too
+  std::int64_t out_channels = 0;
+  std::int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  std::int64_t dilation_h = 1, dilation_w = 1, groups = 1;
+  bool bias = false;         // conv2d, linear
+
+  // linear: y = x·Wᵀ (+ b) over the last dimension: in_features = input.back()
+  std::int64_t out_features = 0;
+
+  // matmul (a product of two activations, e.g. attention scores written out): per sample,
+  // `matmul_batch` independent [m x k]·[k x n] products. inputs[0] is A, inputs[1] (if any) B.
+  std::int64_t m = 0, n = 0, k = 0, matmul_batch = 1;
+
+  // attention core, softmax(Q·Kᵀ/sqrt(d) [+ causal mask])·V: input [q_len, (heads + 2 kv_heads) *
+  // head_dim] (a fused QKV projection) or [q_len, heads * head_dim] with K and V of the same
+  // projection; output [q_len, heads * head_dim]. kv_len = past + q_len (KV cache + new tokens).
+  std::int64_t heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
+  bool causal = false;
+  AttentionImpl impl = AttentionImpl::automatic;
+
+  // embedding: a table of vocab x output.back() rows; the input holds token ids
+  std::int64_t vocab = 0;
+
+  double probability = 0;    // dropout
+
+  // Weights shared with an earlier layer (GPT-2's lm_head and wte): no parameters of its own.
+  std::string tied_to;
+
+  // Trainable parameters of one copy (0 for tied layers and weightless ops).
+  std::int64_t params() const;
+  // Multiply-adds of one copy's forward pass for `batch` samples (GEMM-like layers; 0 otherwise).
+  double forward_macs(std::int64_t batch) const;
+};
+
+struct Network {
+  std::string name;
+  std::string file;          // the models/*.yaml it came from
+  std::string source;        // where the definition comes from (paper, torchvision, HF config)
+  std::string task;          // "image" (input [C, H, W]) or "tokens" (input [seq])
+  std::int64_t batch = 1, seq = 0, past = 0;  // bound variables (seq, past: token models)
+  Shape input;               // per-sample network input
+  std::string optimizer = "sgd";  // training: sgd (with momentum), adam or adamw
+  std::vector<Layer> layers;
+
+  std::int64_t params() const;      // trainable parameters, counting repeats once per copy
+  double forward_macs() const;      // one forward pass of the whole batch, repeats included
+  // Published totals the YAML states (`reference:`), for the tests; 0 when not given.
+  std::int64_t reference_params = 0;
+  double reference_gmacs = 0;       // per sample, at the YAML's reference seq (or image size)
+};
+
+}  // namespace tcsim::workload
