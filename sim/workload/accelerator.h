@@ -18,6 +18,9 @@ class Accelerator {
   // Simulates one run of `kernel`. Deterministic: same kernel, same config -> same result.
   // Throws InputError for a kernel the hardware cannot run (with the reason).
   virtual KernelResult run(const Kernel& kernel) const = 0;
+  // CPU time an eager framework (PyTorch) spends to launch one kernel; a step whose kernels take
+  // less GPU time than this is host-bound. 0 when the model has no host (systolic arrays).
+  virtual double host_overhead_s() const { return 0; }
 };
 
 }  // namespace tcsim
