@@ -21,6 +21,8 @@ class Accelerator {
   // CPU time an eager framework (PyTorch) spends to launch one kernel; a step whose kernels take
   // less GPU time than this is host-bound. 0 when the model has no host (systolic arrays).
   virtual double host_overhead_s() const { return 0; }
+  // Device memory a workload may use, in bytes (0 when the config does not say).
+  virtual double memory_bytes() const { return 0; }
 };
 
 }  // namespace tcsim

@@ -1,0 +1,195 @@
+// tcsim network: the time of every layer of a network (models/*.yaml) on a hardware config, for
+// one inference or training step in a precision mode; --compare runs several modes side by side.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/verbs.h"
+#include "common/error.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "common/version.h"
+#include "engine/load_accelerator.h"
+#include "engine/network/network_estimate.h"
+#include "engine/network/network_tables.h"
+#include "io/writers.h"
+#include "workload/network/network_reader.h"
+
+namespace po = boost::program_options;
+
+namespace tcsim::cli {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string gib(double bytes) { return fmt("%.2f GiB", bytes / double(1ull << 30)); }
+
+workload::Precision precision_option(const std::string& text, const char* option) {
+  workload::Precision p;
+  if (!workload::parse_precision(text, p))
+    throw InputError(option, "expected one of " + workload::precision_names() + ", got '" + text + "'");
+  return p;
+}
+
+void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs) {
+  std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
+            << " step, batch " << e.batch;
+  if (e.tokens) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
+  std::cout << ", " << e.precision << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
+  std::cout << io::format_text_table(io::select_columns(
+      engine::network_layers_table(e),
+      {"layer", "kind", "shape", "count", "kernels", "time_us", "tflops", "bound", "share_pct", "flags"}));
+  std::cout << "\nTotal: " << fmt("%.4g", e.step_time_s * 1e3) << " ms per step (kernels " << fmt("%.4g", e.gpu_time_s * 1e3)
+            << " ms, " << e.launches << " launches";
+  if (e.host_time_s > 0) std::cout << ", host " << fmt("%.3g", e.host_time_s * 1e3) << " ms";
+  std::cout << "), " << fmt("%.4g", e.step_time_s > 0 ? e.flops / e.step_time_s / 1e12 : 0) << " TFLOP/s, "
+            << fmt("%.5g", e.throughput()) << " " << e.throughput_unit() << (e.host_bound ? "  [host-bound]" : "") << "\n";
+  std::cout << "\nMost expensive layers:\n" << io::format_text_table(engine::network_top_layers_table(e, 5));
+  const auto& m = e.footprint;
+  std::cout << "\nMemory: weights " << gib(m.weights);
+  if (m.master > 0) std::cout << ", master weights " << gib(m.master);
+  if (m.gradients > 0) std::cout << ", gradients " << gib(m.gradients) << ", optimizer state " << gib(m.optimizer);
+  std::cout << ", activations " << gib(m.activations) << (e.pass == "train" ? " (kept for backward)" : " (largest layer)");
+  if (m.kv_cache > 0) std::cout << ", KV cache " << gib(m.kv_cache);
+  std::cout << "; total " << gib(m.total());
+  if (e.device_memory_bytes > 0) std::cout << " of " << gib(e.device_memory_bytes);
+  std::cout << "\n";
+  if (e.device_memory_bytes > 0 && m.total() > e.device_memory_bytes)
+    std::cerr << "tcsim network: warning: the step needs " << gib(m.total()) << ", more than the "
+              << gib(e.device_memory_bytes) << " of device memory\n";
+  for (const auto& n : e.notes) std::cout << "note: " << n << "\n";
+}
+
+void print_compare(const std::vector<engine::NetworkEstimate>& modes) {
+  const auto& e = modes.front();
+  std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
+            << " step, batch " << e.batch << (e.tokens ? ", seq " + std::to_string(e.seq) : "") << "\n\n";
+  std::cout << io::format_text_table(engine::network_compare_table(modes));
+  std::cout << "\nWhere the time goes, per layer kind (time_us and speedup per mode):\n"
+            << io::format_text_table(engine::network_compare_by_kind_table(modes));
+}
+
+int network_verb(const std::vector<std::string>& args) {
+  std::string config_path, model, output_dir, format = "table", precision = "fp32", pass = "infer", compare,
+                                              layout = "nchw", attention = "auto";
+  std::vector<std::string> overrides, positional;
+  std::int64_t batch = 0, seq = 0, kv_len = -1;
+  bool cuda_graphs = false, fuse = false;
+  int jobs = 0;
+  po::options_description opts("Options");
+  opts.add_options()
+      ("config,c", po::value(&config_path)->required(), "hardware config (configs/gpu/*.yaml or configs/systolic/*.yaml)")
+      ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=3TB/s (repeatable)")
+      ("batch", po::value(&batch), "samples per step (default: the model's)")
+      ("seq", po::value(&seq), "tokens per sample (token models; default: the model's)")
+      ("kv-len", po::value(&kv_len), "tokens already in the KV cache (decode: --seq 1 --kv-len 4096)")
+      ("pass", po::value(&pass), "infer or train (forward + backward + optimizer)")
+      ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8")
+      ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
+      ("cuda-graphs", po::bool_switch(&cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
+      ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
+      ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
+      ("fuse-epilogues", po::bool_switch(&fuse), "fold biases into the GEMM/conv epilogues (inference engines)")
+      ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
+                                           "summary.json, results.h5, config.resolved.yaml here")
+      ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
+      ("format", po::value(&format), "terminal output: table, csv or json")
+      ("model", po::value(&positional)->composing(), "the network (models/*.yaml)");
+  po::positional_options_description pos;
+  pos.add("model", -1);
+  po::variables_map vm;
+  const std::string example =
+      "  tcsim network -c configs/gpu/a100.yaml models/resnet50.yaml --batch 256 --precision amp-fp16 --pass train\n"
+      "  tcsim network -c configs/gpu/h100.yaml models/llama2_7b.yaml --seq 1 --kv-len 4096 --batch 16 --precision fp16\n"
+      "  tcsim network -c configs/gpu/v100.yaml models/bert_large.yaml --pass train --compare fp32,amp-fp16 -o out/bert";
+  if (!parse_options(args, "tcsim network -c CONFIG MODEL.yaml [options]", example, opts, &pos, vm)) return 0;
+  if (positional.size() != 1) throw InputError("tcsim network", "expected one model file (models/*.yaml)");
+  model = positional[0];
+  if (format != "table" && format != "csv" && format != "json")
+    throw InputError("--format", "expected table, csv or json, got '" + format + "'");
+  if (pass != "infer" && pass != "train") throw InputError("--pass", "expected infer or train, got '" + pass + "'");
+  if (vm.count("batch") && batch <= 0) throw InputError("--batch", "expected a positive number of samples");
+  if (vm.count("seq") && seq <= 0) throw InputError("--seq", "expected a positive number of tokens");
+  if (vm.count("kv-len") && kv_len < 0) throw InputError("--kv-len", "expected 0 or more cached tokens");
+  if (vm.count("jobs") && jobs < 1) throw InputError("--jobs", "expected at least 1 thread");
+  if (vm.count("output") && output_dir.empty()) throw InputError("--output", "expected a folder name");
+
+  engine::NetworkRunOptions opt;
+  opt.training = pass == "train";
+  opt.cuda_graphs = cuda_graphs;
+  opt.fuse_epilogues = fuse;
+  opt.jobs = jobs;
+  if (layout == "nhwc") opt.conv_layout = TensorLayout::nhwc;
+  else if (layout != "nchw") throw InputError("--layout", "expected nchw or nhwc, got '" + layout + "'");
+  if (attention == "fused") opt.attention = workload::AttentionImpl::fused;
+  else if (attention == "unfused") opt.attention = workload::AttentionImpl::unfused;
+  else if (attention != "auto") throw InputError("--attention", "expected auto, fused or unfused, got '" + attention + "'");
+
+  std::vector<workload::Precision> modes;
+  if (!compare.empty()) {
+    if (vm.count("precision")) throw InputError("--compare", "give either --precision or --compare");
+    for (const auto& p : split(compare, ',')) modes.push_back(precision_option(std::string(trim(p)), "--compare"));
+  } else {
+    modes.push_back(precision_option(precision, "--precision"));
+  }
+
+  workload::NetworkVariables vars;
+  if (vm.count("batch")) vars.batch = batch;
+  if (vm.count("seq")) vars.seq = seq;
+  if (vm.count("kv-len")) vars.past = kv_len;
+  const workload::Network net = workload::read_network(model, vars);
+  if ((vm.count("seq") || vm.count("kv-len")) && net.task != "tokens")
+    throw InputError(vm.count("seq") ? "--seq" : "--kv-len", model + " is an image network: it has no sequence");
+
+  const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<engine::NetworkEstimate> estimates;
+  for (auto m : modes) {
+    opt.precision = m;
+    estimates.push_back(engine::estimate_network(*loaded.accelerator, net, opt));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  io::ResultSet rs;
+  rs.attributes = {{"tcsim_version", kVersion},
+                   {"command_line", "tcsim network " + join(args, " ")},
+                   {"config_file", config_path},
+                   {"config_yaml", loaded.resolved_yaml},
+                   {"accelerator", loaded.accelerator->name()},
+                   {"model_file", model},
+                   {"network", net.name}};
+  const engine::NetworkEstimate& main = estimates.front();
+  rs.tables.push_back(engine::network_layers_table(main));
+  rs.tables.push_back(engine::network_kernels_table(main));
+  rs.tables.push_back(engine::network_totals_table(main));
+  rs.tables.push_back(engine::network_memory_table(main));
+  if (estimates.size() > 1) {
+    rs.tables.push_back(engine::network_compare_table(estimates));
+    rs.tables.push_back(engine::network_compare_by_kind_table(estimates));
+  }
+
+  if (format == "csv") std::cout << io::format_csv(estimates.size() > 1 ? engine::network_compare_table(estimates) : rs.tables[0]);
+  else if (format == "json") std::cout << io::format_json(rs);
+  else if (estimates.size() > 1) print_compare(estimates);
+  else print_estimate(main, cuda_graphs);
+  std::cout.flush();
+  if (!output_dir.empty()) io::write_result_dir(output_dir, rs, true);
+
+  std::int64_t distinct = 0;
+  for (const auto& e : estimates) distinct += e.distinct_kernels;
+  std::cerr << "tcsim network: " << net.name << ", " << estimates.size() << (estimates.size() == 1 ? " mode, " : " modes, ")
+            << distinct << " distinct kernels simulated in " << fmt("%.3g", wall) << " s ("
+            << fmt("%.3g", wall > 0 ? double(distinct) / wall : 0) << " kernels/s)"
+            << (output_dir.empty() ? "" : "; wrote " + output_dir) << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace tcsim::cli
+
+TCSIM_REGISTER_VERB(network, "network", "estimate every layer of a network (models/*.yaml) for one inference or training step",
+                    tcsim::cli::network_verb)

@@ -1,0 +1,263 @@
+#include "engine/network/network_estimate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "engine/kernel_runner.h"
+#include "engine/network/launch_queue.h"
+
+namespace tcsim::engine {
+
+using workload::LayerKind;
+using workload::LoweredKernel;
+
+double NetworkEstimate::throughput() const {
+  if (step_time_s <= 0) return 0;
+  return double(batch) * double(tokens ? std::max<std::int64_t>(1, seq) : 1) / step_time_s;
+}
+
+namespace {
+
+// Everything that determines a kernel's result (not its name or count): identical keys are
+// simulated once.
+std::string kernel_key(const Kernel& k) {
+  std::ostringstream os;
+  const ConvShape& c = k.conv;
+  const AttentionShape& a = k.attention;
+  os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
+     << int(k.b_format) << ',' << int(k.c_format) << ',' << int(k.d_format) << '|' << int(k.layout) << ','
+     << int(k.pass);
+  if (k.kind == Kernel::Kind::conv)
+    os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
+       << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','
+       << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout);
+  if (k.kind == Kernel::Kind::attention)
+    os << '|' << a.batch << ',' << a.heads << ',' << a.kv_heads << ',' << a.q_len << ',' << a.kv_len << ','
+       << a.head_dim << ',' << a.causal;
+  if (k.kind == Kernel::Kind::memory)
+    os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
+       << k.memory.elements << ',' << k.memory.row_length;
+  return os.str();
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+bool mentions_padding(const KernelResult& r) {
+  for (const auto& n : r.notes)
+    if (n.find("multiple of 8") != std::string::npos || n.find("multiples of 8") != std::string::npos) return true;
+  return false;
+}
+
+std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
+
+// The same kernel with its user-visible sizes rounded up to multiples of 8.
+Kernel padded_to_8(Kernel k) {
+  if (k.kind == Kernel::Kind::conv) {
+    k.conv.channels = round8(k.conv.channels);
+    k.conv.num_filters = round8(k.conv.num_filters);
+  } else {
+    k.m = round8(k.m);
+    k.n = round8(k.n);
+    k.k = round8(k.k);
+  }
+  return k;
+}
+
+void check_precision(const Accelerator& acc, const NetworkRunOptions& opt) {
+  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  Kernel probe = make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
+  try {
+    (void)acc.run(probe);
+  } catch (const InputError& e) {
+    throw InputError("--precision", std::string(workload::to_string(opt.precision)) + " is not available on " +
+                                        acc.name() + ": " + e.what());
+  }
+}
+
+bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& opt) {
+  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  Kernel probe;
+  probe.kind = Kernel::Kind::attention;
+  probe.name = "attention probe";
+  probe.attention = {1, 8, 8, 256, 256, 64, false};
+  probe.a_format = probe.b_format = f.quantized_inputs ? f.activation : f.gemm_in;
+  probe.c_format = probe.d_format = FormatId::fp32;
+  try {
+    (void)acc.run(probe);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network& net, const NetworkRunOptions& opt) {
+  check_precision(acc, opt);
+  workload::LoweringOptions lo;
+  lo.precision = opt.precision;
+  lo.training = opt.training;
+  lo.conv_layout = opt.conv_layout;
+  lo.fuse_epilogues = opt.fuse_epilogues;
+  lo.fused_attention = fused_attention_available(acc, opt);
+  workload::Network n = net;
+  if (opt.attention != workload::AttentionImpl::automatic)
+    for (auto& l : n.layers)
+      if (l.kind == LayerKind::attention) l.impl = opt.attention;
+  workload::Lowering low = workload::lower_network(n, lo);
+
+  NetworkEstimate e;
+  e.network = net.name;
+  e.accelerator = acc.name();
+  e.precision = workload::to_string(opt.precision);
+  e.pass = opt.training ? "train" : "infer";
+  e.batch = net.batch;
+  e.seq = net.seq;
+  e.past = net.past;
+  e.tokens = net.task == "tokens";
+  e.footprint = low.footprint;
+  e.device_memory_bytes = acc.memory_bytes();
+  e.notes = low.notes;
+
+  // Distinct kernels, simulated once each.
+  std::map<std::string, std::size_t> index;
+  std::vector<Kernel> unique;
+  std::vector<std::size_t> slot(low.kernels.size());
+  for (std::size_t i = 0; i < low.kernels.size(); ++i) {
+    const std::string key = kernel_key(low.kernels[i].kernel);
+    auto [it, fresh] = index.emplace(key, unique.size());
+    if (fresh) unique.push_back(low.kernels[i].kernel);
+    slot[i] = it->second;
+  }
+  const std::vector<KernelOutcome> outcomes = run_kernels_collect(acc, unique, opt.jobs);
+  e.distinct_kernels = std::int64_t(unique.size());
+
+  for (std::size_t i = 0; i < low.kernels.size(); ++i) {
+    const KernelOutcome& o = outcomes[slot[i]];
+    KernelEstimate k;
+    k.lowered = low.kernels[i];
+    const Kernel& kern = k.lowered.kernel;
+    if (!o.ok) {
+      const int li = k.lowered.layer;
+      if (kern.kind != Kernel::Kind::memory)
+        throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
+                         (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) +
+                             "kernel " + kern.name + ": " + o.error);
+      k.modelled = false;
+      k.not_modelled_reason = o.error;
+      e.not_modelled += kern.count;
+    } else {
+      k.result = o.result;
+      k.result.name = kern.name;
+    }
+    e.kernels.push_back(std::move(k));
+  }
+
+  // Per layer.
+  std::map<int, std::size_t> row_of;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const auto& l = net.layers[i];
+    LayerEstimate r;
+    r.layer = int(i);
+    r.name = l.name;
+    r.kind = workload::to_string(l.kind);
+    r.shape = workload::to_string(l.output);
+    r.count = l.count;
+    row_of[int(i)] = e.layers.size();
+    e.layers.push_back(std::move(r));
+  }
+  LayerEstimate step;
+  step.name = "(step)";
+  step.kind = "optimizer";
+  const double host = opt.cuda_graphs ? 0 : acc.host_overhead_s();
+  std::map<int, double> longest;
+  for (const KernelEstimate& k : e.kernels) {
+    const int li = k.lowered.layer;
+    LayerEstimate& r = li >= 0 ? e.layers[row_of[li]] : step;
+    const std::int64_t n = k.lowered.kernel.count;
+    r.launches += n;
+    e.launches += n;
+    const double t = k.time_s();
+    switch (k.lowered.phase) {
+      case workload::StepPhase::forward: r.forward_s += t; break;
+      case workload::StepPhase::backward: r.backward_s += t; break;
+      case workload::StepPhase::optimizer: r.optimizer_s += t; break;
+    }
+    if (!k.modelled) {
+      r.flags.push_back(k.lowered.kernel.name + " not modelled: " + k.not_modelled_reason);
+      continue;
+    }
+    r.flops += k.result.flops * double(n);
+    e.flops += k.result.flops * double(n);
+    if (t > longest[li]) {
+      longest[li] = t;
+      r.bound = k.result.bound;
+      r.tensor_cores = k.result.get("tensor_util_pct").value_or(0) > 0 || k.lowered.kernel.kind != Kernel::Kind::memory;
+    }
+  }
+  if (step.launches > 0) e.layers.push_back(step);
+
+  // Flags: kernels that pay for sizes that are not multiples of 8, with the time at the fixed size.
+  const bool tensor_mode = opt.precision != workload::Precision::fp32;
+  for (LayerEstimate& r : e.layers) {
+    if (r.layer < 0 || !tensor_mode) continue;
+    double actual = 0, fixed = 0;
+    bool padded = false;
+    for (const KernelEstimate& k : e.kernels)
+      if (k.lowered.layer == r.layer && k.modelled && k.lowered.kernel.kind != Kernel::Kind::memory &&
+          mentions_padding(k.result)) {
+        padded = true;
+        actual += k.time_s();
+        try {
+          fixed += acc.run(padded_to_8(k.lowered.kernel)).time_s * double(k.lowered.kernel.count);
+        } catch (const InputError&) {
+          fixed += k.time_s();
+        }
+      }
+    if (!padded) continue;
+    const auto& l = net.layers[std::size_t(r.layer)];
+    std::string sizes;
+    if (l.kind == LayerKind::conv2d) {
+      const auto& in = l.inputs.empty() || l.inputs[0] < 0 ? net.input : net.layers[std::size_t(l.inputs[0])].output;
+      const std::int64_t ch = in.empty() ? 0 : in[0];
+      if (ch % 8) sizes += "channels " + std::to_string(ch) + " -> " + std::to_string(round8(ch));
+      if (l.out_channels % 8)
+        sizes += (sizes.empty() ? "" : ", ") + std::string("filters ") + std::to_string(l.out_channels) + " -> " +
+                 std::to_string(round8(l.out_channels));
+    } else if (l.kind == LayerKind::linear) {
+      if (l.out_features % 8)
+        sizes += "out_features " + std::to_string(l.out_features) + " -> " + std::to_string(round8(l.out_features));
+    }
+    if (sizes.empty()) sizes = "GEMM sizes (tokens x batch) -> multiples of 8";
+    r.flags.push_back("not a multiple of 8 (padded or off the tensor cores): " + fmt("%.4g", actual * 1e6) +
+                      " us; with " + sizes + ": " + fmt("%.4g", fixed * 1e6) + " us");
+  }
+
+  // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
+  LaunchQueue q(host);
+  for (const KernelEstimate& k : e.kernels) q.launch(k.modelled ? k.result.time_s : 0, k.lowered.kernel.count);
+  if (opt.cuda_graphs) q.graph_launch(acc.host_overhead_s());
+  e.gpu_time_s = q.gpu_busy_s();
+  e.host_time_s = q.host_s();
+  e.step_time_s = q.finish_s();
+  e.host_bound = e.step_time_s > 0 && (e.step_time_s - e.gpu_time_s) > 0.5 * e.step_time_s;
+  for (LayerEstimate& r : e.layers)
+    if (r.launches > 0 && host > 0 && r.time_s() / double(r.launches) < host) r.bound = "host";
+  if (e.host_bound)
+    e.notes.push_back("host-bound: the GPU waits " + fmt("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
+                      " ms of the step for kernel launches (" + fmt("%.3g", host * 1e6) +
+                      " us each); --cuda-graphs removes most of it");
+  if (e.not_modelled > 0)
+    e.notes.push_back(std::to_string(e.not_modelled) + " kernel launches are not modelled on " + acc.name() +
+                      " (memory-bound ops): their time is not in the totals");
+  return e;
+}
+
+}  // namespace tcsim::engine

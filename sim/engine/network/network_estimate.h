@@ -1,0 +1,73 @@
+#pragma once
+// Estimates one step of a network on an Accelerator: lowers it (workload/network/lowering.h),
+// simulates each distinct kernel once (identical kernels share one result), adds the host's
+// launch costs through a model of the launch queue, and sums per layer.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workload/accelerator.h"
+#include "workload/network/lowering.h"
+
+namespace tcsim::engine {
+
+struct NetworkRunOptions {
+  workload::Precision precision = workload::Precision::fp32;
+  bool training = false;
+  TensorLayout conv_layout = TensorLayout::nchw;
+  workload::AttentionImpl attention = workload::AttentionImpl::automatic;  // overrides every layer's impl unless automatic
+  bool fuse_epilogues = false;
+  bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
+  int jobs = 0;
+};
+
+// One lowered kernel and what the model said of it.
+struct KernelEstimate {
+  workload::LoweredKernel lowered;
+  bool modelled = true;
+  std::string not_modelled_reason;  // the model's message when !modelled
+  KernelResult result;              // of one run
+  double time_s() const { return modelled ? result.time_s * double(lowered.kernel.count) : 0; }
+};
+
+struct LayerEstimate {
+  int layer = -1;              // index in Network::layers; -1: the step's own kernels (optimizer, scaler)
+  std::string name, kind, shape;
+  std::int64_t count = 1;      // copies (repeat)
+  std::int64_t launches = 0;   // kernel launches per step, copies included
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;
+  double flops = 0;
+  std::string bound;           // of its longest kernel; "host" when its kernels are shorter than a launch
+  bool tensor_cores = false;   // its longest kernel ran on the tensor cores (or the array)
+  std::vector<std::string> flags;  // padding, off-tensor-core layers, not-modelled kernels
+  double time_s() const { return forward_s + backward_s + optimizer_s; }
+};
+
+struct NetworkEstimate {
+  std::string network, accelerator, precision, pass;
+  std::int64_t batch = 1, seq = 0, past = 0;
+  bool tokens = false;
+  std::vector<KernelEstimate> kernels;
+  std::vector<LayerEstimate> layers;     // network order, then the step's own kernels
+  double gpu_time_s = 0;                 // the kernels back to back
+  double host_time_s = 0;                // CPU time to launch them (0 with CUDA graphs)
+  double step_time_s = 0;                // launch queue: the GPU waits for the host where it must
+  bool host_bound = false;               // the GPU idles for the host more than half the step
+  double flops = 0;
+  std::int64_t launches = 0;
+  std::int64_t distinct_kernels = 0;     // simulated; the rest reused their results
+  std::int64_t not_modelled = 0;         // kernels the accelerator does not model (time excluded)
+  workload::MemoryFootprint footprint;
+  double device_memory_bytes = 0;        // 0: unknown
+  std::vector<std::string> notes;
+  double throughput() const;             // samples/s (images) or tokens/s (token models)
+  const char* throughput_unit() const { return tokens ? "tokens/s" : "samples/s"; }
+};
+
+// Throws InputError when the accelerator cannot run the precision (naming it), for a kernel the
+// model rejects that is a GEMM, convolution or attention kernel (naming its layer), and for
+// lowering errors. Memory-bound kernels a model rejects (a systolic array has no vector unit)
+// are kept, marked not modelled, and counted.
+NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network& net, const NetworkRunOptions& opt);
+
+}  // namespace tcsim::engine

@@ -1,0 +1,157 @@
+// The step driver: forward kernels in layer order; for training, gradient accumulation where a
+// tensor feeds several layers, the backward kernels in reverse layer order, the loss-scaler and
+// the optimizer; and the memory footprint.
+#include "workload/network/lowering.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "workload/network/lowering_context.h"
+
+namespace tcsim::workload {
+
+using namespace lowering_detail;
+
+const char* to_string(StepPhase p) {
+  switch (p) {
+    case StepPhase::forward: return "forward";
+    case StepPhase::backward: return "backward";
+    case StepPhase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+namespace {
+
+// Parameter tensors of one copy of a layer (weights and biases are separate tensors).
+std::int64_t tensors_of(const Layer& l) {
+  if (l.params() == 0) return 0;
+  switch (l.kind) {
+    case LayerKind::conv2d:
+    case LayerKind::linear: return l.bias ? 2 : 1;
+    case LayerKind::batch_norm:
+    case LayerKind::layer_norm: return 2;
+    default: return 1;
+  }
+}
+
+// PyTorch's multi_tensor_apply (aten/src/ATen/native/cuda/MultiTensorApply.cuh): one launch takes
+// at most depth_to_max_tensors[depth-1] tensors and depth_to_max_blocks[depth-1] chunks of 65536
+// elements; launches = the larger of the two limits.
+std::int64_t multi_tensor_launches(int depth, std::int64_t tensors, std::int64_t elements) {
+  static const int max_tensors[] = {110, 64, 48, 36, 30};
+  static const int max_blocks[] = {320, 320, 320, 320, 320};
+  const int d = std::clamp(depth, 1, 5) - 1;
+  const std::int64_t chunks = (elements + 65535) / 65536 + tensors;  // a tensor's last chunk is partial
+  const std::int64_t by_tensors = (tensors + max_tensors[d] - 1) / max_tensors[d];
+  const std::int64_t by_chunks = (chunks + max_blocks[d] - 1) / max_blocks[d];
+  return std::max<std::int64_t>(1, std::max(by_tensors, by_chunks));
+}
+
+void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
+  if (params <= 0) return;
+  const FormatId m = c.f.master;
+  const double pb = double(params);
+  auto step_kernel = [&](const std::string& name, const std::string& op, int depth, double reads, double writes,
+                         double flops) {
+    const std::int64_t launches = multi_tensor_launches(depth, tensors, params);
+    Kernel k = memory_kernel(name, op, m, (params + launches - 1) / launches, 0, reads * pb / double(launches),
+                             writes * pb / double(launches), flops, launches);
+    out.push_back({k, -1, StepPhase::optimizer});
+  };
+  if (c.f.loss_scaling)  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
+    step_kernel("grad_scaler.unscale", "unscale", 1, 1, 1, 2);
+  const std::string& opt = c.net.optimizer;
+  if (opt == "sgd")  // p, grad, momentum read; p, momentum written
+    step_kernel("optimizer.sgd", "sgd", 3, 3, 2, 4);
+  else  // adam / adamw: p, grad, exp_avg, exp_avg_sq read; p and both moments written
+    step_kernel("optimizer." + opt, opt, 4, 4, 3, 12);
+}
+
+}  // namespace
+
+Lowering lower_network(const Network& net, const LoweringOptions& options) {
+  Context c(net, options);
+  if (options.training && !c.f.training_allowed)
+    throw InputError("--precision", std::string(to_string(options.precision)) +
+                                        " is an inference precision; train in fp32, tf32, amp-fp16, amp-bf16, fp16 or bf16");
+  if (options.training && net.optimizer != "sgd" && net.optimizer != "adam" && net.optimizer != "adamw")
+    throw InputError(net.file + ": optimizer", "expected sgd, adam or adamw, got '" + net.optimizer + "'");
+
+  for (int i = 0; i < int(net.layers.size()); ++i) {
+    switch (net.layers[static_cast<std::size_t>(i)].kind) {
+      case LayerKind::conv2d: lower_conv2d(c, i); break;
+      case LayerKind::linear: lower_linear(c, i); break;
+      case LayerKind::matmul: lower_matmul(c, i); break;
+      case LayerKind::attention: lower_attention(c, i); break;
+      default: lower_memory_layer(c, i); break;
+    }
+  }
+
+  Lowering out;
+  out.kernels = std::move(c.forward);
+  std::int64_t params = 0, tensors = 0;
+  for (const Layer& l : net.layers) {
+    params += l.params() * l.count;
+    tensors += tensors_of(l) * l.count;
+  }
+  out.weight_tensors = tensors;
+
+  if (options.training) {
+    for (int i = int(net.layers.size()) - 1; i >= 0; --i) {
+      const Layer& l = net.layers[static_cast<std::size_t>(i)];
+      // A tensor read by several layers gets the sum of their gradients: one add per extra reader.
+      const int extra = c.consumers[static_cast<std::size_t>(i)] - 1;
+      if (extra > 0) {
+        const FormatId fmt = c.out_format[static_cast<std::size_t>(i)];
+        const std::int64_t n = c.output_elements(i);
+        Kernel k = memory_kernel(l.name + ".grad_accumulate", "add", fmt, n, 0, 2.0 * double(n), double(n), 1,
+                                 l.count * extra);
+        out.kernels.push_back({k, i, StepPhase::backward});
+      }
+      for (auto& k : c.backward[static_cast<std::size_t>(i)]) out.kernels.push_back(std::move(k));
+    }
+    optimizer_kernels(c, out.kernels, params, tensors);
+  }
+
+  // Memory footprint.
+  MemoryFootprint& m = out.footprint;
+  const double p = double(params);
+  m.weights = p * bytes_of(storage_of(c.f.weights));
+  if (c.f.autocast) m.master = p * bytes_of(c.f.master);
+  if (options.training) {
+    const double mb = bytes_of(c.f.master);
+    m.gradients = p * mb;
+    m.optimizer = p * mb * (net.optimizer == "sgd" ? 1.0 : 2.0);
+    double saved = c.saved_extra_bytes;
+    for (std::size_t i = 0; i < net.layers.size(); ++i)
+      if (c.saved[i])
+        saved += double(c.output_elements(int(i))) * bytes_of(c.out_format[i]) * double(net.layers[i].count);
+    m.activations = saved;
+  } else {
+    double peak = 0;
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const double o = double(c.output_elements(int(i))) * bytes_of(c.out_format[i]);
+      const double in = double(c.input_elements(int(i), 0)) * bytes_of(c.input_format(int(i), 0));
+      peak = std::max(peak, o + in);
+    }
+    m.activations = peak;
+    m.kv_cache = c.kv_cache_bytes;
+  }
+  out.notes = std::move(c.notes);
+  for (const Layer& l : net.layers)
+    if (l.kind == LayerKind::attention) {
+      const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);
+      out.notes.push_back(std::string("attention runs ") +
+                          (fused ? "as one fused (FlashAttention-style) kernel"
+                                 : "unfused: two batched GEMMs, scale, mask and softmax kernels (eager PyTorch)") +
+                          (l.impl == AttentionImpl::automatic && !options.fused_attention
+                               ? " (no fused kernel on this accelerator in this precision)"
+                               : ""));
+      break;
+    }
+  return out;
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,49 @@
+#pragma once
+// Lowers a Network to the kernels a framework launches for one inference or training step in a
+// precision mode: GEMM-like layers to GEMM / convolution / fused-attention kernels (forward, and
+// for training the data and weight gradients), the other layers to memory-bound kernels with their
+// bytes, plus what the mode adds (autocast weight and activation casts, quantization, loss-scaling,
+// the optimizer step). The rules and their sources are in sim/workload/README.md.
+#include <string>
+#include <vector>
+
+#include "workload/kernel.h"
+#include "workload/network/memory_footprint.h"
+#include "workload/network/network.h"
+#include "workload/network/precision.h"
+
+namespace tcsim::workload {
+
+enum class StepPhase { forward, backward, optimizer };
+const char* to_string(StepPhase p);
+
+struct LoweredKernel {
+  Kernel kernel;       // kernel.count = how many times one step runs it (repeats included)
+  int layer = -1;      // index into Network::layers; -1 for step-level kernels (optimizer, scaler)
+  StepPhase phase = StepPhase::forward;
+};
+
+struct LoweringOptions {
+  Precision precision = Precision::fp32;
+  bool training = false;
+  TensorLayout conv_layout = TensorLayout::nchw;  // nhwc: channels-last tensors, no cuDNN transposes
+  // Whether the accelerator runs fused attention kernels in this mode (the engine asks it);
+  // layers with impl `automatic` use them when true, `fused` layers require them.
+  bool fused_attention = false;
+  // Bias and activation folded into the preceding GEMM/conv epilogue (inference engines; eager
+  // PyTorch fuses only a linear layer's bias).
+  bool fuse_epilogues = false;
+};
+
+struct Lowering {
+  std::vector<LoweredKernel> kernels;  // in launch order: forward, backward (reverse layer order), optimizer
+  std::vector<std::string> notes;      // decisions worth telling the user (attention fell back to unfused ...)
+  MemoryFootprint footprint;
+  std::int64_t weight_tensors = 0;     // parameter tensors (weights and biases), repeats included
+};
+
+// Throws InputError (naming the layer's file:line) for a layer the mode cannot lower, e.g.
+// training in an inference-only precision, or `impl: fused` attention without fused kernels.
+Lowering lower_network(const Network& net, const LoweringOptions& options);
+
+}  // namespace tcsim::workload

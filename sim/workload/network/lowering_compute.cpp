@@ -1,0 +1,253 @@
+// Lowering of the GEMM-like layers: conv2d, linear, matmul, attention. Operand layouts follow
+// kernel.h (row-major storage; N = stored as used). PyTorch's nn.Linear computes x·Wᵀ with W stored
+// [out, in], so its forward GEMM reads B transposed (NT), the data gradient dY·W is NN and the
+// weight gradient dYᵀ·X is TN.
+#include <cmath>
+
+#include "common/error.h"
+#include "workload/network/lowering_context.h"
+
+namespace tcsim::workload::lowering_detail {
+
+namespace {
+
+Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
+            std::int64_t batch, Layout layout, Pass pass, FormatId in) {
+  Kernel g = make_gemm(name, m, n, k, in, c.f.gemm_acc);
+  g.batch = batch;
+  g.layout = layout;
+  g.pass = pass;
+  return g;
+}
+
+// Autocast keeps weights in fp32 and casts them to the GEMM format once per step (the autocast
+// cache); the weight gradient comes back in that format and is cast to fp32.
+void cast_weights(Context& c, int li, std::int64_t weight_elements) {
+  if (!c.f.autocast || weight_elements <= 0) return;
+  const Layer& l = c.layer(li);
+  const FormatId low = storage_of(c.f.gemm_in), high = c.f.master;
+  const double n = double(weight_elements);
+  c.emit_forward(li, memory_kernel(l.name + ".cast_w", "cast", low, weight_elements, 0, 0, 1, 1, l.count,
+                                   bytes_of(high) * n));
+  c.emit_backward(li, memory_kernel(l.name + ".cast_w.backward", "cast", high, weight_elements, 0, 0, 1, 1, l.count,
+                                    bytes_of(low) * n));
+}
+
+// The format a GEMM-like layer's activation inputs must be in, and the cast to it.
+FormatId gemm_input_format(const Context& c) { return storage_of(c.f.gemm_in); }
+
+// A bias added by its own kernel (unless fused into the epilogue), and its gradient (a reduction
+// over every output position of each channel/feature).
+void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forward) {
+  const Layer& l = c.layer(li);
+  if (!l.bias) return;
+  const std::int64_t out = c.output_elements(li);
+  const FormatId fmt = c.out_format[static_cast<std::size_t>(li)];
+  if (separate_forward && !c.opt.fuse_epilogues)
+    c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, 1, 1, 1, l.count));
+  c.emit_backward(li, memory_kernel(l.name + ".bias_grad", "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
+                                    double(out), double(channels), double(out) / double(std::max<std::int64_t>(1, channels)),
+                                    l.count));
+}
+
+}  // namespace
+
+void lower_conv2d(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const Shape& in = c.input_shape(li, 0);
+  if (in.size() != 3)
+    throw InputError(l.where, "layer '" + l.name + "': conv2d needs a [C, H, W] input, got " + to_string(in));
+  c.cast_input(li, 0, gemm_input_format(c));
+  cast_weights(c, li, l.params());
+  c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
+
+  Kernel k;
+  k.kind = Kernel::Kind::conv;
+  k.name = l.name;
+  ConvShape& s = k.conv;
+  s.batch = c.batch;
+  s.channels = in[0];
+  s.ifmap_h = in[1];
+  s.ifmap_w = in[2];
+  s.num_filters = l.out_channels;
+  s.filter_h = l.kernel_h;
+  s.filter_w = l.kernel_w;
+  s.stride_h = l.stride_h;
+  s.stride_w = l.stride_w;
+  s.pad_h = l.pad_h;
+  s.pad_w = l.pad_w;
+  s.dilation_h = l.dilation_h;
+  s.dilation_w = l.dilation_w;
+  s.groups = l.groups;
+  s.layout = c.opt.conv_layout;
+  k.a_format = k.b_format = c.f.gemm_in;
+  k.c_format = k.d_format = c.f.gemm_acc;
+  k.pass = Pass::forward;
+  c.emit_forward(li, k);
+  bias_kernels(c, li, l.out_channels, true);
+
+  Kernel w = k;
+  w.name = l.name + ".wgrad";
+  w.pass = Pass::weight_grad;
+  c.emit_backward(li, w);
+  if (!l.inputs.empty() && l.inputs[0] >= 0) {  // no gradient for the network's input images
+    Kernel d = k;
+    d.name = l.name + ".dgrad";
+    d.pass = Pass::data_grad;
+    c.emit_backward(li, d);
+  }
+  c.save_input(li, 0);
+}
+
+void lower_linear(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const Shape& in = c.input_shape(li, 0);
+  if (in.empty()) throw InputError(l.where, "layer '" + l.name + "': linear needs an input with a feature dimension");
+  const std::int64_t in_f = in.back(), out_f = l.out_features;
+  const std::int64_t rows = c.input_elements(li, 0) / in_f;
+  const bool cast = c.cast_input(li, 0, gemm_input_format(c));
+  cast_weights(c, li, in_f * out_f + (l.bias ? out_f : 0));
+  c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
+
+  const FormatId g = c.f.gemm_in;
+  // Eager PyTorch folds the bias into the GEMM (addmm / cuBLASLt bias epilogue).
+  c.emit_forward(li, gemm(c, l.name, rows, out_f, in_f, 1, Layout::NT, Pass::forward, g));
+  bias_kernels(c, li, out_f, false);
+  c.emit_backward(li, gemm(c, l.name + ".wgrad", out_f, in_f, rows, 1, Layout::TN, Pass::weight_grad, g));
+  if (!l.inputs.empty() && l.inputs[0] >= 0)
+    c.emit_backward(li, gemm(c, l.name + ".dgrad", rows, in_f, out_f, 1, Layout::NN, Pass::data_grad, g));
+  if (cast) c.save_extra(li, double(c.input_elements(li, 0)) * bytes_of(gemm_input_format(c)));
+  else c.save_input(li, 0);
+}
+
+void lower_matmul(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const std::int64_t bt = l.matmul_batch * c.batch;
+  const FormatId g = c.f.gemm_in;
+  const bool cast_a = c.cast_input(li, 0, gemm_input_format(c));
+  const bool b_is_weight = l.inputs.size() < 2;
+  bool cast_b = false;
+  if (b_is_weight) cast_weights(c, li, l.k * l.n);
+  else cast_b = c.cast_input(li, 1, gemm_input_format(c));
+  c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
+
+  c.emit_forward(li, gemm(c, l.name, l.m, l.n, l.k, bt, Layout::NN, Pass::forward, g));
+  if (b_is_weight)  // the weight is shared by every product: one GEMM over all their rows
+    c.emit_backward(li, gemm(c, l.name + ".wgrad", l.k, l.n, l.m * bt, 1, Layout::TN, Pass::weight_grad, g));
+  else
+    c.emit_backward(li, gemm(c, l.name + ".grad_b", l.k, l.n, l.m, bt, Layout::TN, Pass::data_grad, g));
+  if (!l.inputs.empty() && l.inputs[0] >= 0)
+    c.emit_backward(li, gemm(c, l.name + ".grad_a", l.m, l.k, l.n, bt, Layout::NT, Pass::data_grad, g));
+  const double gb = bytes_of(gemm_input_format(c));
+  if (cast_a) c.save_extra(li, double(c.input_elements(li, 0)) * gb);
+  else c.save_input(li, 0);
+  if (!b_is_weight) {
+    if (cast_b) c.save_extra(li, double(c.input_elements(li, 1)) * gb);
+    else c.save_input(li, 1);
+  }
+}
+
+namespace {
+
+// softmax(Q·Kᵀ/sqrt(d) + mask)·V as the separate kernels eager PyTorch launches (Hugging Face's
+// "eager" attention): K/V expansion for grouped-query attention, two batched GEMMs, the scale,
+// the mask, a softmax (autocast runs it in fp32), the cast back, and the head merge.
+void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
+  const Layer& l = c.layer(li);
+  const std::int64_t B = c.batch, h = l.heads, kvh = l.kv_heads, q = l.q_len, kv = l.kv_len, d = l.head_dim;
+  const FormatId gin = c.f.quantized_inputs ? storage_of(c.f.activation) : c.f.gemm_in;  // quantized modes keep attention in 16 bits
+  const FormatId act = storage_of(c.f.activation);
+  const std::int64_t scores = B * h * q * kv;
+  auto mem = [&](const std::string& suffix, const char* op, FormatId fmt, std::int64_t n, std::int64_t row,
+                 double rd, double wr, double flops) {
+    return memory_kernel(l.name + suffix, op, fmt, n, row, rd, wr, flops, l.count);
+  };
+  if (kvh < h) {  // repeat_kv: keys and values copied out to every query head
+    const std::int64_t n = 2 * B * h * kv * d;
+    c.emit_forward(li, mem(".repeat_kv", "copy", in_fmt, n, 0, double(2 * B * kvh * kv * d), double(n), 0));
+    c.emit_backward(li, mem(".repeat_kv.backward", "reduce", in_fmt, 2 * B * kvh * kv * d, h / kvh, double(n),
+                            double(2 * B * kvh * kv * d), double(h / kvh)));
+  }
+  c.emit_forward(li, gemm(c, l.name + ".scores", q, kv, d, B * h, Layout::NT, Pass::forward, gin));
+  c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
+  c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
+  FormatId p_fmt = act;
+  if (c.f.autocast) {  // softmax is on autocast's fp32 list: its input is cast up, its output stays fp32
+    c.emit_forward(li, memory_kernel(l.name + ".softmax.cast", "cast", c.f.kept_fp32, scores, 0, 0, 1, 1, l.count,
+                                     bytes_of(act) * double(scores)));
+    p_fmt = c.f.kept_fp32;
+  }
+  c.emit_forward(li, memory_kernel(l.name + ".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5, l.count));
+  if (p_fmt != storage_of(gin))
+    c.emit_forward(li, memory_kernel(l.name + ".probs.cast", "cast", storage_of(gin), scores, 0, 0, 1, 1, l.count,
+                                     bytes_of(p_fmt) * double(scores)));
+  c.emit_forward(li, gemm(c, l.name + ".context", q, d, kv, B * h, Layout::NN, Pass::forward, gin));
+  c.emit_forward(li, mem(".merge_heads", "transpose", act, B * q * h * d, 0, 1, 1, 0));
+
+  if (!c.opt.training) return;
+  // Backward, in the reverse order of the forward kernels.
+  c.emit_backward(li, mem(".merge_heads.backward", "transpose", act, B * q * h * d, 0, 1, 1, 0));
+  c.emit_backward(li, gemm(c, l.name + ".context.grad_probs", q, kv, d, B * h, Layout::NT, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".context.grad_v", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
+  if (p_fmt != storage_of(gin))
+    c.emit_backward(li, memory_kernel(l.name + ".probs.cast.backward", "cast", p_fmt, scores, 0, 0, 1, 1, l.count,
+                                      bytes_of(gin) * double(scores)));
+  c.emit_backward(li, memory_kernel(l.name + ".softmax.backward", "softmax", p_fmt, scores, kv, 2, 1, 4, l.count));
+  if (c.f.autocast)
+    c.emit_backward(li, memory_kernel(l.name + ".softmax.cast.backward", "cast", act, scores, 0, 0, 1, 1, l.count,
+                                      bytes_of(p_fmt) * double(scores)));
+  c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
+  c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".scores.grad_k", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
+  c.save_extra(li, double(scores) * bytes_of(p_fmt));  // the probabilities P, kept for P·V's gradient
+}
+
+}  // namespace
+
+void lower_attention(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  bool fused = c.opt.fused_attention;
+  if (l.impl == AttentionImpl::unfused) fused = false;
+  if (l.impl == AttentionImpl::fused && !c.opt.fused_attention)
+    throw InputError(l.where, "layer '" + l.name + "': impl: fused, but this accelerator has no fused attention "
+                              "kernel in " + std::string(to_string(c.opt.precision)) +
+                              " (FlashAttention needs sm_80+ and fp16/bf16); use impl: auto or unfused");
+  // Attention runs in 16-bit formats in every tensor-core mode (quantized modes too).
+  const FormatId in_fmt = c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.gemm_in);
+  bool cast[3] = {false, false, false};
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, l.inputs.size()); ++i) cast[i] = c.cast_input(li, i, in_fmt);
+  c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
+  const std::int64_t B = c.batch;
+
+  if (!c.opt.training && c.net.task == "tokens") {
+    // Serving engines write the new tokens' keys and values into the KV cache.
+    const std::int64_t n = 2 * B * l.kv_heads * l.q_len * l.head_dim;
+    c.emit_forward(li, memory_kernel(l.name + ".kv_cache_write", "copy", in_fmt, n, 0, 1, 1, 0, l.count));
+    c.kv_cache_bytes += 2.0 * double(B * l.kv_heads * l.kv_len * l.head_dim) * bytes_of(in_fmt) * double(l.count);
+  }
+  if (fused) {
+    Kernel k;
+    k.kind = Kernel::Kind::attention;
+    k.name = l.name;
+    k.attention = {B, l.heads, l.kv_heads, l.q_len, l.kv_len, l.head_dim, l.causal};
+    k.a_format = k.b_format = in_fmt;
+    k.c_format = k.d_format = FormatId::fp32;
+    c.emit_forward(li, k);
+    Kernel b = k;
+    b.name = l.name + ".backward";
+    b.pass = Pass::data_grad;  // the fused backward kernel: dQ, dK, dV (S and P recomputed)
+    c.emit_backward(li, b);
+    // Kept: the output and the softmax log-sum-exp per query row (fp32).
+    c.save_output(li);
+    c.save_extra(li, 4.0 * double(B * l.heads * l.q_len));
+  } else {
+    lower_unfused_attention(c, li, in_fmt);
+  }
+  const double ib = bytes_of(in_fmt);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, l.inputs.size()); ++i) {
+    if (cast[i]) c.save_extra(li, double(c.input_elements(li, i)) * ib);
+    else c.save_input(li, i);
+  }
+}
+
+}  // namespace tcsim::workload::lowering_detail

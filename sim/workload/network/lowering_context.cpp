@@ -1,0 +1,105 @@
+#include "workload/network/lowering_context.h"
+
+#include <cmath>
+
+namespace tcsim::workload::lowering_detail {
+
+namespace {
+std::uint64_t whole_bytes(double b) { return b <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(b)); }
+}  // namespace
+
+FormatId storage_of(FormatId f) { return f == FormatId::tf32 ? FormatId::fp32 : f; }
+
+FormatId wider_of(FormatId a, FormatId b) { return format_bits(b) > format_bits(a) ? b : a; }
+
+Kernel memory_kernel(const std::string& name, const std::string& op, FormatId format, std::int64_t elements,
+                     std::int64_t row_length, double read_elems, double write_elems, double flops_per_elem,
+                     std::int64_t count, double extra_read_bytes, double extra_write_bytes) {
+  Kernel k;
+  k.kind = Kernel::Kind::memory;
+  k.name = name;
+  k.memory.op = op;
+  k.memory.elements = elements;
+  k.memory.row_length = row_length;
+  k.a_format = k.b_format = k.c_format = k.d_format = format;
+  const double b = bytes_of(format);
+  k.bytes_read = whole_bytes(read_elems * b + extra_read_bytes);
+  k.bytes_written = whole_bytes(write_elems * b + extra_write_bytes);
+  k.flops_nontensor = flops_per_elem * double(elements);
+  k.count = count;
+  return k;
+}
+
+Context::Context(const Network& n, const LoweringOptions& o)
+    : net(n), opt(o), f(formats_of(o.precision)), batch(n.batch) {
+  const std::size_t L = n.layers.size();
+  out_format.assign(L, FormatId::fp32);
+  consumers.assign(L, 0);
+  saved.assign(L, false);
+  backward.resize(L);
+  for (const Layer& l : n.layers)
+    for (int p : l.inputs)
+      if (p >= 0) consumers[static_cast<std::size_t>(p)] += 1;
+}
+
+const Shape& Context::input_shape(int li, std::size_t which) const {
+  const Layer& l = layer(li);
+  const int p = which < l.inputs.size() ? l.inputs[which] : -1;
+  return p < 0 ? net.input : layer(p).output;
+}
+
+FormatId Context::input_format(int li, std::size_t which) const {
+  const Layer& l = layer(li);
+  const int p = which < l.inputs.size() ? l.inputs[which] : -1;
+  if (p >= 0) return out_format[static_cast<std::size_t>(p)];
+  if (net.task == "tokens") return FormatId::int32;  // token ids (their bytes are counted by the embedding)
+  // Images arrive in fp32 under autocast (the first layer casts them), else in the mode's format.
+  return f.autocast ? FormatId::fp32 : storage_of(f.activation);
+}
+
+std::int64_t Context::input_elements(int li, std::size_t which) const {
+  return elements(input_shape(li, which)) * batch;
+}
+
+std::int64_t Context::output_elements(int li) const { return elements(layer(li).output) * batch; }
+
+void Context::emit_forward(int li, Kernel k) {
+  if (k.count == 0) k.count = layer(li).count;
+  forward.push_back({std::move(k), li, StepPhase::forward});
+}
+
+void Context::emit_backward(int li, Kernel k) {
+  if (!opt.training) return;
+  if (k.count == 0) k.count = layer(li).count;
+  backward[static_cast<std::size_t>(li)].push_back({std::move(k), li, StepPhase::backward});
+}
+
+void Context::save_input(int li, std::size_t which) {
+  if (!opt.training) return;
+  const Layer& l = layer(li);
+  const int p = which < l.inputs.size() ? l.inputs[which] : -1;
+  if (p >= 0) saved[static_cast<std::size_t>(p)] = true;
+  // The network input stays in the data loader's buffers: not counted.
+}
+
+void Context::save_extra(int li, double bytes_per_copy) {
+  if (opt.training) saved_extra_bytes += bytes_per_copy * double(layer(li).count);
+}
+
+bool Context::cast_input(int li, std::size_t which, FormatId target) {
+  const FormatId from = input_format(li, which);
+  target = storage_of(target);
+  if (from == target || from == FormatId::int32) return false;
+  const Layer& l = layer(li);
+  const std::int64_t n = input_elements(li, which);
+  const std::string suffix = which == 0 ? ".cast_in" : ".cast_in" + std::to_string(which);
+  const double rb = bytes_of(from), wb = bytes_of(target);
+  Kernel fwd = memory_kernel(l.name + suffix, "cast", target, n, 0, 0, 1, 1, l.count, rb * double(n));
+  emit_forward(li, fwd);
+  // The gradient flows back through the cast: read in the target format, written in the source's.
+  Kernel bwd = memory_kernel(l.name + suffix + ".backward", "cast", from, n, 0, 0, 1, 1, l.count, wb * double(n));
+  emit_backward(li, bwd);
+  return true;
+}
+
+}  // namespace tcsim::workload::lowering_detail

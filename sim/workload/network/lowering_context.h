@@ -1,0 +1,65 @@
+#pragma once
+// Internal to the lowering (lowering*.cpp): the state one lowering pass shares between the
+// per-layer rules (tensor formats, forward and backward kernel lists, the memory footprint).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workload/network/lowering.h"
+#include "workload/network/memory_footprint.h"
+
+namespace tcsim::workload::lowering_detail {
+
+struct Context {
+  const Network& net;
+  const LoweringOptions& opt;
+  PrecisionFormats f;
+  std::int64_t batch;
+  std::vector<FormatId> out_format;        // per layer: the format its output is stored in
+  std::vector<int> consumers;              // per layer: how many inputs reference its output
+  std::vector<bool> saved;                 // per layer: its output is kept for the backward pass
+  std::vector<LoweredKernel> forward;      // launch order
+  std::vector<std::vector<LoweredKernel>> backward;  // per layer, in the order within that layer
+  double saved_extra_bytes = 0;            // saved tensors that are no layer's output (masks, casts, P)
+  double kv_cache_bytes = 0;
+  std::vector<std::string> notes;
+
+  Context(const Network& n, const LoweringOptions& o);
+
+  const Layer& layer(int i) const { return net.layers[static_cast<std::size_t>(i)]; }
+  // Per-sample shape and format of input `which` of layer `li` (-1 producer = network input).
+  const Shape& input_shape(int li, std::size_t which) const;
+  FormatId input_format(int li, std::size_t which) const;
+  // Elements of input `which` for the whole batch.
+  std::int64_t input_elements(int li, std::size_t which) const;
+  std::int64_t output_elements(int li) const;
+
+  void emit_forward(int li, Kernel k);
+  void emit_backward(int li, Kernel k);  // only when training
+  // Marks input `which` of layer li as saved for backward (dedup per producer).
+  void save_input(int li, std::size_t which);
+  void save_output(int li) { saved[static_cast<std::size_t>(li)] = true; }
+  void save_extra(int li, double bytes_per_copy);
+
+  // Casts input `which` of layer li to `target` when it is stored otherwise (autocast and
+  // quantization): a forward cast kernel and, when training, its backward; returns true if cast.
+  bool cast_input(int li, std::size_t which, FormatId target);
+};
+
+// A memory-bound kernel moving `read_elems` and `write_elems` elements of `format` (plus
+// `extra_read_bytes`), doing `flops_per_elem` per output element.
+Kernel memory_kernel(const std::string& name, const std::string& op, FormatId format, std::int64_t elements,
+                     std::int64_t row_length, double read_elems, double write_elems, double flops_per_elem,
+                     std::int64_t count, double extra_read_bytes = 0, double extra_write_bytes = 0);
+
+FormatId storage_of(FormatId f);  // tf32 is stored as fp32
+FormatId wider_of(FormatId a, FormatId b);
+
+// Per-kind rules (lowering_compute.cpp, lowering_memory.cpp).
+void lower_conv2d(Context& c, int li);
+void lower_linear(Context& c, int li);
+void lower_matmul(Context& c, int li);
+void lower_attention(Context& c, int li);
+void lower_memory_layer(Context& c, int li);
+
+}  // namespace tcsim::workload::lowering_detail

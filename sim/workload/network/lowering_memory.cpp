@@ -1,0 +1,179 @@
+// Lowering of the memory-bound layers: each becomes the kernel(s) PyTorch launches for it, with the
+// elements it reads and writes (forward, and backward when training), and what autograd keeps.
+#include "common/error.h"
+#include "workload/network/lowering_context.h"
+
+namespace tcsim::workload::lowering_detail {
+
+namespace {
+
+// Arithmetic per element (FP32 operations; transcendental functions counted as a handful), used
+// only to tell when a kernel is bound by the CUDA cores rather than by memory.
+double flops_per_element(LayerKind k) {
+  switch (k) {
+    case LayerKind::relu: return 1;
+    case LayerKind::gelu: return 20;   // erf form
+    case LayerKind::silu: return 8;    // x / (1 + exp(-x))
+    case LayerKind::tanh: return 8;
+    case LayerKind::sigmoid: return 8;
+    case LayerKind::add:
+    case LayerKind::mul: return 1;
+    case LayerKind::dropout: return 2;
+    case LayerKind::batch_norm: return 6;
+    case LayerKind::layer_norm: return 8;
+    case LayerKind::rms_norm: return 5;
+    case LayerKind::softmax: return 5;
+    case LayerKind::rope: return 3;
+    default: return 1;
+  }
+}
+
+bool is_kept_fp32(LayerKind k) {  // on autocast's fp32 list
+  return k == LayerKind::layer_norm || k == LayerKind::rms_norm || k == LayerKind::softmax ||
+         k == LayerKind::cross_entropy;
+}
+
+}  // namespace
+
+void lower_memory_layer(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const LayerKind kind = l.kind;
+  const std::size_t L = static_cast<std::size_t>(li);
+  // Autocast casts the inputs of its fp32-list ops up to fp32 (a cast kernel when they are not).
+  if (c.f.autocast && is_kept_fp32(kind)) c.cast_input(li, 0, c.f.kept_fp32);
+  FormatId fmt = c.input_format(li, 0);
+  if (c.f.autocast && is_kept_fp32(kind)) fmt = c.f.kept_fp32;
+  if (kind == LayerKind::add || kind == LayerKind::mul)
+    fmt = wider_of(c.input_format(li, 0), c.input_format(li, 1));  // type promotion
+  c.out_format[L] = fmt;
+
+  const std::int64_t out = c.output_elements(li);
+  const std::int64_t in = l.inputs.empty() && c.net.task == "tokens" ? c.batch * elements(c.net.input)
+                                                                      : c.input_elements(li, 0);
+  const double fpe = flops_per_element(kind);
+  const std::string& n = l.name;
+  const std::int64_t cnt = l.count;
+  auto fwd = [&](const std::string& suffix, const char* op, std::int64_t elems, std::int64_t row, double rd, double wr,
+                 double flops, double extra_rd = 0, double extra_wr = 0) {
+    c.emit_forward(li, memory_kernel(n + suffix, op, fmt, elems, row, rd, wr, flops, cnt, extra_rd, extra_wr));
+  };
+  auto bwd = [&](const std::string& suffix, const char* op, std::int64_t elems, std::int64_t row, double rd, double wr,
+                 double flops, double extra_rd = 0, double extra_wr = 0) {
+    c.emit_backward(li, memory_kernel(n + suffix, op, fmt, elems, row, rd, wr, flops, cnt, extra_rd, extra_wr));
+  };
+  const std::int64_t last = l.output.empty() ? 1 : l.output.back();
+  const double dout = double(out);
+
+  switch (kind) {
+    case LayerKind::flatten:
+    case LayerKind::reshape:
+      return;  // views: no data moves
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::silu:
+    case LayerKind::tanh:
+    case LayerKind::sigmoid:
+      fwd("", to_string(kind), out, 0, dout, dout, fpe);
+      bwd(".backward", to_string(kind), out, 0, 2 * dout, dout, fpe);
+      // ReLU, tanh and sigmoid differentiate from their output, GELU and SiLU from their input.
+      if (kind == LayerKind::relu || kind == LayerKind::tanh || kind == LayerKind::sigmoid) c.save_output(li);
+      else c.save_input(li, 0);
+      return;
+    case LayerKind::add:
+      fwd("", "add", out, 0, 2 * dout, dout, 1);
+      return;  // the gradient passes through unchanged
+    case LayerKind::mul:
+      fwd("", "mul", out, 0, 2 * dout, dout, 1);
+      bwd(".backward_a", "mul", out, 0, 2 * dout, dout, 1);
+      bwd(".backward_b", "mul", out, 0, 2 * dout, dout, 1);
+      c.save_input(li, 0);
+      c.save_input(li, 1);
+      return;
+    case LayerKind::dropout:
+      if (!c.opt.training) return;  // identity at inference
+      fwd("", "dropout", out, 0, dout, dout, fpe, 0, dout);  // plus a 1-byte mask per element
+      bwd(".backward", "dropout", out, 0, dout, dout, 1, dout);
+      c.save_extra(li, dout);
+      return;
+    case LayerKind::batch_norm: {
+      const std::int64_t ch = l.output.empty() ? 1 : l.output[0];
+      const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
+      // Training: statistics pass and normalising pass over the input (cuDNN's non-persistent
+      // kernels); inference: one pass with the running statistics.
+      if (c.opt.training) fwd("", "batch_norm", out, per_channel, 2 * dout, dout, fpe);
+      else fwd("", "batch_norm", out, 0, dout, dout, 2);
+      bwd(".backward", "batch_norm", out, per_channel, 4 * dout, dout, 2 * fpe);
+      c.save_input(li, 0);
+      return;
+    }
+    case LayerKind::layer_norm:
+    case LayerKind::rms_norm: {
+      const char* op = kind == LayerKind::layer_norm ? "layer_norm" : "rms_norm";
+      fwd("", op, out, last, dout, dout, fpe);
+      // PyTorch's layer-norm backward: the input gradient (row-wise) and the weight (and bias)
+      // gradients (a reduction over the rows).
+      bwd(".backward", op, out, last, 2 * dout, dout, 2 * fpe);
+      bwd(".weight_grad", "reduce", last, out / std::max<std::int64_t>(1, last), 2 * dout,
+          kind == LayerKind::layer_norm ? 2.0 * double(last) : double(last), 2);
+      c.save_input(li, 0);
+      return;
+    }
+    case LayerKind::softmax:
+      fwd("", "softmax", out, last, dout, dout, fpe);
+      bwd(".backward", "softmax", out, last, 2 * dout, dout, 4);
+      c.save_output(li);
+      return;
+    case LayerKind::max_pool:
+    case LayerKind::avg_pool: {
+      const bool mx = kind == LayerKind::max_pool;
+      const double window = double(l.kernel_h * l.kernel_w);
+      // max_pool2d_with_indices writes int64 indices when autograd needs them.
+      fwd("", mx ? "max_pool" : "avg_pool", out, 0, double(in), dout, window, 0, mx && c.opt.training ? 8 * dout : 0);
+      bwd(".backward", mx ? "max_pool" : "avg_pool", in, 0, dout, double(in), window, mx ? 8 * dout : 0);
+      if (mx) {
+        c.save_input(li, 0);
+        c.save_extra(li, 8 * dout);
+      }
+      return;
+    }
+    case LayerKind::global_avg_pool:
+      fwd("", "reduce", out, in / std::max<std::int64_t>(1, out), double(in), dout, double(in) / std::max(1.0, dout));
+      bwd(".backward", "avg_pool", in, 0, dout, double(in), 1);
+      return;
+    case LayerKind::embedding: {
+      // A gather of rows; the token ids are int64. Autocast leaves embeddings in fp32.
+      fmt = c.f.autocast ? c.f.master : c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.weights);
+      c.out_format[L] = fmt;
+      const std::int64_t tokens = in;
+      fwd("", "embedding", out, last, dout, dout, 0, 8.0 * double(tokens));
+      // embedding_dense_backward: zero the whole table's gradient, then scatter-add the rows.
+      const std::int64_t table = l.vocab * last;
+      bwd(".grad_zero", "fill", table, 0, 0, double(table), 0);
+      bwd(".backward", "embedding", out, last, dout, dout, 1, 8.0 * double(tokens));
+      c.save_extra(li, 8.0 * double(tokens));
+      return;
+    }
+    case LayerKind::rope:
+      fwd("", "rope", out, last, dout, dout, fpe);
+      bwd(".backward", "rope", out, last, dout, dout, fpe);
+      return;
+    case LayerKind::cross_entropy: {
+      if (!c.opt.training) return;  // the loss exists only in the training step
+      const std::int64_t classes = c.input_shape(li, 0).empty() ? 1 : c.input_shape(li, 0).back();
+      const std::int64_t rows = in / std::max<std::int64_t>(1, classes);
+      // log_softmax over the classes, then nll_loss; backward: nll_loss's scatter into zeros and
+      // log_softmax's gradient.
+      fwd(".log_softmax", "softmax", in, classes, double(in), double(in), 5);
+      fwd(".nll_loss", "reduce", rows, 0, double(rows), 1, 1);
+      bwd(".nll_loss.backward", "fill", in, 0, 0, double(in), 0);
+      bwd(".log_softmax.backward", "softmax", in, classes, 2 * double(in), double(in), 4);
+      c.save_extra(li, double(in) * bytes_of(fmt));
+      return;
+    }
+    default:
+      throw InputError(l.where, "layer '" + l.name + "': internal: kind " + to_string(kind) +
+                                    " is not a memory-bound layer");
+  }
+}
+
+}  // namespace tcsim::workload::lowering_detail
