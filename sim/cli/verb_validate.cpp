@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/validate_networks.h"
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -35,7 +36,7 @@ io::Table terminal_rows(const io::Table& full) {
 }
 
 int validate_verb(const std::vector<std::string>& args) {
-  std::string config_path, output_dir, format = "table", precision;
+  std::string config_path, output_dir, format = "table", precision, models_dir = "models";
   std::vector<std::string> overrides, inputs;
   double max_mape = -1, min_measured_us = 0;
   int jobs = 0;
@@ -48,6 +49,7 @@ int validate_verb(const std::vector<std::string>& args) {
       ("min-measured-us", po::value(&min_measured_us),
        "leave rows measured faster than this out of the metrics (framework-timed data: host overhead)")
       ("precision", po::value(&precision), "fp16 or fp32: the DeepBench sheet, when the file name does not say")
+      ("models", po::value(&models_dir), "where the networks of whole-network measurements are (default: models)")
       ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
       ("format", po::value(&format), "terminal output: table, csv or json")
       ("input", po::value(&inputs)->composing(), "measured-data files");
@@ -59,6 +61,8 @@ int validate_verb(const std::vector<std::string>& args) {
       "  tcsim validate -c configs/gpu/h100.yaml validation/measured/h100/gemm.csv --max-mape 15 -o out/val\n"
       "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) as CSV, or as\n"
       "HDF5 (.h5/.hdf5, group /measured), or DeepBench GEMM/convolution CSVs (detected by header).\n"
+      "Whole networks: NeuSight model files (<model>-<inf|train>-<seq>-<batch>.json) and NVIDIA's\n"
+      "throughput CSV (../shared/data/networks/dle_single_gpu.csv), run with models/<model>.yaml.\n"
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
   if (format != "table" && format != "csv" && format != "json")
@@ -71,6 +75,9 @@ int validate_verb(const std::vector<std::string>& args) {
   else if (precision == "fp32") prec = workload::DeepBenchPrecision::fp32;
   else if (!precision.empty()) throw InputError("--precision", "expected fp16 or fp32, got '" + precision + "'");
   if (inputs.empty()) throw InputError("tcsim validate", "give at least one measured-data file");
+  if (is_network_measurement(inputs.front()))  // whole networks: validate_networks.cpp
+    return validate_network_files({config_path, overrides, inputs, models_dir, output_dir, format, max_mape,
+                                   vm.count("max-mape") > 0, engine::resolve_jobs(jobs), "tcsim validate " + join(args, " ")});
 
   std::vector<workload::MeasuredRow> rows;
   std::vector<std::pair<std::string, std::string>> meta;

@@ -106,6 +106,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.training = opt.training;
   lo.conv_layout = opt.conv_layout;
   lo.fuse_epilogues = opt.fuse_epilogues;
+  lo.optimizer_step = opt.optimizer_step;
   lo.fused_attention = fused_attention_available(acc, opt);
   workload::Network n = net;
   if (opt.attention != workload::AttentionImpl::automatic)

@@ -112,7 +112,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
       }
       for (auto& k : c.backward[static_cast<std::size_t>(i)]) out.kernels.push_back(std::move(k));
     }
-    optimizer_kernels(c, out.kernels, params, tensors);
+    if (options.optimizer_step) optimizer_kernels(c, out.kernels, params, tensors);
   }
 
   // Memory footprint.
@@ -123,7 +123,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   if (options.training) {
     const double mb = bytes_of(c.f.master);
     m.gradients = p * mb;
-    m.optimizer = p * mb * (net.optimizer == "sgd" ? 1.0 : 2.0);
+    if (options.optimizer_step) m.optimizer = p * mb * (net.optimizer == "sgd" ? 1.0 : 2.0);
     double saved = c.saved_extra_bytes;
     for (std::size_t i = 0; i < net.layers.size(); ++i)
       if (c.saved[i])

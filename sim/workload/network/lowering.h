@@ -33,6 +33,7 @@ struct LoweringOptions {
   // Bias and activation folded into the preceding GEMM/conv epilogue (inference engines; eager
   // PyTorch fuses only a linear layer's bias).
   bool fuse_epilogues = false;
+  bool optimizer_step = true;  // training: include the optimizer (and loss-scaler) kernels
 };
 
 struct Lowering {

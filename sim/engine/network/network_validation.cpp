@@ -1,0 +1,101 @@
+#include "engine/network/network_validation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "engine/network/network_estimate.h"
+#include "workload/network/network_reader.h"
+
+namespace tcsim::engine {
+
+using io::Cell;
+using io::ColumnOf;
+
+NetworkValidationReport validate_networks(const Accelerator& acc, const std::vector<workload::MeasuredNetworkRow>& rows,
+                                          const std::filesystem::path& models_dir, int jobs) {
+  NetworkValidationReport rep;
+  for (const auto& m : rows) {
+    NetworkValidationRow r;
+    r.measured = m;
+    const std::filesystem::path model = models_dir / (m.model + ".yaml");
+    if (!m.skip_reason.empty()) r.skip_reason = m.skip_reason;
+    else if (!workload::same_gpu(m.gpu, acc.name()))
+      r.skip_reason = "measured on " + m.gpu + ", the config is " + acc.name();
+    else if (!std::filesystem::exists(model))
+      r.skip_reason = "no " + model.string() + " (the network is not shipped)";
+    if (r.skip_reason.empty()) {
+      workload::NetworkVariables vars;
+      vars.batch = m.batch;
+      if (m.seq > 0) vars.seq = m.seq;
+      const workload::Network net = workload::read_network(model, vars);
+      NetworkRunOptions opt;
+      opt.precision = m.precision;
+      opt.training = m.training;
+      opt.optimizer_step = m.optimizer_step;
+      opt.conv_layout = m.layout;
+      opt.jobs = jobs;
+      const NetworkEstimate e = estimate_network(acc, net, opt);
+      r.simulated = true;
+      r.predicted_s = e.step_time_s;
+      if (e.host_bound) r.bound = "host";
+      else {
+        double longest = -1;
+        for (const auto& l : e.layers)
+          if (l.time_s() > longest) longest = l.time_s(), r.bound = l.kind + ":" + l.bound;
+      }
+    } else {
+      ++rep.skipped;
+    }
+    rep.rows.push_back(std::move(r));
+  }
+  // Metrics over all compared rows, then per group in first-seen order.
+  std::vector<std::string> groups = {"all"};
+  for (const auto& r : rep.rows)
+    if (r.simulated && std::find(groups.begin(), groups.end(), r.measured.group) == groups.end())
+      groups.push_back(r.measured.group);
+  for (const auto& g : groups) {
+    std::vector<double> meas, pred;
+    for (const auto& r : rep.rows)
+      if (r.simulated && (g == "all" || r.measured.group == g)) {
+        meas.push_back(r.measured.measured_s);
+        pred.push_back(r.predicted_s);
+      }
+    rep.groups.push_back({g, summarize_errors(meas, pred)});
+  }
+  return rep;
+}
+
+io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
+  const std::vector<ColumnOf<NetworkValidationRow>> cols = {
+      {"name", "the measured run", [](const NetworkValidationRow& r) { return Cell(r.measured.label); }},
+      {"group", "metrics group", [](const NetworkValidationRow& r) { return Cell(r.measured.group); }},
+      {"origin", "file or file:line", [](const NetworkValidationRow& r) { return Cell(r.measured.origin); }},
+      {"model", "models/<model>.yaml", [](const NetworkValidationRow& r) { return Cell(r.measured.model); }},
+      {"measured_us", "one step as measured (batch / throughput for throughputs)",
+       [](const NetworkValidationRow& r) { return r.measured.measured_s > 0 ? Cell(r.measured.measured_s * 1e6) : Cell(); }},
+      {"predicted_us", "one step as estimated",
+       [](const NetworkValidationRow& r) { return r.simulated ? Cell(r.predicted_s * 1e6) : Cell(); }},
+      {"error_pct", "(predicted - measured) / measured",
+       [](const NetworkValidationRow& r) {
+         return r.simulated ? Cell(error_pct(r.measured.measured_s, r.predicted_s)) : Cell();
+       }},
+      {"bound", "host, or the kind and bound of the longest layer", [](const NetworkValidationRow& r) { return Cell(r.bound); }},
+      {"skipped", "why the row was not compared", [](const NetworkValidationRow& r) { return Cell(r.skip_reason); }},
+  };
+  return io::table_of("rows", cols, rep.rows);
+}
+
+io::Table network_validation_metrics_table(const NetworkValidationReport& rep) {
+  const std::vector<ColumnOf<NetworkGroupSummary>> cols = {
+      {"group", "", [](const NetworkGroupSummary& g) { return Cell(g.group); }},
+      {"rows", "compared rows", [](const NetworkGroupSummary& g) { return Cell(std::int64_t(g.errors.rows)); }},
+      {"mape_pct", "", [](const NetworkGroupSummary& g) { return Cell(g.errors.mape_pct); }},
+      {"median_ape_pct", "", [](const NetworkGroupSummary& g) { return Cell(g.errors.median_ape_pct); }},
+      {"bias_pct", "mean signed error (> 0: predicted slower)", [](const NetworkGroupSummary& g) { return Cell(g.errors.bias_pct); }},
+      {"max_ape_pct", "", [](const NetworkGroupSummary& g) { return Cell(g.errors.max_ape_pct); }},
+  };
+  return io::table_of("metrics", cols, rep.groups);
+}
+
+}  // namespace tcsim::engine

@@ -1,0 +1,42 @@
+#pragma once
+// Whole-network validation (`tcsim validate` on NeuSight model files or NVIDIA's throughput CSV):
+// each measured row is estimated with its models/<model>.yaml, batch, sequence, precision and pass,
+// and compared step time to step time. Rows measured on another GPU than the config's, rows with
+// no shipped model and rows that are not comparable as published are kept as skipped, with why.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/validation_metrics.h"
+#include "io/table.h"
+#include "workload/accelerator.h"
+#include "workload/network/measured_networks.h"
+
+namespace tcsim::engine {
+
+struct NetworkValidationRow {
+  workload::MeasuredNetworkRow measured;
+  bool simulated = false;
+  double predicted_s = 0;
+  std::string bound;         // "host" when the step is host-bound, else the longest layer's bound
+  std::string skip_reason;
+};
+
+struct NetworkGroupSummary {
+  std::string group;         // "all" first
+  ErrorSummary errors;
+};
+
+struct NetworkValidationReport {
+  std::vector<NetworkValidationRow> rows;
+  std::vector<NetworkGroupSummary> groups;
+  std::size_t skipped = 0;
+};
+
+NetworkValidationReport validate_networks(const Accelerator& acc, const std::vector<workload::MeasuredNetworkRow>& rows,
+                                          const std::filesystem::path& models_dir, int jobs);
+
+io::Table network_validation_rows_table(const NetworkValidationReport& r);     // "rows"
+io::Table network_validation_metrics_table(const NetworkValidationReport& r);  // "metrics"
+
+}  // namespace tcsim::engine

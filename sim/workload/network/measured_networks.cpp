@@ -1,0 +1,161 @@
+#include "workload/network/measured_networks.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/strings.h"
+#include "workload/csv_text.h"
+
+namespace tcsim::workload {
+
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  if (!f) throw InputError(p.string(), "cannot read the file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+const std::regex kNeusightName(R"(([a-z0-9_]+)-(inf|train)-([0-9]+)-([0-9]+)(-fusion)?\.json)");
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+bool is_neusight_model_json(const std::filesystem::path& file) {
+  if (!std::regex_match(file.filename().string(), kNeusightName)) return false;
+  std::ifstream f(file);
+  std::string head(512, '\0');
+  f.read(head.data(), std::streamsize(head.size()));
+  return head.find("\"e2e_latency\"") != std::string::npos;
+}
+
+bool is_dle_throughput_csv(const std::filesystem::path& file) {
+  std::ifstream f(file);
+  std::string first;
+  std::getline(f, first);
+  return to_lower(first).rfind("model,framework,container,gpu,precision,batch_per_gpu", 0) == 0;
+}
+
+std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::path& file) {
+  std::smatch m;
+  const std::string name = file.filename().string();
+  if (!std::regex_match(name, m, kNeusightName))
+    throw InputError(file.string(), "expected a NeuSight model file named <model>-<inf|train>-<seq>-<batch>[-fusion].json");
+  YAML::Node j;  // JSON is YAML
+  try {
+    j = YAML::Load(slurp(file));
+  } catch (const YAML::Exception& e) {
+    throw InputError(file.string() + ":" + std::to_string(e.mark.line + 1), std::string("not valid JSON: ") + e.msg);
+  }
+  if (!j.IsMap() || !j["e2e_latency"])
+    throw InputError(file.string() + ": e2e_latency", "expected a JSON object with e2e_latency (ms)");
+  double ms = 0;
+  try {
+    ms = j["e2e_latency"].as<double>();
+  } catch (const YAML::Exception&) {
+    throw InputError(file.string() + ": e2e_latency", "expected a number of milliseconds");
+  }
+  if (!(ms > 0) || !std::isfinite(ms)) throw InputError(file.string() + ": e2e_latency", "expected a time > 0 ms");
+  MeasuredNetworkRow r;
+  r.origin = file.string();
+  r.model = m[1];
+  r.training = m[2] == "train";
+  r.optimizer_step = false;  // NeuSight times forward + loss.backward()
+  r.seq = std::stoll(m[3]);
+  r.batch = std::stoll(m[4]);
+  r.gpu = file.parent_path().filename().string();
+  r.measured_s = ms * 1e-3;
+  r.label = r.model + (r.training ? " train" : " infer") + " seq " + std::to_string(r.seq) + " batch " +
+            std::to_string(r.batch) + " fp32 (NeuSight, " + r.gpu + ")";
+  r.group = "neusight " + r.model + (r.training ? " train" : " infer");
+  if (m[5].matched) r.skip_reason = "timed with torch.compile fusion, which tcsim does not model";
+  return {r};
+}
+
+std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::path& file) {
+  const CsvText csv = read_csv(file);
+  auto col = [&](const char* n) {
+    const int c = csv.column(n);
+    if (c < 0) throw InputError(location(file.string(), csv.header_line, n), std::string("missing column ") + n);
+    return c;
+  };
+  const int c_model = col("model"), c_fw = col("framework"), c_gpu = col("gpu"), c_prec = col("precision"),
+            c_batch = col("batch_per_gpu"), c_seq = col("seqlen"), c_metric = col("metric"), c_value = col("value"),
+            c_unit = col("unit");
+  std::vector<MeasuredNetworkRow> out;
+  for (const CsvRow& row : csv.rows) {
+    if (row.fields.size() != csv.header.size())
+      throw InputError(location(file.string(), row.line, ""),
+                       "expected " + std::to_string(csv.header.size()) + " fields, got " + std::to_string(row.fields.size()));
+    MeasuredNetworkRow r;
+    r.origin = file.string() + ":" + std::to_string(row.line);
+    const std::string model = csv.field(row, c_model), prec = upper(csv.field(row, c_prec));
+    const std::string batch = csv.field(row, c_batch), seq = csv.field(row, c_seq), metric = csv.field(row, c_metric);
+    r.gpu = csv.field(row, c_gpu);
+    const std::string lm = to_lower(model);
+    if (lm.rfind("resnet-50", 0) == 0) r.model = "resnet50";
+    else if (lm.rfind("bert-large", 0) == 0) r.model = "bert_large";
+    else r.model = lm;
+    if (prec == "FP32") r.precision = Precision::fp32;
+    else if (prec == "TF32") r.precision = Precision::tf32;
+    else if (prec == "AMP(FP16)" || prec == "AMP") r.precision = Precision::amp_fp16;
+    else throw InputError(location(file.string(), row.line, "precision"), "expected FP32, TF32 or AMP(FP16), got '" + prec + "'");
+    // Channels-last tensors in every AMP ResNet-50 run (the data's README).
+    if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
+    if (metric == "train throughput") r.training = true;
+    else if (metric != "inference throughput")
+      throw InputError(location(file.string(), row.line, "metric"), "expected train or inference throughput, got '" + metric + "'");
+    const double value = parse_positive(csv.field(row, c_value), file.string(), row.line, "value");
+    const std::string unit = csv.field(row, c_unit);
+    if (unit != "img/s" && unit != "seq/s")
+      throw InputError(location(file.string(), row.line, "unit"), "expected img/s or seq/s, got '" + unit + "'");
+    std::smatch m;
+    static const std::regex leading_int(R"(^\s*([0-9]+)\s*(.*)$)");
+    if (std::regex_match(batch, m, leading_int) && to_lower(m[2].str()).find("accumulated") == std::string::npos)
+      r.batch = std::stoll(m[1]);
+    else
+      r.skip_reason = batch.empty() ? "no per-GPU batch size published" : "batch '" + batch + "' is not a per-step batch";
+    if (r.model == "bert_large") {
+      if (std::regex_match(seq, m, leading_int)) r.seq = std::stoll(m[1]);
+      else if (r.skip_reason.empty()) r.skip_reason = "no sequence length";
+    }
+    if (r.batch > 0) r.measured_s = double(r.batch) / value;
+    r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
+              (r.seq ? " seq " + std::to_string(r.seq) : "") + " (" + r.gpu + ")";
+    r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
+  const std::string a = upper(measured_gpu), b = upper(accelerator);
+  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4", "A10", "L4", "L40"};
+  bool family = false;
+  for (const char* f : families) {
+    const bool in_a = std::regex_search(a, std::regex(std::string(f) + R"((?![0-9]))"));
+    const bool in_b = std::regex_search(b, std::regex(std::string(f) + R"((?![0-9]))"));
+    if (in_a != in_b) return false;
+    family |= in_a;
+  }
+  if (!family) return false;
+  std::smatch ma, mb;
+  static const std::regex mem(R"(([0-9]+)\s*GB)");
+  if (std::regex_search(a, ma, mem) && std::regex_search(b, mb, mem) && ma[1] != mb[1]) return false;
+  const bool pcie_a = a.find("PCIE") != std::string::npos, pcie_b = b.find("PCIE") != std::string::npos;
+  return pcie_a == pcie_b;
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,45 @@
+#pragma once
+// Whole-network measurements, read as the published files are:
+//  - NeuSight model timings (../shared/data/neusight/models/<GPU>/<model>-<inf|train>-<seq>-<batch>[-fusion].json:
+//    e2e_latency in ms of one FP32 step; training = forward + loss.backward(), no optimizer step);
+//  - NVIDIA DeepLearningExamples throughputs (../shared/data/networks/dle_single_gpu.csv: img/s or
+//    seq/s of whole training steps, optimizer and input pipeline included).
+// Each row names the network by its models/<name>.yaml stem. Rows that cannot be compared as they
+// stand (an accumulated batch with no per-step size, torch.compile fusion) keep a skip reason.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "workload/kernel.h"
+#include "workload/network/precision.h"
+
+namespace tcsim::workload {
+
+struct MeasuredNetworkRow {
+  std::string origin;        // "file" or "file:line"
+  std::string model;         // models/<model>.yaml
+  std::string label;         // e.g. "bert_large train seq 512 batch 2 fp32 (NeuSight)"
+  std::string group;         // metrics group, e.g. "neusight bert_large train"
+  std::string gpu;           // the GPU as the data names it
+  bool training = false;
+  bool optimizer_step = true;
+  std::int64_t batch = 0, seq = 0;
+  Precision precision = Precision::fp32;
+  TensorLayout layout = TensorLayout::nchw;
+  double measured_s = 0;     // one step
+  std::string skip_reason;   // non-empty: not comparable as published
+};
+
+bool is_neusight_model_json(const std::filesystem::path& file);  // by name and the e2e_latency key
+bool is_dle_throughput_csv(const std::filesystem::path& file);   // by header
+
+std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::path& file);
+std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::path& file);
+
+// True when a measurement's GPU ("A100-80GB (DGX A100)", "Tesla V100-PCIE-32GB", "V100-PCIE-32GB")
+// is the accelerator named `accelerator` ("A100-SXM4-80GB", "V100-PCIe-32GB"): the same family and,
+// when both say, the same memory size and form factor (PCIe / SXM).
+bool same_gpu(const std::string& measured_gpu, const std::string& accelerator);
+
+}  // namespace tcsim::workload
