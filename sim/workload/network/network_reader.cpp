@@ -185,7 +185,11 @@ int Reader::resolve(const std::string& name, const Scope& scope, const std::stri
   if (groups_.count(name))
     throw InputError(where, "'" + name + "' is a repeat block; name one of its layers, e.g. '" + name + ".<layer>'");
   std::vector<std::string> known;
-  for (const auto& [n, _] : index_) known.push_back(n);
+  for (const auto& [n, _] : index_) {
+    known.push_back(n);
+    if (n.size() > name.size() && n.compare(n.size() - name.size(), name.size(), name) == 0 && n[n.size() - name.size() - 1] == '.')
+      throw InputError(where, "no layer named '" + name + "' before this one; did you mean '" + n + "' (a layer of a repeat block)?");
+  }
   throw InputError(where, "no layer named '" + name + "' before this one" + config::did_you_mean(name, known));
 }
 
@@ -208,8 +212,11 @@ void Reader::check_tied(Layer& l, const Scope& scope, const LayerSite& site) con
 }
 
 void Reader::layer(const YAML::Node& node, const std::string& list_path, const Scope& scope) {
-  if (node.IsMap() && node["repeat"])
-    throw InputError(at(node, list_path), "nested repeats are not supported (a repeat block holds plain layers)");
+  if (node.IsMap() && node["repeat"]) {
+    const std::string name = node["name"] && node["name"].IsScalar() ? node["name"].Scalar() : "";
+    throw InputError(location(file_, line_of(node["repeat"]), name.empty() ? list_path : "layer '" + name + "': repeat"),
+                     "nested repeats are not supported (a repeat block holds plain layers)");
+  }
   LayerSpec spec = read_layer_fields(node, file_, list_path, names_);
   Layer& l = spec.layer;
   const std::string full = scope.group.empty() ? l.name : scope.group + "." + l.name;
@@ -288,6 +295,10 @@ Network Reader::read(const std::string& text) {
   if (!layers || !layers.IsSequence() || layers.size() == 0)
     throw InputError(layers ? at(layers, "layers") : location(file_, 1, "layers"), "expected a non-empty list of layers");
   collect_names(layers, "");
+  for (const auto& [group, line] : groups_)
+    if (declared_.count(group))
+      throw InputError(location(file_, line, "layer '" + group + "': name"),
+                       "a repeat block and a layer (line " + std::to_string(declared_[group]) + ") share this name");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     if (layers[i].IsMap() && layers[i]["repeat"]) repeat_block(layers[i], i);
     else layer(layers[i], "layers[" + std::to_string(i) + "]", Scope{});
