@@ -206,3 +206,15 @@ TEST_CASE("network models: GPT-2's lm_head shares wte; Llama's lm_head is its ow
   CHECK(layer(llama, "layers.attn").impl == AttentionImpl::fused);
   CHECK(layer(llama, "layers.attn").inputs.size() == 3);
 }
+
+TEST_CASE("network models: the example in models/README.md parses and counts what it states") {
+  const std::string readme = test::slurp(test::source_dir() / "models" / "README.md");
+  const auto begin = readme.find("```yaml\n");
+  REQUIRE(begin != std::string::npos);
+  const auto end = readme.find("```", begin + 8);
+  const Network net = parse_network(readme.substr(begin + 8, end - begin - 8), "README.md");
+  CHECK(net.params() == net.reference_params);
+  CHECK(net.layers.size() == 9);
+  CHECK(net.layers[3].name == "block.conv");
+  CHECK(net.layers[3].count == 2);
+}
