@@ -44,6 +44,7 @@ struct Layer {
   Shape output;
   std::int64_t count = 1;    // identical copies (inside `repeat: N`): totals multiply by it
   std::string group;         // name of the repeat group it belongs to ("" when none)
+  bool train_only = false;   // run only in a training pass (the loss: cross_entropy)
 
   // conv2d; max_pool / avg_pool use kernel, stride, padding too
   std::int64_t out_channels = 0;
@@ -53,6 +54,9 @@ struct Layer {
 
   // linear: y = x·Wᵀ (+ b) over the last dimension: in_features = input.back()
   std::int64_t out_features = 0;
+  // linear: reads only the first token's row of its producer's [tokens, d] output (BERT's pooler
+  // on [CLS]); `input` is then the row it reads, [d], and the output [out_features].
+  bool first_token = false;
 
   // matmul (a product of two activations, e.g. attention scores written out): per sample,
   // `matmul_batch` independent [m x k]·[k x n] products. inputs[0] is A, inputs[1] (if any) B.
@@ -73,7 +77,7 @@ struct Layer {
   // Weights shared with an earlier layer (GPT-2's lm_head and wte): no parameters of its own.
   std::string tied_to;
 
-  // Trainable parameters of one copy (0 for tied layers and weightless ops).
+  // Trainable parameters of one copy (0 for weightless ops; a tied layer counts only its own bias).
   std::int64_t params() const;
   // Multiply-adds of one copy's forward pass for `batch` samples (GEMM-like layers; 0 otherwise).
   double forward_macs(std::int64_t batch) const;
@@ -94,6 +98,7 @@ struct Network {
   // Published totals the YAML states (`reference:`), for the tests; 0 when not given.
   std::int64_t reference_params = 0;
   double reference_gmacs = 0;       // per sample, at the YAML's reference seq (or image size)
+  std::string reference_source;     // where those totals are published
 };
 
 }  // namespace tcsim::workload

@@ -1,0 +1,58 @@
+// The YAML spellings of the layer kinds (models/README.md lists them with their fields).
+#include <string>
+
+#include "workload/network/network.h"
+
+namespace tcsim::workload {
+namespace {
+
+struct KindName {
+  LayerKind kind;
+  const char* name;
+};
+
+constexpr KindName kKinds[] = {
+    {LayerKind::conv2d, "conv2d"},
+    {LayerKind::linear, "linear"},
+    {LayerKind::matmul, "matmul"},
+    {LayerKind::attention, "attention"},
+    {LayerKind::batch_norm, "batch_norm"},
+    {LayerKind::layer_norm, "layer_norm"},
+    {LayerKind::rms_norm, "rms_norm"},
+    {LayerKind::relu, "relu"},
+    {LayerKind::gelu, "gelu"},
+    {LayerKind::silu, "silu"},
+    {LayerKind::tanh, "tanh"},
+    {LayerKind::sigmoid, "sigmoid"},
+    {LayerKind::add, "add"},
+    {LayerKind::mul, "mul"},
+    {LayerKind::dropout, "dropout"},
+    {LayerKind::max_pool, "max_pool"},
+    {LayerKind::avg_pool, "avg_pool"},
+    {LayerKind::global_avg_pool, "global_avg_pool"},
+    {LayerKind::flatten, "flatten"},
+    {LayerKind::reshape, "reshape"},
+    {LayerKind::softmax, "softmax"},
+    {LayerKind::embedding, "embedding"},
+    {LayerKind::rope, "rope"},
+    {LayerKind::cross_entropy, "cross_entropy"},
+};
+
+}  // namespace
+
+const char* to_string(LayerKind kind) {
+  for (const auto& k : kKinds)
+    if (k.kind == kind) return k.name;
+  return "?";
+}
+
+bool parse_layer_kind(const std::string& text, LayerKind& kind) {
+  for (const auto& k : kKinds)
+    if (text == k.name) {
+      kind = k.kind;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,75 @@
+// Shapes, parameter counts and forward multiply-adds of layers and networks (conventions in
+// models/README.md: MACs count only the GEMM-like layers, as torchvision's published GFLOPS do).
+#include "workload/network/network.h"
+
+namespace tcsim::workload {
+
+std::int64_t elements(const Shape& s) {
+  std::int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+std::string to_string(const Shape& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::int64_t Layer::params() const {
+  const bool tied = !tied_to.empty();
+  switch (kind) {
+    case LayerKind::conv2d:
+      return out_channels * (input.at(0) / groups) * kernel_h * kernel_w + (bias ? out_channels : 0);
+    case LayerKind::linear:
+      return (tied ? 0 : input.back() * out_features) + (bias ? out_features : 0);
+    case LayerKind::matmul:
+      return inputs.size() < 2 ? k * n : 0;  // a weight B when there is no second operand
+    case LayerKind::embedding:
+      return tied ? 0 : vocab * output.back();
+    case LayerKind::batch_norm:  // affine scale and shift per channel
+      return 2 * (input.size() == 3 ? input[0] : input.back());
+    case LayerKind::layer_norm:
+      return 2 * input.back();
+    case LayerKind::rms_norm:  // scale only
+      return input.back();
+    default:
+      return 0;
+  }
+}
+
+double Layer::forward_macs(std::int64_t batch) const {
+  const double b = static_cast<double>(batch);
+  switch (kind) {
+    case LayerKind::conv2d:
+      return b * static_cast<double>(elements(output)) * static_cast<double>(input.at(0) / groups) *
+             static_cast<double>(kernel_h * kernel_w);
+    case LayerKind::linear:
+      return b * static_cast<double>(elements(input)) * static_cast<double>(out_features);
+    case LayerKind::matmul:
+      return b * static_cast<double>(matmul_batch) * static_cast<double>(m) * static_cast<double>(n) *
+             static_cast<double>(k);
+    case LayerKind::attention:
+      // Q·Kᵀ and P·V over the whole q_len x kv_len score matrix (a causal mask is not subtracted:
+      // the unfused path computes every score, and FLOP counters count them all).
+      return b * 2.0 * static_cast<double>(heads) * static_cast<double>(q_len) * static_cast<double>(kv_len) *
+             static_cast<double>(head_dim);
+    default:
+      return 0;
+  }
+}
+
+std::int64_t Network::params() const {
+  std::int64_t total = 0;
+  for (const auto& l : layers) total += l.params() * l.count;
+  return total;
+}
+
+double Network::forward_macs() const {
+  double total = 0;
+  for (const auto& l : layers)
+    if (!l.train_only) total += l.forward_macs(batch) * static_cast<double>(l.count);
+  return total;
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,226 @@
+#include "workload/network/shape_inference.h"
+
+#include "common/error.h"
+
+namespace tcsim::workload {
+
+std::string LayerSite::at(const std::string& layer_name, const std::string& field) const {
+  const auto it = field_lines.find(field);
+  return location(file, it != field_lines.end() ? it->second : line,
+                  "layer '" + layer_name + "'" + (field.empty() ? "" : ": " + field));
+}
+
+namespace {
+
+class Inference {
+ public:
+  Inference(Layer& l, const std::vector<Shape>& in, std::int64_t past, const Shape& requested, const LayerSite& site)
+      : l_(l), in_(in), past_(past), requested_(requested), site_(site) {}
+
+  void run();
+
+ private:
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InputError(site_.at(l_.name, field), what);
+  }
+  // The field naming the producers: `inputs` when written, else `input`.
+  std::string input_field() const { return site_.field_lines.count("inputs") ? "inputs" : "input"; }
+
+  void expect_inputs(std::size_t lo, std::size_t hi) const {
+    if (in_.size() >= lo && in_.size() <= hi) return;
+    const std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
+    fail(input_field(), std::string("a ") + to_string(l_.kind) + " layer takes " + want + " input" +
+                            (hi == 1 ? "" : "s") + ", got " + std::to_string(in_.size()));
+  }
+  void expect_rank(const Shape& s, std::size_t rank, const char* form) const {
+    if (s.size() != rank)
+      fail(input_field(), std::string("a ") + to_string(l_.kind) + " layer expects an input " + form + ", got " +
+                              to_string(s));
+  }
+  void expect_non_scalar(const Shape& s) const {
+    if (s.empty()) fail(input_field(), std::string("a ") + to_string(l_.kind) + " layer needs an input with a last dimension, got []");
+  }
+
+  // Output extent of a window of `kernel` (dilated) sliding over `size` padded by `pad` each side.
+  std::int64_t window_out(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
+                          std::int64_t dilation, const char* axis) const {
+    const std::int64_t span = dilation * (kernel - 1) + 1;
+    if (span > size + 2 * pad)
+      fail("kernel", "the " + std::string(axis) + " kernel spans " + std::to_string(span) + " but the padded input is " +
+                         std::to_string(size + 2 * pad) + " (input " + to_string(in_[0]) + ", padding " +
+                         std::to_string(pad) + ")");
+    return (size + 2 * pad - span) / stride + 1;
+  }
+
+  void conv2d();
+  void pool();
+  void linear();
+  void matmul();
+  void attention();
+
+  Layer& l_;
+  const std::vector<Shape>& in_;
+  std::int64_t past_;
+  const Shape& requested_;
+  const LayerSite& site_;
+};
+
+void Inference::conv2d() {
+  expect_inputs(1, 1);
+  expect_rank(in_[0], 3, "[C, H, W]");
+  const std::int64_t c = in_[0][0];
+  if (c % l_.groups != 0)
+    fail("groups", "groups " + std::to_string(l_.groups) + " does not divide the " + std::to_string(c) + " input channels");
+  if (l_.out_channels % l_.groups != 0)
+    fail("groups", "groups " + std::to_string(l_.groups) + " does not divide out_channels " + std::to_string(l_.out_channels));
+  const std::int64_t p = window_out(in_[0][1], l_.kernel_h, l_.stride_h, l_.pad_h, l_.dilation_h, "height");
+  const std::int64_t q = window_out(in_[0][2], l_.kernel_w, l_.stride_w, l_.pad_w, l_.dilation_w, "width");
+  l_.output = {l_.out_channels, p, q};
+}
+
+void Inference::pool() {
+  expect_inputs(1, 1);
+  expect_rank(in_[0], 3, "[C, H, W]");
+  const std::int64_t p = window_out(in_[0][1], l_.kernel_h, l_.stride_h, l_.pad_h, 1, "height");
+  const std::int64_t q = window_out(in_[0][2], l_.kernel_w, l_.stride_w, l_.pad_w, 1, "width");
+  l_.output = {in_[0][0], p, q};
+}
+
+void Inference::linear() {
+  expect_inputs(1, 1);
+  if (l_.first_token) {
+    if (in_[0].size() < 2)
+      fail("first_token", "first_token reads the first row of a [tokens, ...] input, got " + to_string(in_[0]));
+    l_.input = Shape(in_[0].begin() + 1, in_[0].end());
+  }
+  expect_non_scalar(l_.input);
+  l_.output = l_.input;
+  l_.output.back() = l_.out_features;
+}
+
+void Inference::matmul() {
+  expect_inputs(1, 2);
+  const std::int64_t a = l_.matmul_batch * l_.m * l_.k;
+  if (elements(in_[0]) != a)
+    fail(input_field(), "operand A of batch " + std::to_string(l_.matmul_batch) + " x m " + std::to_string(l_.m) +
+                            " x k " + std::to_string(l_.k) + " needs " + std::to_string(a) + " elements, its input " +
+                            to_string(in_[0]) + " has " + std::to_string(elements(in_[0])));
+  if (in_.size() == 2) {
+    const std::int64_t b = l_.matmul_batch * l_.k * l_.n;
+    if (elements(in_[1]) != b)
+      fail("inputs", "operand B of batch " + std::to_string(l_.matmul_batch) + " x k " + std::to_string(l_.k) +
+                         " x n " + std::to_string(l_.n) + " needs " + std::to_string(b) + " elements, its input " +
+                         to_string(in_[1]) + " has " + std::to_string(elements(in_[1])));
+  }
+  l_.output = l_.matmul_batch == 1 ? Shape{l_.m, l_.n} : Shape{l_.matmul_batch, l_.m, l_.n};
+}
+
+void Inference::attention() {
+  expect_inputs(1, 3);
+  if (in_.size() == 2) fail("inputs", "attention takes one input (fused QKV) or three (q, k, v), got 2");
+  expect_rank(in_[0], 2, "[tokens, features]");
+  if (l_.heads % l_.kv_heads != 0)
+    fail("kv_heads", "kv_heads " + std::to_string(l_.kv_heads) + " does not divide heads " + std::to_string(l_.heads));
+  const std::int64_t q_width = l_.heads * l_.head_dim, kv_width = l_.kv_heads * l_.head_dim;
+  const std::int64_t tokens = in_[0][0];
+  if (in_.size() == 1) {
+    const std::int64_t fused = q_width + 2 * kv_width;
+    if (in_[0][1] != fused)
+      fail(input_field(), "a fused QKV input needs (heads + 2 kv_heads) * head_dim = " + std::to_string(fused) +
+                              " features, got " + to_string(in_[0]));
+  } else {
+    const Shape want_q{tokens, q_width}, want_kv{tokens, kv_width};
+    if (in_[0] != want_q)
+      fail("inputs", "q needs [tokens, heads * head_dim] = " + to_string(want_q) + ", got " + to_string(in_[0]));
+    if (in_[1] != want_kv || in_[2] != want_kv)
+      fail("inputs", "k and v need [tokens, kv_heads * head_dim] = " + to_string(want_kv) + ", got " +
+                         to_string(in_[1]) + " and " + to_string(in_[2]));
+  }
+  l_.q_len = tokens;
+  l_.kv_len = past_ + tokens;
+  l_.output = {tokens, q_width};
+}
+
+void Inference::run() {
+  if (!in_.empty()) l_.input = in_[0];
+  switch (l_.kind) {
+    case LayerKind::conv2d: return conv2d();
+    case LayerKind::max_pool:
+    case LayerKind::avg_pool: return pool();
+    case LayerKind::linear: return linear();
+    case LayerKind::matmul: return matmul();
+    case LayerKind::attention: return attention();
+    case LayerKind::add:
+    case LayerKind::mul:
+      expect_inputs(2, 2);
+      if (in_[0] != in_[1])
+        fail("inputs", std::string("the inputs of ") + to_string(l_.kind) + " must have the same shape, got " +
+                           to_string(in_[0]) + " and " + to_string(in_[1]));
+      l_.output = in_[0];
+      return;
+    case LayerKind::batch_norm:
+      expect_inputs(1, 1);
+      expect_non_scalar(in_[0]);
+      l_.output = in_[0];
+      return;
+    case LayerKind::layer_norm:
+    case LayerKind::rms_norm:
+    case LayerKind::softmax:
+      expect_inputs(1, 1);
+      expect_non_scalar(in_[0]);
+      l_.output = in_[0];
+      return;
+    case LayerKind::rope:
+      expect_inputs(1, 1);
+      expect_rank(in_[0], 2, "[tokens, features]");
+      l_.output = in_[0];
+      return;
+    case LayerKind::global_avg_pool:
+      expect_inputs(1, 1);
+      expect_rank(in_[0], 3, "[C, H, W]");
+      l_.output = {in_[0][0]};
+      return;
+    case LayerKind::flatten:
+      expect_inputs(1, 1);
+      l_.output = {elements(in_[0])};
+      return;
+    case LayerKind::reshape: {
+      expect_inputs(1, 1);
+      const Shape& want = requested_;
+      if (elements(want) != elements(in_[0]))
+        fail("shape", "reshape to " + to_string(want) + " (" + std::to_string(elements(want)) +
+                          " elements) from " + to_string(in_[0]) + " (" + std::to_string(elements(in_[0])) +
+                          " elements): the element count must not change");
+      l_.output = want;
+      return;
+    }
+    case LayerKind::embedding:
+      expect_inputs(1, 1);
+      expect_rank(in_[0], 1, "[tokens] of token ids");
+      l_.output = {in_[0][0], requested_.at(0)};
+      return;
+    case LayerKind::cross_entropy:
+      expect_inputs(1, 1);
+      expect_non_scalar(in_[0]);
+      l_.output = {1};
+      return;
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::silu:
+    case LayerKind::tanh:
+    case LayerKind::sigmoid:
+    case LayerKind::dropout:
+      expect_inputs(1, 1);
+      l_.output = in_[0];
+      return;
+  }
+}
+
+}  // namespace
+
+void infer_shape(Layer& layer, const std::vector<Shape>& inputs, std::int64_t past, const Shape& requested,
+                 const LayerSite& site) {
+  Inference(layer, inputs, past, requested, site).run();
+}
+
+}  // namespace tcsim::workload

@@ -1,0 +1,220 @@
+// The shipped networks (models/*.yaml): each loads, and its parameter count and forward
+// multiply-adds match the published figures (torchvision docs, Hugging Face num_parameters()) or,
+// for the transformers' MACs, a closed form written here from the architecture.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "test_support.h"
+#include "workload/network/network_reader.h"
+
+using namespace tcsim;
+using namespace tcsim::workload;
+
+namespace {
+
+NetworkVariables with_batch(std::int64_t batch) {
+  NetworkVariables v;
+  v.batch = batch;
+  return v;
+}
+
+Network load(const std::string& file, const NetworkVariables& vars = {}) {
+  return read_network(test::source_dir() / "models" / file, vars);
+}
+
+const Layer& layer(const Network& net, const std::string& name) {
+  for (const auto& l : net.layers)
+    if (l.name == name) return l;
+  FAIL("no layer " << name);
+  return net.layers.front();
+}
+
+// Published GMACs are rounded to 2 decimals: the count must round to them.
+void check_gmacs(const Network& net, double published) {
+  const double gmacs = net.forward_macs() / static_cast<double>(net.batch) / 1e9;
+  INFO(net.name << ": " << gmacs << " GMACs per sample, published " << published);
+  CHECK(std::abs(gmacs - published) <= 0.005);
+  CHECK(net.reference_gmacs == published);
+}
+
+}  // namespace
+
+TEST_CASE("network models: every models/*.yaml loads, cites its source and states a reference") {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(test::source_dir() / "models")) {
+    if (e.path().extension() != ".yaml") continue;
+    INFO(e.path().filename().string());
+    const Network net = read_network(e.path());
+    ++n;
+    CHECK(!net.name.empty());
+    CHECK(!net.source.empty());
+    CHECK(!net.reference_source.empty());
+    CHECK(net.reference_params > 0);
+    CHECK(net.params() > 0);
+    CHECK(net.forward_macs() > 0);
+    CHECK(net.layers.back().kind == LayerKind::cross_entropy);
+    CHECK(net.layers.back().train_only);
+  }
+  CHECK(n == 10);
+}
+
+TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
+  struct Case {
+    const char* file;
+    std::int64_t params;
+    double gmacs;
+  };
+  // torchvision.models docs (weights tables: num_params, GFLOPS, which are multiply-adds)
+  const Case cases[] = {{"resnet18.yaml", 11'689'512, 1.81},
+                        {"resnet50.yaml", 25'557'032, 4.09},
+                        {"vgg16.yaml", 138'357'544, 15.47},
+                        {"mobilenet_v2.yaml", 3'504'872, 0.30}};
+  for (const auto& c : cases) {
+    INFO(std::string(c.file));
+    const Network net = load(c.file);
+    CHECK(net.task == "image");
+    CHECK(net.params() == c.params);
+    CHECK(net.reference_params == c.params);
+    check_gmacs(net, c.gmacs);
+  }
+}
+
+TEST_CASE("network models: ResNet-50 shapes, repeats and batch") {
+  const Network net = load("resnet50.yaml", with_batch(2));
+  CHECK(net.batch == 2);
+  CHECK(net.input == Shape{3, 224, 224});
+  CHECK(layer(net, "conv1").output == Shape{64, 112, 112});
+  CHECK(layer(net, "maxpool").output == Shape{64, 56, 56});
+  CHECK(layer(net, "layer2_0_conv2").output == Shape{128, 28, 28});  // v1.5: the stride is in the 3x3
+  CHECK(layer(net, "layer2_0_conv1").output == Shape{128, 56, 56});
+  const Layer& last_conv = layer(net, "layer4.conv3");
+  CHECK(last_conv.output == Shape{2048, 7, 7});
+  CHECK(last_conv.count == 2);
+  CHECK(last_conv.group == "layer4");
+  CHECK(layer(net, "layer3.conv1").count == 5);
+  CHECK(layer(net, "fc").input == Shape{2048});
+  CHECK(layer(net, "fc").output == Shape{1000});
+  // the block's `input` is the layer feeding its first copy
+  const Layer& add = layer(net, "layer1.add");
+  REQUIRE(add.inputs.size() == 2);
+  CHECK(net.layers[static_cast<std::size_t>(add.inputs[1])].name == "layer1_0_relu3");
+  CHECK(net.layers.front().inputs == std::vector<int>{-1});
+  // MACs scale with the batch
+  CHECK(net.forward_macs() == doctest::Approx(2 * load("resnet50.yaml", with_batch(1)).forward_macs()));
+}
+
+TEST_CASE("network models: MobileNet-v2 depthwise convolutions") {
+  const Network net = load("mobilenet_v2.yaml");
+  const Layer& dw = layer(net, "b2_dw");
+  CHECK(dw.groups == 96);
+  CHECK(dw.output == Shape{96, 56, 56});
+  CHECK(dw.params() == 96 * 9);
+  CHECK(layer(net, "conv_last").output == Shape{1280, 7, 7});
+}
+
+namespace {
+
+// Per-token GEMM weights of one transformer layer and the attention MACs of a sequence, closed
+// forms from the architectures (BERT: Devlin et al.; GPT-2: Radford et al.; Llama: Touvron et al.).
+struct Dims {
+  double hidden, heads, kv_heads, head_dim, ffn, layers, vocab;
+  bool gated;  // SwiGLU: gate, up and down projections
+};
+double layer_weight_macs(const Dims& d) {
+  const double q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
+  return d.hidden * q + 2 * d.hidden * kv + q * d.hidden + (d.gated ? 3 : 2) * d.hidden * d.ffn;
+}
+double attention_macs(const Dims& d, double seq, double past) { return 2 * seq * (seq + past) * d.heads * d.head_dim; }
+
+}  // namespace
+
+TEST_CASE("network models: BERT parameters (Hugging Face) and forward MACs (closed form)") {
+  struct Case {
+    const char* file;
+    std::int64_t backbone;  // BertModel with pooler, Hugging Face num_parameters()
+    Dims d;
+  };
+  const Case cases[] = {{"bert_base.yaml", 109'482'240, {768, 12, 12, 64, 3072, 12, 30522, false}},
+                        {"bert_large.yaml", 335'141'888, {1024, 16, 16, 64, 4096, 24, 30522, false}}};
+  for (const auto& c : cases) {
+    INFO(std::string(c.file));
+    const Network net = load(c.file);
+    CHECK(net.seq == 512);
+    const auto h = static_cast<std::int64_t>(c.d.hidden);
+    const std::int64_t mlm_head = h * h + h + 2 * h + 30522;  // transform dense, LayerNorm, decoder bias
+    CHECK(net.params() == c.backbone + mlm_head);
+    CHECK(net.reference_params == c.backbone);
+    const double s = 512;
+    const double per_sample = c.d.layers * (s * layer_weight_macs(c.d) + attention_macs(c.d, s, 0)) +
+                              c.d.hidden * c.d.hidden +                       // pooler, one token
+                              s * (c.d.hidden * c.d.hidden + c.d.hidden * c.d.vocab);  // MLM head
+    CHECK(net.forward_macs() == doctest::Approx(per_sample * static_cast<double>(net.batch)).epsilon(1e-12));
+    CHECK(layer(net, "pooler").input == Shape{h});
+    CHECK(layer(net, "pooler").output == Shape{h});
+    CHECK(layer(net, "layer.attention").impl == AttentionImpl::unfused);
+    CHECK(layer(net, "mlm_decoder").tied_to == "word");
+    CHECK(layer(net, "mlm_decoder").params() == 30522);  // its bias only
+  }
+}
+
+TEST_CASE("network models: GPT-2 and Llama parameters (Hugging Face) and forward MACs (closed form)") {
+  struct Case {
+    const char* file;
+    std::int64_t params;
+    Dims d;
+    std::int64_t seq;
+  };
+  const Case cases[] = {
+      {"gpt2.yaml", 124'439'808, {768, 12, 12, 64, 3072, 12, 50257, false}, 1024},
+      {"gpt2_large.yaml", 774'030'080, {1280, 20, 20, 64, 5120, 36, 50257, false}, 1024},
+      {"llama2_7b.yaml", 6'738'415'616, {4096, 32, 32, 128, 11008, 32, 32000, true}, 2048},
+      {"llama3_8b.yaml", 8'030'261'248, {4096, 32, 8, 128, 14336, 32, 128256, true}, 2048},
+  };
+  for (const auto& c : cases) {
+    INFO(std::string(c.file));
+    for (const NetworkVariables vars : {NetworkVariables{}, NetworkVariables{.batch = 3, .seq = 1, .past = 700}}) {
+      const Network net = load(c.file, vars);
+      CHECK(net.params() == c.params);
+      CHECK(net.reference_params == c.params);
+      const double s = static_cast<double>(vars.seq.value_or(c.seq)), p = static_cast<double>(vars.past.value_or(0));
+      CHECK(net.seq == static_cast<std::int64_t>(s));
+      // ≈ params·tokens: every weight but the position embeddings is used once per token
+      const double per_sample = c.d.layers * (s * layer_weight_macs(c.d) + attention_macs(c.d, s, p)) +
+                                s * c.d.hidden * c.d.vocab;  // lm_head
+      CHECK(net.forward_macs() == doctest::Approx(per_sample * static_cast<double>(net.batch)).epsilon(1e-12));
+      const Layer& attn = layer(net, c.d.gated ? "layers.attn" : "h.attn");
+      CHECK(attn.causal);
+      CHECK(attn.q_len == static_cast<std::int64_t>(s));
+      CHECK(attn.kv_len == static_cast<std::int64_t>(s + p));
+      CHECK(attn.kv_heads == static_cast<std::int64_t>(c.d.kv_heads));
+      CHECK(layer(net, "lm_head").output == Shape{static_cast<std::int64_t>(s), static_cast<std::int64_t>(c.d.vocab)});
+    }
+  }
+}
+
+TEST_CASE("network models: GPT-2's lm_head shares wte; Llama's lm_head is its own") {
+  const Network gpt2 = load("gpt2.yaml");
+  CHECK(layer(gpt2, "lm_head").tied_to == "wte");
+  CHECK(layer(gpt2, "lm_head").params() == 0);
+  CHECK(layer(gpt2, "h.attn").input == Shape{1024, 3 * 768});  // fused c_attn QKV
+  const Network llama = load("llama2_7b.yaml");
+  CHECK(layer(llama, "lm_head").tied_to.empty());
+  CHECK(layer(llama, "lm_head").params() == 32000LL * 4096);
+  CHECK(layer(llama, "layers.attn").impl == AttentionImpl::fused);
+  CHECK(layer(llama, "layers.attn").inputs.size() == 3);
+}
+
+TEST_CASE("network models: the example in models/README.md parses and counts what it states") {
+  const std::string readme = test::slurp(test::source_dir() / "models" / "README.md");
+  const auto begin = readme.find("```yaml\n");
+  REQUIRE(begin != std::string::npos);
+  const auto end = readme.find("```", begin + 8);
+  const Network net = parse_network(readme.substr(begin + 8, end - begin - 8), "README.md");
+  CHECK(net.params() == net.reference_params);
+  CHECK(net.layers.size() == 9);
+  CHECK(net.layers[3].name == "block.conv");
+  CHECK(net.layers[3].count == 2);
+}
