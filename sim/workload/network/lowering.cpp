@@ -80,7 +80,12 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     throw InputError(net.file + ": optimizer", "expected sgd, adam or adamw, got '" + net.optimizer + "'");
 
   for (int i = 0; i < int(net.layers.size()); ++i) {
-    switch (net.layers[static_cast<std::size_t>(i)].kind) {
+    const Layer& l = net.layers[static_cast<std::size_t>(i)];
+    if (l.train_only && !options.training) {  // e.g. the loss: absent from an inference step
+      c.out_format[static_cast<std::size_t>(i)] = c.input_format(i, 0);
+      continue;
+    }
+    switch (l.kind) {
       case LayerKind::conv2d: lower_conv2d(c, i); break;
       case LayerKind::linear: lower_linear(c, i); break;
       case LayerKind::matmul: lower_matmul(c, i); break;
@@ -102,12 +107,11 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     for (int i = int(net.layers.size()) - 1; i >= 0; --i) {
       const Layer& l = net.layers[static_cast<std::size_t>(i)];
       // A tensor read by several layers gets the sum of their gradients: one add per extra reader.
-      const int extra = c.consumers[static_cast<std::size_t>(i)] - 1;
-      if (extra > 0) {
+      const std::int64_t adds = c.grad_adds[static_cast<std::size_t>(i)];
+      if (adds > 0) {
         const FormatId fmt = c.out_format[static_cast<std::size_t>(i)];
         const std::int64_t n = c.output_elements(i);
-        Kernel k = memory_kernel(l.name + ".grad_accumulate", "add", fmt, n, 0, 2.0 * double(n), double(n), 1,
-                                 l.count * extra);
+        Kernel k = memory_kernel(l.name + ".grad_accumulate", "add", fmt, n, 0, 2.0 * double(n), double(n), 1, adds);
         out.kernels.push_back({k, i, StepPhase::backward});
       }
       for (auto& k : c.backward[static_cast<std::size_t>(i)]) out.kernels.push_back(std::move(k));

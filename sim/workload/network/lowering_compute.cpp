@@ -26,11 +26,8 @@ void cast_weights(Context& c, int li, std::int64_t weight_elements) {
   if (!c.f.autocast || weight_elements <= 0) return;
   const Layer& l = c.layer(li);
   const FormatId low = storage_of(c.f.gemm_in), high = c.f.master;
-  const double n = double(weight_elements);
-  c.emit_forward(li, memory_kernel(l.name + ".cast_w", "cast", low, weight_elements, 0, 0, 1, 1, l.count,
-                                   bytes_of(high) * n));
-  c.emit_backward(li, memory_kernel(l.name + ".cast_w.backward", "cast", high, weight_elements, 0, 0, 1, 1, l.count,
-                                    bytes_of(low) * n));
+  c.emit_forward(li, cast_kernel(l.name + ".cast_w", high, low, weight_elements, l.count));
+  c.emit_backward(li, cast_kernel(l.name + ".cast_w.backward", low, high, weight_elements, l.count));
 }
 
 // The format a GEMM-like layer's activation inputs must be in, and the cast to it.
@@ -44,7 +41,7 @@ void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forwa
   const std::int64_t out = c.output_elements(li);
   const FormatId fmt = c.out_format[static_cast<std::size_t>(li)];
   if (separate_forward && !c.opt.fuse_epilogues)
-    c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, 1, 1, 1, l.count));
+    c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, double(out), double(out), 1, l.count));
   c.emit_backward(li, memory_kernel(l.name + ".bias_grad", "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
                                     double(out), double(channels), double(out) / double(std::max<std::int64_t>(1, channels)),
                                     l.count));
@@ -158,29 +155,29 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   const FormatId gin = c.f.quantized_inputs ? storage_of(c.f.activation) : c.f.gemm_in;  // quantized modes keep attention in 16 bits
   const FormatId act = storage_of(c.f.activation);
   const std::int64_t scores = B * h * q * kv;
+  // rd and wr: passes over the n elements.
   auto mem = [&](const std::string& suffix, const char* op, FormatId fmt, std::int64_t n, std::int64_t row,
                  double rd, double wr, double flops) {
-    return memory_kernel(l.name + suffix, op, fmt, n, row, rd, wr, flops, l.count);
+    return memory_kernel(l.name + suffix, op, fmt, n, row, rd * double(n), wr * double(n), flops, l.count);
   };
   if (kvh < h) {  // repeat_kv: keys and values copied out to every query head
     const std::int64_t n = 2 * B * h * kv * d;
-    c.emit_forward(li, mem(".repeat_kv", "copy", in_fmt, n, 0, double(2 * B * kvh * kv * d), double(n), 0));
-    c.emit_backward(li, mem(".repeat_kv.backward", "reduce", in_fmt, 2 * B * kvh * kv * d, h / kvh, double(n),
-                            double(2 * B * kvh * kv * d), double(h / kvh)));
+    const std::int64_t src = 2 * B * kvh * kv * d;
+    c.emit_forward(li, memory_kernel(l.name + ".repeat_kv", "copy", in_fmt, n, 0, double(src), double(n), 0, l.count));
+    c.emit_backward(li, memory_kernel(l.name + ".repeat_kv.backward", "reduce", in_fmt, src, h / kvh, double(n),
+                                      double(src), double(h / kvh), l.count));
   }
   c.emit_forward(li, gemm(c, l.name + ".scores", q, kv, d, B * h, Layout::NT, Pass::forward, gin));
   c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
   c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
   FormatId p_fmt = act;
   if (c.f.autocast) {  // softmax is on autocast's fp32 list: its input is cast up, its output stays fp32
-    c.emit_forward(li, memory_kernel(l.name + ".softmax.cast", "cast", c.f.kept_fp32, scores, 0, 0, 1, 1, l.count,
-                                     bytes_of(act) * double(scores)));
+    c.emit_forward(li, cast_kernel(l.name + ".softmax.cast", act, c.f.kept_fp32, scores, l.count));
     p_fmt = c.f.kept_fp32;
   }
-  c.emit_forward(li, memory_kernel(l.name + ".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5, l.count));
+  c.emit_forward(li, mem(".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5));
   if (p_fmt != storage_of(gin))
-    c.emit_forward(li, memory_kernel(l.name + ".probs.cast", "cast", storage_of(gin), scores, 0, 0, 1, 1, l.count,
-                                     bytes_of(p_fmt) * double(scores)));
+    c.emit_forward(li, cast_kernel(l.name + ".probs.cast", p_fmt, storage_of(gin), scores, l.count));
   c.emit_forward(li, gemm(c, l.name + ".context", q, d, kv, B * h, Layout::NN, Pass::forward, gin));
   c.emit_forward(li, mem(".merge_heads", "transpose", act, B * q * h * d, 0, 1, 1, 0));
 
@@ -190,12 +187,9 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   c.emit_backward(li, gemm(c, l.name + ".context.grad_probs", q, kv, d, B * h, Layout::NT, Pass::data_grad, gin));
   c.emit_backward(li, gemm(c, l.name + ".context.grad_v", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   if (p_fmt != storage_of(gin))
-    c.emit_backward(li, memory_kernel(l.name + ".probs.cast.backward", "cast", p_fmt, scores, 0, 0, 1, 1, l.count,
-                                      bytes_of(gin) * double(scores)));
-  c.emit_backward(li, memory_kernel(l.name + ".softmax.backward", "softmax", p_fmt, scores, kv, 2, 1, 4, l.count));
-  if (c.f.autocast)
-    c.emit_backward(li, memory_kernel(l.name + ".softmax.cast.backward", "cast", act, scores, 0, 0, 1, 1, l.count,
-                                      bytes_of(p_fmt) * double(scores)));
+    c.emit_backward(li, cast_kernel(l.name + ".probs.cast.backward", storage_of(gin), p_fmt, scores, l.count));
+  c.emit_backward(li, mem(".softmax.backward", "softmax", p_fmt, scores, kv, 2, 1, 4));
+  if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
   c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_k", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
@@ -222,7 +216,7 @@ void lower_attention(Context& c, int li) {
   if (!c.opt.training && c.net.task == "tokens") {
     // Serving engines write the new tokens' keys and values into the KV cache.
     const std::int64_t n = 2 * B * l.kv_heads * l.q_len * l.head_dim;
-    c.emit_forward(li, memory_kernel(l.name + ".kv_cache_write", "copy", in_fmt, n, 0, 1, 1, 0, l.count));
+    c.emit_forward(li, memory_kernel(l.name + ".kv_cache_write", "copy", in_fmt, n, 0, double(n), double(n), 0, l.count));
     c.kv_cache_bytes += 2.0 * double(B * l.kv_heads * l.kv_len * l.head_dim) * bytes_of(in_fmt) * double(l.count);
   }
   if (fused) {

@@ -1,5 +1,6 @@
 #include "workload/network/lowering_context.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tcsim::workload::lowering_detail {
@@ -30,20 +31,49 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
   return k;
 }
 
+Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count) {
+  return memory_kernel(name, "cast", to, n, 0, 0, double(n), 1, count, bytes_of(from) * double(n));
+}
+
 Context::Context(const Network& n, const LoweringOptions& o)
     : net(n), opt(o), f(formats_of(o.precision)), batch(n.batch) {
   const std::size_t L = n.layers.size();
   out_format.assign(L, FormatId::fp32);
-  consumers.assign(L, 0);
   saved.assign(L, false);
   backward.resize(L);
+  // Readings of each layer's output. A block's layers read its input (the layer just before the
+  // block) in the first copy and the block's last layer in the others.
+  std::vector<std::int64_t> reads(L, 0);
+  auto group_first = [&](const std::string& g) {
+    for (std::size_t i = 0; i < L; ++i)
+      if (n.layers[i].group == g) return int(i);
+    return -1;
+  };
+  auto group_last = [&](const std::string& g) {
+    for (std::size_t i = L; i-- > 0;)
+      if (n.layers[i].group == g) return int(i);
+    return -1;
+  };
   for (const Layer& l : n.layers)
-    for (int p : l.inputs)
-      if (p >= 0) consumers[static_cast<std::size_t>(p)] += 1;
+    for (int p : l.inputs) {
+      if (p < 0) continue;
+      const Layer& prod = n.layers[static_cast<std::size_t>(p)];
+      if (!l.group.empty() && prod.group == l.group) {
+        reads[std::size_t(p)] += l.count;
+      } else if (!l.group.empty() && p == group_first(l.group) - 1) {
+        reads[std::size_t(p)] += 1;
+        reads[std::size_t(group_last(l.group))] += l.count - 1;
+      } else {
+        reads[std::size_t(p)] += l.group.empty() ? 1 : l.count;
+      }
+    }
+  grad_adds.assign(L, 0);
+  for (std::size_t i = 0; i < L; ++i) grad_adds[i] = std::max<std::int64_t>(0, reads[i] - n.layers[i].count);
 }
 
 const Shape& Context::input_shape(int li, std::size_t which) const {
   const Layer& l = layer(li);
+  if (which == 0) return l.input;  // what the layer reads (a linear with first_token reads one row)
   const int p = which < l.inputs.size() ? l.inputs[which] : -1;
   return p < 0 ? net.input : layer(p).output;
 }
@@ -64,13 +94,13 @@ std::int64_t Context::input_elements(int li, std::size_t which) const {
 std::int64_t Context::output_elements(int li) const { return elements(layer(li).output) * batch; }
 
 void Context::emit_forward(int li, Kernel k) {
-  if (k.count == 0) k.count = layer(li).count;
+  if (k.kind != Kernel::Kind::memory) k.count = layer(li).count;  // one GEMM-like kernel per copy
   forward.push_back({std::move(k), li, StepPhase::forward});
 }
 
 void Context::emit_backward(int li, Kernel k) {
   if (!opt.training) return;
-  if (k.count == 0) k.count = layer(li).count;
+  if (k.kind != Kernel::Kind::memory) k.count = layer(li).count;
   backward[static_cast<std::size_t>(li)].push_back({std::move(k), li, StepPhase::backward});
 }
 
@@ -93,12 +123,9 @@ bool Context::cast_input(int li, std::size_t which, FormatId target) {
   const Layer& l = layer(li);
   const std::int64_t n = input_elements(li, which);
   const std::string suffix = which == 0 ? ".cast_in" : ".cast_in" + std::to_string(which);
-  const double rb = bytes_of(from), wb = bytes_of(target);
-  Kernel fwd = memory_kernel(l.name + suffix, "cast", target, n, 0, 0, 1, 1, l.count, rb * double(n));
-  emit_forward(li, fwd);
+  emit_forward(li, cast_kernel(l.name + suffix, from, target, n, l.count));
   // The gradient flows back through the cast: read in the target format, written in the source's.
-  Kernel bwd = memory_kernel(l.name + suffix + ".backward", "cast", from, n, 0, 0, 1, 1, l.count, wb * double(n));
-  emit_backward(li, bwd);
+  emit_backward(li, cast_kernel(l.name + suffix + ".backward", target, from, n, l.count));
   return true;
 }
 

@@ -16,7 +16,9 @@ struct Context {
   PrecisionFormats f;
   std::int64_t batch;
   std::vector<FormatId> out_format;        // per layer: the format its output is stored in
-  std::vector<int> consumers;              // per layer: how many inputs reference its output
+  // Per layer: gradient additions where its output feeds several readers (all copies together):
+  // readings of the output minus its copies. Copy i+1 of a repeat block reads copy i's output.
+  std::vector<std::int64_t> grad_adds;
   std::vector<bool> saved;                 // per layer: its output is kept for the backward pass
   std::vector<LoweredKernel> forward;      // launch order
   std::vector<std::vector<LoweredKernel>> backward;  // per layer, in the order within that layer
@@ -51,6 +53,9 @@ struct Context {
 Kernel memory_kernel(const std::string& name, const std::string& op, FormatId format, std::int64_t elements,
                      std::int64_t row_length, double read_elems, double write_elems, double flops_per_elem,
                      std::int64_t count, double extra_read_bytes = 0, double extra_write_bytes = 0);
+
+// A conversion of `n` elements from `from` to `to` (autocast, quantization, gradient casts back).
+Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
 
 FormatId storage_of(FormatId f);  // tf32 is stored as fp32
 FormatId wider_of(FormatId a, FormatId b);

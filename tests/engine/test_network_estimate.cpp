@@ -1,0 +1,133 @@
+// Network estimation (engine/network): identical kernels simulated once, the launch queue (a step
+// of short kernels is host-bound; CUDA graphs remove the per-kernel cost), per-layer sums, kernels
+// a model does not run (not modelled, never dropped silently), and precision checks.
+#include <doctest/doctest.h>
+
+#include <atomic>
+
+#include "common/error.h"
+#include "engine/network/launch_queue.h"
+#include "engine/network/network_estimate.h"
+#include "workload/network/network_reader.h"
+
+using namespace tcsim;
+using namespace tcsim::engine;
+
+namespace {
+
+// time = 1 us per GEMM-like kernel, 0.5 us per memory kernel; counts its runs; optionally no
+// memory-bound kernels (like a systolic array without a vector unit) or no fp16.
+class CountingAccelerator : public Accelerator {
+ public:
+  bool memory_kernels = true, fp16 = true;
+  double host = 0;
+  mutable std::atomic<int> runs{0};
+  std::string name() const override { return "counting"; }
+  double clock_hz() const override { return 1e9; }
+  double host_overhead_s() const override { return host; }
+  KernelResult run(const Kernel& k) const override {
+    if (k.kind == Kernel::Kind::memory && !memory_kernels) throw InputError(k.name, "no vector unit");
+    if (k.kind == Kernel::Kind::attention) throw InputError(k.name, "no fused attention");
+    if (!fp16 && k.a_format == FormatId::fp16) throw InputError(k.name, "no fp16 unit");
+    ++runs;
+    KernelResult r;
+    r.time_s = k.kind == Kernel::Kind::memory ? 0.5e-6 : 1e-6;
+    r.flops = k.flops();
+    r.bound = k.kind == Kernel::Kind::memory ? "dram" : "tensor";
+    return r;
+  }
+};
+
+const char* kNet = R"(version: 1
+kind: network
+name: mlp
+task: image
+input: [4, 4, 4]
+defaults: {batch: 2}
+layers:
+  - {name: flat, kind: flatten}
+  - repeat: 4
+    name: block
+    layers:
+      - {name: fc, kind: linear, out_features: 64}
+      - {name: act, kind: relu}
+  - {name: out, kind: linear, out_features: 10}
+)";
+
+}  // namespace
+
+TEST_CASE("network estimate: repeated layers are simulated once and counted per copy") {
+  CountingAccelerator acc;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  // Distinct kernels: block.fc, block.act, out (flatten moves nothing); the probe GEMM adds one run.
+  CHECK(e.distinct_kernels == 3);
+  CHECK(acc.runs.load() == 3 + 1);
+  CHECK(e.launches == 4 + 4 + 1);
+  CHECK(e.gpu_time_s == doctest::Approx(4 * 1e-6 + 4 * 0.5e-6 + 1e-6));
+  CHECK(e.step_time_s == doctest::Approx(e.gpu_time_s));  // no host cost
+  CHECK_FALSE(e.host_bound);
+  REQUIRE(e.layers.size() == net.layers.size());
+  const LayerEstimate& fc = e.layers[1];
+  CHECK(fc.name == "block.fc");
+  CHECK(fc.count == 4);
+  CHECK(fc.launches == 4);
+  CHECK(fc.forward_s == doctest::Approx(4e-6));
+  CHECK(fc.bound == "tensor");
+  CHECK(e.throughput() == doctest::Approx(2 / e.step_time_s));
+}
+
+TEST_CASE("network estimate: the launch queue makes short kernels host-bound; CUDA graphs do not") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;  // every kernel is shorter than its launch
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  CHECK(e.host_bound);
+  CHECK(e.host_time_s == doctest::Approx(9 * 10e-6));
+  CHECK(e.step_time_s == doctest::Approx(9 * 10e-6 + 1e-6));  // the last kernel runs after its launch
+  CHECK(e.layers[1].bound == "host");
+  opt.cuda_graphs = true;
+  const NetworkEstimate g = estimate_network(acc, net, opt);
+  CHECK(g.step_time_s == doctest::Approx(g.gpu_time_s + 10e-6));  // one graph launch
+  CHECK(g.step_time_s < e.step_time_s / 4);
+}
+
+TEST_CASE("launch queue: a long kernel hides the launches behind it") {
+  LaunchQueue q(5e-6);
+  q.launch(100e-6);   // starts at 5 us, ends at 105 us
+  q.launch(1e-6, 3);  // launched at 10, 15, 20 us: run back to back after 105 us
+  CHECK(q.finish_s() == doctest::Approx(108e-6));
+  CHECK(q.gpu_busy_s() == doctest::Approx(103e-6));
+  CHECK(q.host_s() == doctest::Approx(20e-6));
+}
+
+TEST_CASE("network estimate: memory kernels a model lacks are listed as not modelled") {
+  CountingAccelerator acc;
+  acc.memory_kernels = false;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  const NetworkEstimate e = estimate_network(acc, net, NetworkRunOptions{});
+  CHECK(e.not_modelled == 4);
+  CHECK(e.gpu_time_s == doctest::Approx(5e-6));
+  REQUIRE_FALSE(e.layers[2].flags.empty());
+  CHECK(e.layers[2].flags[0].find("not modelled") != std::string::npos);
+  bool noted = false;
+  for (const auto& n : e.notes) noted |= n.find("not modelled") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("network estimate: a precision the accelerator lacks is an input error naming it") {
+  CountingAccelerator acc;
+  acc.fp16 = false;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  opt.precision = workload::Precision::amp_fp16;
+  try {
+    (void)estimate_network(acc, net, opt);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(e.where() == "--precision");
+    CHECK(std::string(e.what()).find("amp-fp16") != std::string::npos);
+  }
+}

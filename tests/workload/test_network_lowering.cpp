@@ -1,0 +1,223 @@
+// Lowering a network to kernels (workload/network/lowering.h): the kernels of each pass, their
+// counts, bytes and formats per precision mode, autocast casts, gradient accumulation at forks,
+// the optimizer, and the memory footprint.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/error.h"
+#include "workload/network/lowering.h"
+#include "workload/network/network_reader.h"
+
+using namespace tcsim;
+using namespace tcsim::workload;
+
+namespace {
+
+// conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
+const char* kTinyCnn = R"(version: 1
+kind: network
+name: tiny
+task: image
+input: [3, 16, 16]
+defaults: {batch: 4}
+optimizer: sgd
+layers:
+  - {name: conv1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: bn1, kind: batch_norm}
+  - {name: relu1, kind: relu}
+  - repeat: 3
+    name: block
+    layers:
+      - {name: conv, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+      - {name: add, kind: add, inputs: [conv, input]}
+  - {name: pool, kind: global_avg_pool}
+  - {name: fc, kind: linear, out_features: 10}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)";
+
+// Two decoder layers of a grouped-query transformer with RoPE and a KV cache.
+const char* kTinyDecoder = R"(version: 1
+kind: network
+name: tiny-llm
+task: tokens
+defaults: {batch: 2, seq: 8}
+constants: {hidden: 64, heads: 8, kv_heads: 2, head_dim: 8}
+optimizer: adamw
+layers:
+  - {name: embed, kind: embedding, vocab: 100, dim: hidden}
+  - repeat: 2
+    name: layers
+    layers:
+      - {name: q, kind: linear, out_features: hidden, bias: false}
+      - {name: k, kind: linear, input: input, out_features: kv_heads * head_dim, bias: false}
+      - {name: v, kind: linear, input: input, out_features: kv_heads * head_dim, bias: false}
+      - {name: attn, kind: attention, inputs: [q, k, v], heads: heads, kv_heads: kv_heads, head_dim: head_dim, causal: true}
+      - {name: o, kind: linear, out_features: hidden, bias: false}
+      - {name: add, kind: add, inputs: [o, input]}
+  - {name: head, kind: linear, out_features: 100, bias: false}
+)";
+
+const LoweredKernel* find(const Lowering& l, const std::string& name) {
+  for (const auto& k : l.kernels)
+    if (k.kernel.name == name) return &k;
+  return nullptr;
+}
+
+int count_named(const Lowering& l, const std::string& prefix) {
+  int n = 0;
+  for (const auto& k : l.kernels)
+    if (k.kernel.name.rfind(prefix, 0) == 0) ++n;
+  return n;
+}
+
+Lowering lower(const char* yaml, Precision p, bool training, NetworkVariables vars = {}, bool fused = false) {
+  const Network net = parse_network(yaml, "tiny.yaml", vars);
+  LoweringOptions o;
+  o.precision = p;
+  o.training = training;
+  o.fused_attention = fused;
+  return lower_network(net, o);
+}
+
+}  // namespace
+
+TEST_CASE("lowering: an fp32 inference step is the forward kernels only, with their bytes") {
+  const Lowering l = lower(kTinyCnn, Precision::fp32, false);
+  for (const auto& k : l.kernels) CHECK(k.phase == StepPhase::forward);
+  CHECK(find(l, "loss.log_softmax") == nullptr);  // train_only
+  CHECK(count_named(l, "conv1.cast") == 0);       // no casts in fp32
+  const LoweredKernel* conv = find(l, "block.conv");
+  REQUIRE(conv);
+  CHECK(conv->kernel.kind == Kernel::Kind::conv);
+  CHECK(conv->kernel.count == 3);  // one kernel per copy of the repeat block
+  CHECK(conv->kernel.conv.batch == 4);
+  CHECK(conv->kernel.a_format == FormatId::fp32);
+  const LoweredKernel* relu = find(l, "relu1");
+  REQUIRE(relu);
+  CHECK(relu->kernel.kind == Kernel::Kind::memory);
+  CHECK(relu->kernel.bytes_read == 4u * 8 * 16 * 16 * 4);  // batch 4, [8,16,16], fp32
+  CHECK(relu->kernel.bytes_written == relu->kernel.bytes_read);
+  const LoweredKernel* fc = find(l, "fc");
+  REQUIRE(fc);
+  CHECK(fc->kernel.m == 4);
+  CHECK(fc->kernel.n == 10);
+  CHECK(fc->kernel.k == 8);
+  CHECK(fc->kernel.layout == Layout::NT);
+}
+
+TEST_CASE("lowering: training adds data and weight gradients, fork accumulation and the optimizer") {
+  const Lowering l = lower(kTinyCnn, Precision::fp32, true);
+  CHECK(find(l, "conv1.wgrad"));
+  CHECK(find(l, "conv1.dgrad") == nullptr);  // the input images need no gradient
+  REQUIRE(find(l, "block.conv.dgrad"));
+  CHECK(find(l, "block.conv.dgrad")->kernel.pass == Pass::data_grad);
+  CHECK(find(l, "block.conv.dgrad")->kernel.count == 3);
+  const LoweredKernel* fcw = find(l, "fc.wgrad");
+  REQUIRE(fcw);
+  CHECK(fcw->kernel.m == 10);
+  CHECK(fcw->kernel.n == 8);
+  CHECK(fcw->kernel.k == 4);
+  CHECK(fcw->kernel.layout == Layout::TN);
+  CHECK(find(l, "loss.log_softmax"));
+  // relu1's output feeds block.conv and block.add: its gradient is a sum of two.
+  const LoweredKernel* acc = find(l, "relu1.grad_accumulate");
+  REQUIRE(acc);
+  CHECK(acc->kernel.count == 1);
+  // Copies 1 and 2 of the block's add feed the next copy's conv and add; copy 3 only the pool.
+  REQUIRE(find(l, "block.add.grad_accumulate"));
+  CHECK(find(l, "block.add.grad_accumulate")->kernel.count == 2);
+  // Backward kernels come after every forward kernel, the optimizer last.
+  bool seen_backward = false;
+  for (const auto& k : l.kernels) {
+    if (k.phase == StepPhase::backward) seen_backward = true;
+    if (seen_backward) CHECK(k.phase != StepPhase::forward);
+  }
+  CHECK(l.kernels.back().phase == StepPhase::optimizer);
+  // SGD with momentum moves 5 fp32 words per parameter (p, g, m read; p, m written).
+  const Network net = parse_network(kTinyCnn, "tiny.yaml");
+  const double params = double(net.params());
+  double opt_bytes = 0;
+  for (const auto& k : l.kernels)
+    if (k.phase == StepPhase::optimizer)
+      opt_bytes += double(k.kernel.bytes_read + k.kernel.bytes_written) * double(k.kernel.count);
+  CHECK(opt_bytes == doctest::Approx(20 * params).epsilon(0.01));
+  // Footprint: fp32 weights, gradients and one momentum buffer.
+  CHECK(l.footprint.weights == doctest::Approx(4 * params));
+  CHECK(l.footprint.gradients == doctest::Approx(4 * params));
+  CHECK(l.footprint.optimizer == doctest::Approx(4 * params));
+  CHECK(l.footprint.master == 0);
+  CHECK(l.footprint.activations > 0);
+}
+
+TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocast does, scales the loss") {
+  const Lowering l = lower(kTinyCnn, Precision::amp_fp16, true);
+  const LoweredKernel* cw = find(l, "conv1.cast_w");
+  REQUIRE(cw);
+  const double w = 8 * 3 * 3 * 3;
+  CHECK(cw->kernel.bytes_read == std::uint64_t(4 * w));
+  CHECK(cw->kernel.bytes_written == std::uint64_t(2 * w));
+  CHECK(find(l, "conv1.cast_w.backward"));
+  CHECK(find(l, "conv1.cast_in"));  // the fp32 images are cast to fp16
+  CHECK(find(l, "block.conv.cast_in") == nullptr);  // already fp16
+  REQUIRE(find(l, "block.conv"));
+  CHECK(find(l, "block.conv")->kernel.a_format == FormatId::fp16);
+  CHECK(find(l, "block.conv")->kernel.c_format == FormatId::fp32);
+  CHECK(find(l, "loss.cast_in"));  // cross_entropy is on autocast's fp32 list
+  CHECK(find(l, "grad_scaler.unscale"));
+  CHECK(l.footprint.master == doctest::Approx(2 * l.footprint.weights));
+  // bf16 autocast needs no loss scaling.
+  CHECK(find(lower(kTinyCnn, Precision::amp_bf16, true), "grad_scaler.unscale") == nullptr);
+  // Pure fp16: no casts at all.
+  CHECK(count_named(lower(kTinyCnn, Precision::fp16, true), "conv1.cast") == 0);
+}
+
+TEST_CASE("lowering: inference-only precisions refuse training; quantized modes quantize GEMM inputs") {
+  CHECK_THROWS_AS(lower(kTinyCnn, Precision::fp8, true), InputError);
+  CHECK_THROWS_AS(lower(kTinyCnn, Precision::int8, true), InputError);
+  const Lowering l = lower(kTinyCnn, Precision::int8, false);
+  REQUIRE(find(l, "block.conv.cast_in"));
+  CHECK(find(l, "block.conv")->kernel.a_format == FormatId::int8);
+  CHECK(find(l, "block.conv")->kernel.c_format == FormatId::int32);
+}
+
+TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache") {
+  NetworkVariables decode;
+  decode.seq = 1;
+  decode.past = 31;
+  const Lowering u = lower(kTinyDecoder, Precision::fp16, false, decode, false);
+  const LoweredKernel* scores = find(u, "layers.attn.scores");
+  REQUIRE(scores);
+  CHECK(scores->kernel.m == 1);       // one new token
+  CHECK(scores->kernel.n == 32);      // past + new
+  CHECK(scores->kernel.k == 8);
+  CHECK(scores->kernel.batch == 2 * 8);
+  CHECK(scores->kernel.count == 2);
+  CHECK(find(u, "layers.attn.repeat_kv"));  // 2 KV heads expanded to 8
+  REQUIRE(find(u, "layers.attn.softmax"));
+  CHECK(find(u, "layers.attn.softmax")->kernel.memory.row_length == 32);
+  // KV cache: keys and values of 32 tokens, 2 KV heads of 8, fp16, batch 2, 2 layers.
+  CHECK(u.footprint.kv_cache == doctest::Approx(2.0 * 2 * 2 * 32 * 8 * 2 * 2));
+  REQUIRE(find(u, "layers.attn.kv_cache_write"));
+
+  const Lowering f = lower(kTinyDecoder, Precision::fp16, true, {}, true);
+  const LoweredKernel* fa = find(f, "layers.attn");
+  REQUIRE(fa);
+  CHECK(fa->kernel.kind == Kernel::Kind::attention);
+  CHECK(fa->kernel.attention.heads == 8);
+  CHECK(fa->kernel.attention.kv_heads == 2);
+  CHECK(fa->kernel.attention.causal);
+  CHECK(find(f, "layers.attn.backward"));
+  CHECK(find(f, "layers.attn.scores") == nullptr);
+  CHECK(find(f, "optimizer.adamw"));
+  CHECK(f.footprint.optimizer == doctest::Approx(2 * f.footprint.gradients));
+}
+
+TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits") {
+  // Parameter tensors of the tiny CNN: conv1, three block convs (no biases), bn1's two, fc's two.
+  const Lowering l = lower(kTinyCnn, Precision::fp32, true);
+  const LoweredKernel* sgd = find(l, "optimizer.sgd");
+  REQUIRE(sgd);
+  CHECK(sgd->kernel.count == 1);  // few tensors, few elements: one launch
+  CHECK(l.weight_tensors == 1 + 3 + 2 + 2);
+}
