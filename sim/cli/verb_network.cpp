@@ -13,7 +13,7 @@
 #include "engine/network/network_estimate.h"
 #include "engine/network/network_tables.h"
 #include "io/writers.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 namespace po = boost::program_options;
 

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "engine/network/launch_queue.h"
 #include "engine/network/network_estimate.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 using namespace tcsim;
 using namespace tcsim::engine;

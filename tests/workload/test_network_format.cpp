@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

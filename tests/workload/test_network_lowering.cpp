@@ -1,4 +1,4 @@
-// Lowering a network to kernels (workload/network/lowering.h): the kernels of each pass, their
+// Lowering a network to kernels (workload/network/lowering/lowering.h): the kernels of each pass, their
 // counts, bytes and formats per precision mode, autocast casts, gradient accumulation at forks,
 // the optimizer, and the memory footprint.
 #include <doctest/doctest.h>
@@ -6,8 +6,8 @@
 #include <string>
 
 #include "common/error.h"
-#include "workload/network/lowering.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/lowering/lowering.h"
+#include "workload/network/reader/network_reader.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

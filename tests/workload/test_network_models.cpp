@@ -8,7 +8,7 @@
 #include <string>
 
 #include "test_support.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

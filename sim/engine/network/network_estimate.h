@@ -1,5 +1,5 @@
 #pragma once
-// Estimates one step of a network on an Accelerator: lowers it (workload/network/lowering.h),
+// Estimates one step of a network on an Accelerator: lowers it (workload/network/lowering/lowering.h),
 // simulates each distinct kernel once (identical kernels share one result), adds the host's
 // launch costs through a model of the launch queue, and sums per layer.
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "workload/accelerator.h"
-#include "workload/network/lowering.h"
+#include "workload/network/lowering/lowering.h"
 
 namespace tcsim::engine {
 

@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "engine/network/network_estimate.h"
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 namespace tcsim::engine {
 

@@ -1,4 +1,4 @@
-#include "workload/network/layer_fields.h"
+#include "workload/network/reader/layer_fields.h"
 
 #include <cctype>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "workload/kernel.h"
-#include "workload/network/memory_footprint.h"
+#include "workload/network/lowering/memory_footprint.h"
 #include "workload/network/network.h"
 #include "workload/network/precision.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "workload/network/lowering_context.h"
+#include "workload/network/lowering/lowering_context.h"
 
 namespace tcsim::workload::lowering_detail {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "workload/network/network.h"
-#include "workload/network/shape_inference.h"
-#include "workload/network/yaml_fields.h"
+#include "workload/network/reader/shape_inference.h"
+#include "workload/network/reader/yaml_fields.h"
 
 namespace tcsim::workload {
 

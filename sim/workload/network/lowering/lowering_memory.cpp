@@ -1,7 +1,7 @@
 // Lowering of the memory-bound layers: each becomes the kernel(s) PyTorch launches for it, with the
 // elements it reads and writes (forward, and backward when training), and what autograd keeps.
 #include "common/error.h"
-#include "workload/network/lowering_context.h"
+#include "workload/network/lowering/lowering_context.h"
 
 namespace tcsim::workload::lowering_detail {
 

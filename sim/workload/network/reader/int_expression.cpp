@@ -1,6 +1,6 @@
 // A recursive-descent evaluator: expr = term {(+|-) term}; term = unary {(*|/) unary};
 // unary = [-] atom; atom = number | name | ( expr ).
-#include "workload/network/int_expression.h"
+#include "workload/network/reader/int_expression.h"
 
 #include <cctype>
 

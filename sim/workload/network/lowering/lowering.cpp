@@ -1,13 +1,13 @@
 // The step driver: forward kernels in layer order; for training, gradient accumulation where a
 // tensor feeds several layers, the backward kernels in reverse layer order, the loss-scaler and
 // the optimizer; and the memory footprint.
-#include "workload/network/lowering.h"
+#include "workload/network/lowering/lowering.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
-#include "workload/network/lowering_context.h"
+#include "workload/network/lowering/lowering_context.h"
 
 namespace tcsim::workload {
 

@@ -1,10 +1,10 @@
-#include "workload/network/yaml_fields.h"
+#include "workload/network/reader/yaml_fields.h"
 
 #include "common/error.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/suggest.h"
-#include "workload/network/int_expression.h"
+#include "workload/network/reader/int_expression.h"
 
 namespace tcsim::workload {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "workload/network/lowering.h"
-#include "workload/network/memory_footprint.h"
+#include "workload/network/lowering/lowering.h"
+#include "workload/network/lowering/memory_footprint.h"
 
 namespace tcsim::workload::lowering_detail {
 

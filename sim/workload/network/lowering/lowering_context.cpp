@@ -1,4 +1,4 @@
-#include "workload/network/lowering_context.h"
+#include "workload/network/lowering/lowering_context.h"
 
 #include <algorithm>
 #include <cmath>

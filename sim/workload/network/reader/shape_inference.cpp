@@ -1,4 +1,4 @@
-#include "workload/network/shape_inference.h"
+#include "workload/network/reader/shape_inference.h"
 
 #include "common/error.h"
 

@@ -2,7 +2,7 @@
 // the layers in order, each resolved against the layers before it and shape-inferred at once, so a
 // reference to a later layer is an error. A `repeat:` block is kept as one copy whose layers carry
 // count = N and group = the block's name.
-#include "workload/network/network_reader.h"
+#include "workload/network/reader/network_reader.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,9 +13,9 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "config/suggest.h"
-#include "workload/network/layer_fields.h"
-#include "workload/network/shape_inference.h"
-#include "workload/network/yaml_fields.h"
+#include "workload/network/reader/layer_fields.h"
+#include "workload/network/reader/shape_inference.h"
+#include "workload/network/reader/yaml_fields.h"
 
 namespace tcsim::workload {
 namespace {
