@@ -123,7 +123,22 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
     p.heads_launched = a.heads;
     p.launches = 3;  // dot(dO, O) preprocess, the dQ/dK/dV kernel, dQ fp32 -> fp16 conversion
     if (sm90) p.notes.push_back("sm_90 backward modelled as FlashAttention-2's (mma.sync); FlashAttention-3's wgmma backward is not modelled");
-  } else if (sm90 && a.q_len > 16) {
+  }
+  // Forward: [FA2-api] seqlenq_ngroups_swapped: one query against grouped KV heads puts the group's
+  // heads in the query rows of one CTA, so each KV head's cache is read once. Then the split-KV
+  // heuristic over 64-row query blocks and the split kernel's key blocks.
+  const std::int64_t split_bn = hd <= 64 ? 256 : hd <= 128 ? 128 : 64;
+  if (k.pass == Pass::forward) {
+    p.packed_gqa = a.q_len == 1 && groups > 1;
+    p.rows = p.packed_gqa ? groups : a.q_len;
+    p.heads_launched = p.packed_gqa ? a.kv_heads : a.heads;
+    p.splits = num_splits_heuristic(a.batch * p.heads_launched * ceil_div(p.rows, 64), std::int64_t(g.sm_count) * 2,
+                                    ceil_div(a.kv_len, split_bn), 128);
+  }
+  if (k.pass == Pass::forward && sm90 && (fp8 || (a.q_len > 16 && p.splits == 1))) {
+    // FlashAttention-3 has its own split-KV and GQA packing; the model uses FlashAttention-2's
+    // split-KV kernel for those cases (memory-bound) and FA3 for the rest.
+    p.packed_gqa = false, p.splits = 1;
     // [FA3] fp16/bf16 and fp8 tile tables; Br / 64 consumer warpgroups plus one producer warpgroup.
     p.algo = AttentionAlgo::fa3_forward;
     const MmaInstr* row = g.find_mma(k.a_format, FormatId::fp32);
@@ -152,26 +167,17 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
     p.rows = a.q_len;
     p.row_blocks = ceil_div(a.q_len, p.br);
     p.heads_launched = a.heads;
-  } else {
+  } else if (k.pass == Pass::forward) {
     const MmaInstr* row = find_sync_mma(g, k.a_format);
     if (!row) throw InputError(where, "no mma.sync row of " + g.name + " takes these formats");
     p.mma_row = int(row - g.mma.data());
-    // [FA2-api] seqlenq_ngroups_swapped: one query against grouped KV heads puts the group's heads
-    // in the query rows of one CTA, so each KV head's cache is read once.
-    p.packed_gqa = a.q_len == 1 && groups > 1;
-    p.rows = p.packed_gqa ? groups : a.q_len;
-    p.heads_launched = p.packed_gqa ? a.kv_heads : a.heads;
-    const std::int64_t split_bn = hd <= 64 ? 256 : hd <= 128 ? 128 : 64;
-    const std::int64_t m_blocks64 = ceil_div(p.rows, 64);
-    p.splits = num_splits_heuristic(a.batch * p.heads_launched * m_blocks64, std::int64_t(g.sm_count) * 2,
-                                    ceil_div(a.kv_len, split_bn), 128);
     // KV-cache decode (flash_attn_with_kvcache) always runs the split-KV kernel; so does any call
     // the heuristic splits.
     if (p.splits > 1 || a.q_len <= 16) {
       p.algo = AttentionAlgo::fa2_split_kv;
       p.br = 64, p.bc = int(split_bn), p.warps = 4;
       if (p.splits > 1) p.launches = 2;  // + the combine kernel
-      if (sm90) p.notes.push_back("sm_90 decode modelled with FlashAttention-2's split-KV kernel (mma.sync)");
+      if (sm90) p.notes.push_back("sm_90 decode / split-KV modelled with FlashAttention-2's split-KV kernel (mma.sync), not FlashAttention-3's");
     } else {
       p.algo = AttentionAlgo::fa2_forward;
       p.br = 128;
