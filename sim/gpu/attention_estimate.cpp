@@ -101,7 +101,8 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
 
   // Traffic. L2 serves every CTA's tiles; DRAM the unique tensors, unless the K/V of the heads in
   // flight do not fit in half the L2 (then every CTA's K/V tiles miss).
-  const double rows_total = B * double(p.heads_launched) * double(p.rows);  // query rows (packed)
+  // Query rows of the whole call (forward: after GQA packing; backward: the grid runs over keys).
+  const double rows_total = bwd ? B * H * double(a.q_len) : B * double(p.heads_launched) * double(p.rows);
   const double q_bytes = rows_total * d * b;
   const double kv_unique = 2.0 * B * Hkv * double(a.kv_len) * d * b;
   double l2_read = 0, dram_read = 0, dram_write = 0, l2_write = 0;
@@ -114,7 +115,7 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
     const double kv_l2 = ctas * 2.0 * p.bc * d * b;  // K and V of the CTA's key block, once
     const double q_l2 = tile_iters * (2.0 * p.br * d * b + 2.0 * p.br * 4);
     l2_read = kv_l2 + q_l2;
-    dram_read = kv_unique * (H / Hkv) + 2.0 * q_bytes + 2.0 * rows_total * 4;  // K, V per head; Q, dO; LSE, D
+    dram_read = kv_unique + 2.0 * q_bytes + 2.0 * rows_total * 4;  // K, V (shared by a group in L2); Q, dO; LSE, D
     l2_write = tile_iters * p.br * d * 4.0;                                 // dQ atomics (fp32) at the L2
     dram_write = 2.0 * B * H * double(a.kv_len) * d * b + rows_total * d * 4;  // dK, dV; dQ accumulator
   } else {
@@ -174,12 +175,20 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
     }
   double cycles = std::max({makespan, dram_total / dram_bpc, l2_total / l2_bpc});
   const double main_cycles = cycles;
-  // Extra kernels, streaming from DRAM.
-  if (p.algo == AttentionAlgo::fa2_split_kv && p.splits > 1)
-    cycles += (double(p.splits) * rows_total * (d * 4 + 4) + q_bytes) / dram_bpc + g.dram_latency;
+  // Extra kernels, streaming from DRAM: the split-KV combine (partial O and LSE in, O out); the
+  // backward's preprocessing (O and dO in, D = rowsum(dO∘O) out, dQ accumulator zeroed) and its
+  // dQ conversion (fp32 accumulator in, dQ out).
+  double extra_read = 0, extra_write = 0;
+  if (p.algo == AttentionAlgo::fa2_split_kv && p.splits > 1) {
+    extra_read = double(p.splits) * rows_total * (d * 4 + 4);
+    extra_write = q_bytes;
+    cycles += (extra_read + extra_write) / dram_bpc + g.dram_latency;
+  }
   if (bwd) {
-    cycles += (2.0 * q_bytes + rows_total * 4 + rows_total * d * 4) / dram_bpc + g.dram_latency;  // D = rowsum(dO∘O), zero dQaccum
-    cycles += (rows_total * d * 4 + q_bytes) / dram_bpc + g.dram_latency;                         // dQaccum -> dQ
+    cycles += (2.0 * q_bytes + rows_total * 4 + rows_total * d * 4) / dram_bpc + g.dram_latency;
+    cycles += (rows_total * d * 4 + q_bytes) / dram_bpc + g.dram_latency;
+    extra_read = 2.0 * q_bytes + rows_total * d * 4;
+    extra_write = rows_total * 4 + rows_total * d * 4 + q_bytes;
   }
 
   KernelResult r;
@@ -228,8 +237,8 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   r.set("smem_bytes", smem_bytes);
   r.set("l2_read_bytes", l2_read);
   r.set("l2_write_bytes", l2_write + dram_write);
-  r.set("dram_read_bytes", dram_read);
-  r.set("dram_write_bytes", dram_write);
+  r.set("dram_read_bytes", dram_read + extra_read);  // all kernels of the call
+  r.set("dram_write_bytes", dram_write + extra_write);
   r.set("ctas", ctas);
   r.set("ctas_per_sm", p.ctas_per_sm);
   r.set("waves", ctas / slots);

@@ -75,10 +75,12 @@ std::string AttentionPlan::describe() const {
   return buf;
 }
 
+bool fused_attention_supported(const GpuConfig& g) { return g.arch != "sm_70" && g.arch != "sm_75"; }
+
 AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
   const std::string where = "kernel " + (k.name.empty() ? std::string("<unnamed>") : k.name);
   const AttentionShape& a = k.attention;
-  if (g.arch == "sm_70" || g.arch == "sm_75")
+  if (!fused_attention_supported(g))
     throw InputError(where, "fused attention needs sm_80 or later (FlashAttention-2 has no " + g.arch + " kernels; " +
                                 g.name + " runs attention as unfused GEMMs + softmax)");
   if (a.batch <= 0 || a.heads <= 0 || a.kv_heads <= 0 || a.q_len <= 0 || a.kv_len <= 0 || a.head_dim <= 0)

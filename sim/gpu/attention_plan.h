@@ -34,6 +34,10 @@ struct AttentionPlan {
   std::vector<std::string> notes;
 };
 
+// Whether the GPU runs fused attention at all (FlashAttention-2 needs sm_80+); where it does not,
+// a network lowers attention to GEMMs + softmax.
+bool fused_attention_supported(const GpuConfig& g);
+
 // Throws InputError (naming the kernel) for bad shapes, formats no FlashAttention kernel takes,
 // and GPUs before sm_80 (no FlashAttention-2: the network lowering falls back to unfused GEMMs).
 AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k);

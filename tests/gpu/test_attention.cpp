@@ -74,13 +74,14 @@ TEST_CASE("causal masking skips the fully masked key tiles: about half the work"
 
 TEST_CASE("grouped-query decode reads each KV head's cache once") {
   GpuModel model(test::shipped("a100"));
-  const std::int64_t batch = 4, kv = 8192, d = 128;
+  const std::int64_t batch = 32, kv = 8192, d = 128;  // enough KV heads to need no split
   const KernelResult gqa = model.run(attention(batch, 32, 8, 1, kv, d, true));
   const KernelResult mha = model.run(attention(batch, 32, 32, 1, kv, d, true));
   const double q = double(batch) * 32 * d * 2;
   CHECK(gqa.get("dram_read_bytes").value() == doctest::Approx(2.0 * batch * 8 * kv * d * 2 + q));
   CHECK(mha.get("dram_read_bytes").value() == doctest::Approx(2.0 * batch * 32 * kv * d * 2 + q));
   CHECK(gqa.mapping.find("GQA heads packed") != std::string::npos);
+  CHECK(gqa.get("kv_splits").value() == 1);
   const double ratio = gqa.time_s / mha.time_s;
   CHECK(ratio > 0.2);
   CHECK(ratio < 0.4);
@@ -108,6 +109,10 @@ TEST_CASE("decode splits the KV length when batch x kv_heads cannot fill the GPU
   CHECK(small.get("kv_splits").value() > 1);
   CHECK(has_note(small, "split-KV"));
   CHECK(small.get("launch_overhead_us").value() == doctest::Approx(2 * g.launch_overhead_s * 1e6));
+  // The combine kernel reads every split's fp32 partial O and LSE back.
+  const double splits = small.get("kv_splits").value(), rows = 8 * 4;  // 8 KV heads x 4 packed query heads
+  CHECK(small.get("dram_read_bytes").value() ==
+        doctest::Approx(2.0 * 8 * 32768 * 128 * 2 + rows * 128 * 2 + splits * rows * (128 * 4 + 4)));
   const KernelResult large = model.run(attention(64, 32, 8, 1, 32768, 128, true));
   CHECK(large.get("kv_splits").value() == 1);
   // Splitting is what keeps one sequence fast: it streams the cache at a similar rate per byte.
@@ -157,8 +162,11 @@ TEST_CASE("the softmax's exp2 on the special-function units costs time") {
 }
 
 TEST_CASE("fused attention needs sm_80+: V100 and T4 reject it") {
+  CHECK(fused_attention_supported(test::shipped("a100")));
+  CHECK(fused_attention_supported(test::shipped("h100")));
   for (const char* cfg : {"v100", "t4"}) {
     CAPTURE(cfg);
+    CHECK_FALSE(fused_attention_supported(test::shipped(cfg)));
     GpuModel model(test::shipped(cfg));
     try {
       model.run(attention(1, 16, 16, 1024, 1024, 64, false));
