@@ -74,8 +74,8 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSmCache& cache) {
-  const AttentionPlan p = plan_attention(g, k);
+KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSmCache& cache, bool allow_fa3) {
+  const AttentionPlan p = plan_attention(g, k, allow_fa3);
   const AttentionShape& a = k.attention;
   const bool bwd = p.algo == AttentionAlgo::fa2_backward;
   const double b = p.elem_bytes, d = double(a.head_dim);

@@ -25,6 +25,7 @@ class AttentionSmCache {
   std::map<std::string, std::pair<double, double>> map_;
 };
 
-KernelResult estimate_attention(const GpuConfig& g, const Kernel& kernel, AttentionSmCache& cache);
+// allow_fa3: see plan_attention (GpuModel::run uses the default, the library's choice).
+KernelResult estimate_attention(const GpuConfig& g, const Kernel& kernel, AttentionSmCache& cache, bool allow_fa3 = true);
 
 }  // namespace tcsim::gpu

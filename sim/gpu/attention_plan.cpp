@@ -77,7 +77,7 @@ std::string AttentionPlan::describe() const {
 
 bool fused_attention_supported(const GpuConfig& g) { return g.arch != "sm_70" && g.arch != "sm_75"; }
 
-AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
+AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3) {
   const std::string where = "kernel " + (k.name.empty() ? std::string("<unnamed>") : k.name);
   const AttentionShape& a = k.attention;
   if (!fused_attention_supported(g))
@@ -137,7 +137,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
     p.splits = num_splits_heuristic(a.batch * p.heads_launched * ceil_div(p.rows, 64), std::int64_t(g.sm_count) * 2,
                                     ceil_div(a.kv_len, split_bn), 128);
   }
-  if (k.pass == Pass::forward && sm90 && (fp8 || (a.q_len > 16 && p.splits == 1))) {
+  if (k.pass == Pass::forward && sm90 && (fp8 || (allow_fa3 && a.q_len > 16 && p.splits == 1))) {
     // FlashAttention-3 has its own split-KV and GQA packing; the model uses FlashAttention-2's
     // split-KV kernel for those cases (memory-bound) and FA3 for the rest.
     p.packed_gqa = false, p.splits = 1;
@@ -182,6 +182,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k) {
       if (sm90) p.notes.push_back("sm_90 decode / split-KV modelled with FlashAttention-2's split-KV kernel (mma.sync), not FlashAttention-3's");
     } else {
       p.algo = AttentionAlgo::fa2_forward;
+      if (sm90) p.notes.push_back("FlashAttention-2's forward kernel on sm_90 (mma.sync), as FA2 runs on H100");
       p.br = 128;
       p.bc = hd <= 64 ? 128 : 64;
       p.warps = hd <= 128 ? 4 : 8;

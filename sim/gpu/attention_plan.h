@@ -40,7 +40,8 @@ bool fused_attention_supported(const GpuConfig& g);
 
 // Throws InputError (naming the kernel) for bad shapes, formats no FlashAttention kernel takes,
 // and GPUs before sm_80 (no FlashAttention-2: the network lowering falls back to unfused GEMMs).
-AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k);
+// allow_fa3 = false keeps sm_90 on FlashAttention-2's forward kernel (what FA2 itself runs on H100).
+AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3 = true);
 
 // Key tiles of Bc that query block `qb` (rows [qb*Br, (qb+1)*Br) of the q_len queries, aligned to
 // the end of kv_len) visits, within split `s` of `splits`; causal masking skips fully masked tiles.
