@@ -202,7 +202,10 @@ WarpProgram fa3_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   w.prologue.push_back(tma(kv, V, 0, 0, 0, "V tile 0 (producer)"));
   w.prologue.push_back(wait(Q, 0, "Q landed"));
 
-  // The producer refills the other stage as soon as its previous tile is consumed.
+  // The consumers release a stage after using it and the producer refills it (FA3's empty/full
+  // mbarrier pairs, and the named barriers that order the warpgroups' GEMMs): one CTA-wide
+  // barrier per tile keeps every warpgroup within a tile of the others.
+  w.body.push_back(I(Op::bar, "stage j-1 released"));
   w.body.push_back(tma(kv, K, 2, 1, 1, "K tile j+1 (producer)"));
   w.body.push_back(tma(kv, V, 2, 1, 1, "V tile j+1 (producer)"));
   w.body.push_back(wait(K, 2, "K tile j landed"));
