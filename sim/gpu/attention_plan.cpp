@@ -69,9 +69,9 @@ std::string AttentionPlan::describe() const {
   static const char* names[] = {"FlashAttention-2 forward", "FlashAttention-2 split-KV forward",
                                 "FlashAttention-2 backward", "FlashAttention-3 forward"};
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s Br %d x Bc %d, %d warps%s, head_dim %d, %d CTAs/SM, splits %d%s",
+  std::snprintf(buf, sizeof buf, "%s Br %d x Bc %d, %d warps%s, head_dim %d, %d-stage, %d CTAs/SM, splits %d%s",
                 names[int(algo)], br, bc, warps, algo == AttentionAlgo::fa3_forward ? " (consumer) + producer" : "",
-                head_dim, ctas_per_sm, splits, packed_gqa ? ", GQA heads packed" : "");
+                head_dim, stages, ctas_per_sm, splits, packed_gqa ? ", GQA heads packed" : "");
   return buf;
 }
 
@@ -123,6 +123,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
     p.rows = a.kv_len;
     p.row_blocks = ceil_div(a.kv_len, p.bc);
     p.heads_launched = a.heads;
+    p.stages = 2;
     p.launches = 3;  // dot(dO, O) preprocess, the dQ/dK/dV kernel, dQ fp32 -> fp16 conversion
     if (sm90) p.notes.push_back("sm_90 backward modelled as FlashAttention-2's (mma.sync); FlashAttention-3's wgmma backward is not modelled");
   }
@@ -160,6 +161,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
       else p.br = 128, p.bc = 128;
     }
     p.warps = p.br / 64 * 4;
+    p.stages = 2;
     // Q, and two stages each of K and V.
     p.smem_bytes = std::uint64_t(b * (double(p.br) * hd + 4.0 * p.bc * hd));
     // setmaxnreg splits the register file: consumers 240 (2 warpgroups) or 160 (3), producer 24-32:

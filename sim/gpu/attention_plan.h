@@ -21,6 +21,7 @@ struct AttentionPlan {
   int head_dim = 0;          // the kernel template's head dimension (head_dim rounded up)
   int br = 128, bc = 64;     // CTA tile: Br query rows (backward: per iteration) x Bc keys
   int warps = 4;             // warps per CTA (fa3: consumer warps; the producer warp is warp 0's TMA)
+  int stages = 1;            // K/V tile buffers (FA2 forward: one K and one V; FA3: 2-stage ring; backward: Q/dO double-buffered)
   int splits = 1;            // split-KV: CTAs per (batch, head, query block) along kv_len
   bool packed_gqa = false;   // decode: the query heads of one KV head share a CTA (rows = q_len x group)
   double elem_bytes = 2;     // Q, K, V, O element size

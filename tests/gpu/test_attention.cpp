@@ -137,6 +137,7 @@ TEST_CASE("prefill: FlashAttention-2 on A100, FlashAttention-3 on H100, with the
   GpuModel a100(test::shipped("a100"));
   const KernelResult a = a100.run(attention(2, 16, 16, 8192, 8192, 128, false));
   CHECK(a.mapping.find("FlashAttention-2 forward Br 128 x Bc 64, 4 warps") != std::string::npos);
+  CHECK(a.mapping.find("1-stage, 2 CTAs/SM") != std::string::npos);
   CHECK(a.get("tensor_util_pct").value() > 40);
   CHECK(a.get("tensor_util_pct").value() < 92);
   // Q, K and V once from DRAM (K/V of a head stay in L2 while its query blocks run), O written once.
@@ -146,6 +147,7 @@ TEST_CASE("prefill: FlashAttention-2 on A100, FlashAttention-3 on H100, with the
   GpuModel h100(test::shipped("h100"));
   const KernelResult h = h100.run(attention(2, 16, 16, 8192, 8192, 128, false));
   CHECK(h.mapping.find("FlashAttention-3 forward Br 128 x Bc 176") != std::string::npos);
+  CHECK(h.mapping.find("2-stage, 1 CTAs/SM") != std::string::npos);
   CHECK(h.tflops() > a.tflops() * 2);
   // Decode on H100 takes the split-KV kernel.
   CHECK(h100.run(attention(1, 32, 8, 1, 4096, 128, true)).mapping.find("split-KV") != std::string::npos);
