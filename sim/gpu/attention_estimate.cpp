@@ -106,9 +106,9 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   const double q_bytes = rows_total * d * b;
   const double kv_unique = 2.0 * B * Hkv * double(a.kv_len) * d * b;
   double l2_read = 0, dram_read = 0, dram_write = 0, l2_write = 0;
-  const double slots = double(g.sm_count) * p.ctas_per_sm;
+  const double slots_all = double(g.sm_count) * p.ctas_per_sm;
   const double ctas_per_head = double(pattern.size()) * (p.packed_gqa ? 1.0 : double(a.heads / a.kv_heads));
-  const double heads_in_flight = std::ceil(std::min(ctas, slots) / std::max(1.0, ctas_per_head));
+  const double heads_in_flight = std::ceil(std::min(ctas, slots_all) / std::max(1.0, ctas_per_head));
   const double kv_head_bytes = 2.0 * double(a.kv_len) * d * b;
   const bool kv_fits = std::min(heads_in_flight, B * Hkv) * kv_head_bytes <= double(g.l2_size) / 2;
   if (bwd) {
@@ -131,7 +131,6 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   // Bandwidth: every running CTA gets an equal share of min(L2, DRAM x L2 reuse); an SM's share is
   // its CTAs' (the limit is in the memory system, not in one SM's queue).
   const double bw = std::min(l2_bpc, dram_bpc * l2_total / std::max(dram_total, 1.0));
-  const double slots_all = double(g.sm_count) * p.ctas_per_sm;
   SmEnvironment env;
   const double miss = std::clamp(dram_read / std::max(l2_read, 1.0), 0.0, 1.0);
   env.global_latency = std::round(g.l2_hit_latency() + miss * std::max(0.0, g.dram_latency - g.l2_hit_latency()));
@@ -152,15 +151,16 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   };
   // List scheduling over the CTA slots in launch order: each CTA starts on the slot that frees
   // first. A CTA runs among as many co-resident CTAs as the CTAs still to start fill per SM
-  // (all slots while at least a full wave remains, fewer in the tail, where each gets more of the
-  // bandwidth: the concurrency is rounded to halvings to bound the number of SM simulations).
+  // (all slots while at least a full wave remains, fewer in the last partial wave, where each gets
+  // more of the bandwidth; exact for waves of equal CTAs, optimistic for a staggered tail). The
+  // concurrency is rounded up to slots / 2^(level/2) to bound the number of SM simulations.
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (double s = 0; s < std::min(slots_all, ctas); ++s) free_at.push(0.0);
   std::map<std::pair<std::int64_t, int>, double> memo;  // (iterations, tail level) -> cycles
   double makespan = 0, remaining = ctas;
   for (std::int64_t h = 0; h < heads_grid; ++h)
     for (std::size_t i = 0; i < pattern.size(); ++i, remaining -= 1) {
-      int level = 0;  // concurrency = min(remaining, slots) rounded down to slots / 2^(level/2)
+      int level = 0;  // the smallest slots / 2^(level/2) >= remaining
       while (level < 40 && slots_all / std::pow(2.0, (level + 1) / 2.0) >= remaining) ++level;
       const double concurrent = std::max(1.0, slots_all / std::pow(2.0, level / 2.0));
       auto it = memo.find({pattern[i], level});
@@ -241,7 +241,7 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   r.set("dram_write_bytes", dram_write + extra_write);
   r.set("ctas", ctas);
   r.set("ctas_per_sm", p.ctas_per_sm);
-  r.set("waves", ctas / slots);
+  r.set("waves", ctas / slots_all);
   r.set("kv_splits", p.splits);
   r.set("tile_iterations", tile_iters);
   r.set("sm_bandwidth_share_bytes_per_clk", env.global_bytes_per_clk);
