@@ -326,7 +326,10 @@ AttentionIterationWork attention_iteration_work(const GpuConfig& g, const Attent
   wk.tensor_fma = 2.0 * std::max<double>(p.br, m_pad) * p.bc * d;
   wk.fp32_instr = p.warps * (std::ceil(sw.max_ops) + sw.fp32 + std::ceil(sw.rescale));
   wk.mufu_instr = p.warps * sw.mufu;
-  wk.smem_bytes = 2.0 * p.bc * d * b + (fa3 ? 0 : p.warps * (wr * d + p.bc * d + p.bc * d) * b);
+  // K and V written in; read out: FA2 per warp its Q rows, all of K and V (ldmatrix); FA3 per
+  // warpgroup its 64 Q rows and K for the SS wgmma, V for the RS wgmma.
+  const double readers = fa3 ? p.warps / 4.0 : p.warps;
+  wk.smem_bytes = 2.0 * p.bc * d * b + readers * ((fa3 ? 64 : wr) * d + 2.0 * p.bc * d) * b;
   (void)g;
   return wk;
 }
