@@ -71,6 +71,9 @@ struct GpuConfig {
   int rf_read_ports_per_bank = 1;
   int fp32_lanes_per_subcore = 16;             // CUDA-core FFMA lanes (FP32 rate)
   double ffma_latency = 4;
+  // Special-function (MUFU: exp2, rcp, ...) lanes per sub-core: a warp MUFU occupies the sub-core's
+  // SFU for 32 / lanes cycles; its result follows after ffma_latency more cycles (assumed as FFMA).
+  int sfu_lanes_per_subcore = 4;
 
   // Tensor cores
   std::vector<MmaInstr> mma;

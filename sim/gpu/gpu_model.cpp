@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "gpu/attention_estimate.h"
 #include "gpu/gemm_estimate.h"
 #include "gpu/gemm_plan.h"
 #include "gpu/kernel_program.h"
@@ -13,6 +14,7 @@ namespace tcsim::gpu {
 
 struct GpuModel::Cache {
   SmTimeCache sm;
+  AttentionSmCache attention;
 };
 
 GpuModel::GpuModel(GpuConfig config) : config_(std::move(config)), cache_(std::make_unique<Cache>()) {
@@ -33,8 +35,7 @@ std::string fmt(const char* f, double v) {
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
   if (kernel.kind == Kernel::Kind::memory) return run_memory(kernel);
-  if (kernel.kind == Kernel::Kind::attention)
-    throw InputError(kernel.name, "fused attention kernels are not modelled on the GPU yet");
+  if (kernel.kind == Kernel::Kind::attention) return estimate_attention(config_, kernel, cache_->attention);
   const GemmPlan plan = plan_gemm(config_, kernel);
   KernelResult r;
   r.name = kernel.name;

@@ -18,6 +18,7 @@ const char* op_name(Op op) {
     case Op::wgmma_commit: return "WGMMA.COMMIT";
     case Op::wgmma_wait: return "WGMMA.WAIT";
     case Op::ffma: return "FFMA";
+    case Op::mufu: return "MUFU";
     case Op::bar: return "BAR.SYNC";
     case Op::stg: return "STG";
     case Op::wait: return "MBARRIER.WAIT";

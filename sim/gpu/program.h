@@ -23,7 +23,8 @@ enum class Op : std::uint8_t {
   mma,           // tensor-core MMA group (mma.sync/wmma, or wgmma when the row is asynchronous)
   wgmma_commit,  // closes the open wgmma group
   wgmma_wait,    // waits until at most `arg` wgmma groups are in flight
-  ffma,          // CUDA-core FFMA group
+  ffma,          // CUDA-core FFMA group (any FP32-pipe instruction: FFMA, FMUL, FADD, FMNMX, F2FP)
+  mufu,          // special-function group (MUFU.EX2, MUFU.RCP) on the sub-core's SFU
   bar,           // CTA-wide barrier (bar.sync)
   stg,           // registers -> global (epilogue), bytes for the warp
   wait,          // waits until its source slots are ready (mbarrier wait on a TMA stage)
@@ -33,7 +34,7 @@ const char* op_name(Op op);
 
 struct Instr {
   Op op = Op::bar;
-  std::int32_t count = 1;   // group size (mma: PTX MMAs; ffma: warp FFMAs)
+  std::int32_t count = 1;   // group size (mma: PTX MMAs; ffma/mufu: warp instructions)
   double bytes = 0;         // memory ops: bytes moved for the warp (tma: for the CTA)
   std::int16_t mma = -1;    // mma: row of GpuConfig::mma
   std::int32_t mma_n = 0;   // mma: N used (wgmma; 0 = the row's N)

@@ -48,7 +48,7 @@ struct Cta {
 class Sim {
  public:
   Sim(const GpuConfig& g, const WarpProgram& p, int warps_per_cta, int ctas, const SmEnvironment& env)
-      : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), rf_(g.subcores_per_sm),
+      : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), sfu_(g.subcores_per_sm), rf_(g.subcores_per_sm),
         ctas_(ctas) {
     if (warps_per_cta <= 0 || ctas <= 0) throw std::logic_error("simulate_sm: no warps");
     const int total = warps_per_cta * ctas;
@@ -211,6 +211,9 @@ class Sim {
         if (!fma_[w.subcore].can_issue(e)) e = std::max(e, fma_[w.subcore].earliest());
         if (in.rf_bank_reads > 0 && !rf_[w.subcore].can_issue(e)) e = std::max(e, rf_[w.subcore].earliest());
         break;
+      case Op::mufu:
+        if (!sfu_[w.subcore].can_issue(e)) e = std::max(e, sfu_[w.subcore].earliest());
+        break;
       case Op::lds:
       case Op::sts:
         if (smem_.next_free > e + kSmemQueue) e = std::max(e, smem_.next_free - kSmemQueue);
@@ -316,6 +319,18 @@ class Sim {
         set_slot(w, in, in.dst2, s + per * in.count + g_.ffma_latency);
         break;
       }
+      case Op::mufu: {
+        Pipe& pipe = sfu_[w.subcore];
+        const double per = 32.0 / g_.sfu_lanes_per_subcore;
+        const double s = pipe.start(t);
+        pipe.next_free = s + per * in.count;
+        stats_.mufu += 32.0 * in.count;
+        stats_.sfu_busy += per * in.count;
+        stall = std::max(t + in.count, up(s + per * (in.count - 1)) + 1);
+        set_slot(w, in, in.dst, s + per + g_.ffma_latency);
+        set_slot(w, in, in.dst2, s + per * in.count + g_.ffma_latency);
+        break;
+      }
       case Op::lds: {
         const double done = smem_transfer(t, in.bytes, in.smem_wavefronts);
         set_slot(w, in, in.dst, done + g_.smem_latency);
@@ -396,7 +411,7 @@ class Sim {
   const GpuConfig& g_;
   const WarpProgram& p_;
   SmEnvironment env_;
-  std::vector<Pipe> tensor_, fma_, rf_;
+  std::vector<Pipe> tensor_, fma_, sfu_, rf_;
   Pipe smem_, gmem_;
   double global_bpc_ = 1;
   std::vector<Warp> warps_;

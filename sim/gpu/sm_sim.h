@@ -1,8 +1,8 @@
 #pragma once
 // One SM, cycle by cycle: the resident CTAs' warps are spread over the sub-cores; each cycle
 // every sub-core's scheduler issues at most `issue_per_clk` instructions from its ready warps
-// (GTO or LRR). Instructions wait for their source slots, for their unit (the sub-core's tensor
-// and FFMA pipes and register-file read ports, the SM's shared-memory pipe, whose occupancy counts
+// (GTO or LRR). Instructions wait for their source slots, for their unit (the sub-core's tensor,
+// FFMA and special-function (MUFU) pipes and register-file read ports, the SM's shared-memory pipe, whose occupancy counts
 // bank-conflict wavefronts, and its share of the L2/DRAM bandwidth), for
 // barriers and for cp.async/wgmma groups. Cycles in which no warp can issue are skipped to the
 // next cycle at which one can (the result is the same as stepping through them).
@@ -46,6 +46,7 @@ struct SmRunStats {
   double tensor_busy = 0;                // summed over sub-cores (pipe cycles)
   double ffma = 0;                       // scalar FMAs on the CUDA cores
   double ffma_busy = 0;                  // summed over sub-cores
+  double mufu = 0, sfu_busy = 0;         // special-function results (MUFU) and SFU pipe cycles, all sub-cores
   double smem_bytes = 0, smem_busy = 0;
   double smem_wavefronts = 0;            // bank cycles the shared-memory accesses needed
   double rf_reads = 0, rf_busy = 0;      // register-file reads (MMA/FFMA sources) and port cycles, all sub-cores

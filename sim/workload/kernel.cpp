@@ -16,7 +16,10 @@ double Kernel::macs() const {
       const double q = double(std::min(a.q_len, a.kv_len));
       pairs = double(a.q_len) * prefix + q * (q + 1) / 2;
     }
-    return 2.0 * pairs * double(a.head_dim) * double(a.heads) * double(a.batch);
+    // Forward: Q·Kᵀ and P·V. Backward (pass data_grad): S = Q·Kᵀ recomputed, dP = dO·Vᵀ, dV = Pᵀ·dO,
+    // dK = dSᵀ·Q, dQ = dS·K: five products, 2.5x the forward (FlashAttention-2's count).
+    const double products = pass == Pass::data_grad ? 5.0 : 2.0;
+    return products * pairs * double(a.head_dim) * double(a.heads) * double(a.batch);
   }
   if (kind == Kind::conv) {
     const Kernel g = gemm_view(*this);

@@ -38,6 +38,10 @@ struct ConvShape {
 // (FlashAttention-style: S and P never reach memory). Q is [batch, heads, q_len, head_dim];
 // K and V are [batch, kv_heads, kv_len, head_dim] (kv_heads < heads: grouped-query attention).
 // q_len == 1 against a long kv_len is decode attention over a KV cache.
+// Kernel::pass: forward = the forward kernel (O and the row log-sum-exp); data_grad = the WHOLE
+// backward kernel (dQ, dK and dV from dO, recomputing S and P; its macs() count the five
+// products, 2.5x the forward); weight_grad is invalid (attention has no weights).
+// Formats: a_format is Q, K, V and O (fp16, bf16; e4m3 forward on sm_90), c_format the fp32 accumulator.
 struct AttentionShape {
   std::int64_t batch = 1, heads = 1, kv_heads = 1;
   std::int64_t q_len = 0, kv_len = 0, head_dim = 0;
@@ -76,7 +80,7 @@ struct Kernel {
   MemoryShape memory;
 
   // Useful multiply-adds of one run (a GEMM counts M*N*K*batch; a conv its implicit GEMM of the
-  // pass; attention its two products, Q·Kᵀ and P·V, over the unmasked positions).
+  // pass; attention its two products, Q·Kᵀ and P·V, over the unmasked positions; five for data_grad).
   double macs() const;
   double flops() const { return kind == Kind::memory ? flops_nontensor : 2.0 * macs(); }
 };
