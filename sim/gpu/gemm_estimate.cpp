@@ -114,7 +114,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
   const double batch = double(p.batch);
   const double K = double(p.k);
-  const double A = double(p.m) * K * p.a_bytes, B = K * double(p.n) * p.b_bytes;
+  // Operand bytes in memory (an implicit GEMM's activation tensor, not its im2col matrix).
+  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
+  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
   t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
   // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
   // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
@@ -123,8 +125,12 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double cols = std::min<double>(double(gn), std::ceil(wave / double(gm)));
   const double waves = std::ceil(double(gm) * double(gn) * batch / wave);
   const double half_l2 = double(g.l2_size) / 2;
-  const double dram_a = A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K);
-  const double dram_b = B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K);
+  // A wave's rows of an implicit GEMM's im2col operand come from a footprint-sized share of the tensor.
+  const double fa = A / (double(p.m) * K * p.a_bytes), fb = B / (K * double(p.n) * p.b_bytes);
+  const double dram_a =
+      A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K * fa);
+  const double dram_b =
+      B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K * fb);
   t.dram_read_bytes = std::clamp(dram_a + dram_b, batch * (A + B), std::max(t.l2_read_bytes, batch * (A + B)));
   const double scale = t.dram_read_bytes / std::max(dram_a + dram_b, 1.0);
   t.dram_a_bytes = dram_a * scale;
