@@ -1,7 +1,9 @@
 #include "gpu/conv_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "gpu/gemm_result.h"
 #include "gpu/kernel_program.h"
@@ -87,7 +89,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
   if (groups > 1) L.notes.push_back(std::to_string(groups) + " groups run as one batched implicit GEMM");
   const double x = double(N * H * W * cg) * e, y = double(N * P * Q * kg) * e, w = double(kg * cg * R * S) * e;
   const bool unit_stride = c.stride_h == 1 && c.stride_w == 1;
-  const bool pointwise = R == 1 && S == 1 && unit_stride && c.pad_h == 0 && c.pad_w == 0;
+  const bool pointwise = R == 1 && S == 1 && !std::getenv("TCSIM_PW");
   // NHWC kernels read channels contiguously; NCHW ones read along W.
   const bool nhwc_kernel = tensor || c.layout == TensorLayout::nhwc;
   GemmShape s;
@@ -105,8 +107,13 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
       } else if (pass == Pass::data_grad) {
         // Strided data gradients run as stride_h x stride_w phases, each reducing over the filter
         // taps that land on its pixels: at most ceil(R/sh) x ceil(S/sw) (CUTLASS strided dgrad).
+        // Phases that no tap reaches (R < stride) only store zeros.
         const i64 taps = ceil_div(R, c.stride_h) * ceil_div(S, c.stride_w);
-        s.m = N * H * W, s.n = cg, s.k = taps * round_up(kg, block);
+        const i64 phases = c.stride_h * c.stride_w, active = std::min(R, c.stride_h) * std::min(S, c.stride_w);
+        s.m = N * ceil_div(H, c.stride_h) * ceil_div(W, c.stride_w) * active, s.n = cg, s.k = taps * round_up(kg, block);
+        if (active < phases)
+          L.helpers.push_back({"zero fill of the input-gradient pixels no filter tap reaches", 0,
+                               x * double(phases - active) / double(phases), 0});
         s.a_footprint = y, s.b_footprint = w;
         s.a_k_contiguous = nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
         if (!unit_stride)
@@ -131,9 +138,9 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
           transpose("NCHW->NHWC transpose of the input", x);
           transpose("NCHW->NHWC transpose of the output gradient", y);
         }
-        if (pass != Pass::weight_grad) transpose("KCRS->KRSC transpose of the filters", w);
+        if (pass != Pass::weight_grad && !std::getenv("TCSIM_NOFILT")) transpose("KCRS->KRSC transpose of the filters", w);
       } else if (tensor && c.layout == TensorLayout::nchw) {
-        L.notes.push_back("1x1 stride-1 convolution on NCHW tensors: a batched GEMM per image, no transposes");
+        L.notes.push_back("1x1 convolution on NCHW tensors: a (strided) GEMM per image, no transposes");
         s.a_k_contiguous = pass == Pass::weight_grad;  // NCHW: H*W contiguous
         if (pass == Pass::weight_grad) s.b_k_contiguous = true;
       }
@@ -202,6 +209,13 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
     case ConvAlgo::direct_depthwise: break;
   }
   L.gemm = plan_step(g, k, s, tensor);
+  // cuDNN's forward and data-gradient kernels do not split their reduction; its weight-gradient
+  // kernels split the reduction over N*P*Q by images (at most one slice per image).
+  {
+    const char* ev = std::getenv("TCSIM_WG");
+    const int mode = ev ? std::atoi(ev) : 1;
+    L.gemm.max_split_k = pass == Pass::weight_grad ? (mode == 1 ? int(std::min<i64>(N, 1 << 20)) : mode == 0 ? 0 : mode) : 1;
+  }
   return L;
 }
 
@@ -234,7 +248,12 @@ KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   r.flops = k.flops();
   r.notes.insert(r.notes.begin(), L.notes.begin(), L.notes.end());
   if (!L.helpers.empty()) {
-    r.time_s += helper_s;
+    // Launches are asynchronous: in a stream of calls the host enqueues the helper while the
+    // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
+    // launch_overhead per kernel) is the floor of the whole call.
+    const int launches = int(L.helpers.size()) + int(std::lround(r.get("launch_overhead_us").value_or(0) /
+                                                                 std::max(g.launch_overhead_s * 1e6, 1e-9)));
+    r.time_s = std::max(r.time_s + helper_cycles / g.clock_hz, launches * g.launch_overhead_s);
     r.cycles += helper_cycles;
     std::string names;
     for (const auto& h : L.helpers) names += (names.empty() ? "" : ", ") + h.what;

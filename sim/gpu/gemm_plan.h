@@ -14,6 +14,7 @@ struct GemmPlan {
   MathPath path = MathPath::tensor;
   int mma_row = -1;
   bool empty = false;  // a GEMM with nothing to do (memory kernels are handled elsewhere)
+  int max_split_k = 0; // the library kernel splits K at most this many ways (0: as cuBLAS would)
   std::vector<std::string> notes;
 };
 

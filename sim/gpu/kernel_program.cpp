@@ -13,6 +13,7 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
   bool have = false;
   for (const Mapping& base : candidate_mappings(g, plan.problem, plan.path, plan.mma_row)) {
     for (int split : split_options(g, plan.problem, base)) {
+      if (plan.max_split_k > 0 && split > plan.max_split_k) continue;
       Mapping m = base;
       m.split_k = split;
       Estimate e = estimate(g, plan.problem, m, cache);
