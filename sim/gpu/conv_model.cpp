@@ -128,7 +128,10 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
         L.notes.push_back("reduction over filter taps x " + std::to_string(block) + "-channel blocks: " +
                           std::to_string(pass == Pass::forward ? cg : kg) + " channels per tap padded to " +
                           std::to_string(round_up(pass == Pass::forward ? cg : kg, block)));
-      if (tensor && c.layout == TensorLayout::nchw && !pointwise) {
+      const char* pwx = std::getenv("TCSIM_PWX");
+      const int pwmode = pwx ? std::atoi(pwx) : 0;  // 1: dgrad, 2: wgrad, 3: both transpose for 1x1
+      const bool tr = !pointwise || (pass == Pass::data_grad && (pwmode & 1)) || (pass == Pass::weight_grad && (pwmode & 2));
+      if (tensor && c.layout == TensorLayout::nchw && tr) {
         // The sm_70 tensor-core kernels read NHWC: cuDNN transposes the NCHW operands first
         // (nchwToNhwcKernel) and the kernel's epilogue writes NCHW directly (*_nhwc2nchw_*).
         auto transpose = [&](const char* what, double bytes) { L.helpers.push_back({what, bytes, bytes, 0}); };
@@ -138,7 +141,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
           transpose("NCHW->NHWC transpose of the input", x);
           transpose("NCHW->NHWC transpose of the output gradient", y);
         }
-        if (pass != Pass::weight_grad && !std::getenv("TCSIM_NOFILT")) transpose("KCRS->KRSC transpose of the filters", w);
+        if (pass != Pass::weight_grad && std::getenv("TCSIM_FILT")) transpose("KCRS->KRSC transpose of the filters", w);
       } else if (tensor && c.layout == TensorLayout::nchw) {
         L.notes.push_back("1x1 convolution on NCHW tensors: a (strided) GEMM per image, no transposes");
         s.a_k_contiguous = pass == Pass::weight_grad;  // NCHW: H*W contiguous
@@ -209,12 +212,21 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
     case ConvAlgo::direct_depthwise: break;
   }
   L.gemm = plan_step(g, k, s, tensor);
+  const char* at = std::getenv("TCSIM_ALLTILES");
+  const int amode = at ? std::atoi(at) : 0;  // 0 restrict all, 1 none, 2 restrict wgrad only, 3 restrict fwd/dgrad only
+  if (tensor && g.arch == "sm_70" && (L.choice.algo == ConvAlgo::implicit_precomp_gemm) && amode != 1 &&
+      (amode == 0 || (amode == 2) == (pass == Pass::weight_grad)))
+    L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
   // cuDNN's forward and data-gradient kernels do not split their reduction; its weight-gradient
   // kernels split the reduction over N*P*Q by images (at most one slice per image).
   {
     const char* ev = std::getenv("TCSIM_WG");
-    const int mode = ev ? std::atoi(ev) : 1;
-    L.gemm.max_split_k = pass == Pass::weight_grad ? (mode == 1 ? int(std::min<i64>(N, 1 << 20)) : mode == 0 ? 0 : mode) : 1;
+    const int mode = ev ? std::atoi(ev) : 0;
+    const char* fs = std::getenv("TCSIM_FS");
+    const int fmode = fs ? std::atoi(fs) : 0;
+    const char* ds = std::getenv("TCSIM_DS");
+    const int dmode = ds ? std::atoi(ds) : 1;
+    L.gemm.max_split_k = pass == Pass::weight_grad ? (mode == 1 ? int(std::min<i64>(N, 1 << 20)) : mode == 0 ? 0 : mode) : pass == Pass::forward ? fmode : dmode;
   }
   return L;
 }
