@@ -32,12 +32,14 @@ struct GemmShape {
 GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, bool tensor) {
   // Plan with M rounded to 8 (the conv kernels predicate the rows of their last tile; the padding
   // rule of plain cuBLAS GEMMs does not apply) and N, K already padded by the caller.
-  Kernel gk = make_gemm(conv.name, round_up(s.m, tensor ? 8 : 1), s.n, s.k, conv.a_format, conv.c_format);
+  Kernel gk = make_gemm(conv.name, round_up(s.m, tensor ? 8 : 1), s.n, round_up(s.k, tensor ? 8 : 1), conv.a_format,
+                        conv.c_format);
   gk.b_format = conv.b_format;
   gk.d_format = conv.a_format;
   gk.batch = s.batch;
   GemmPlan p = plan_gemm(g, gk);
   p.problem.m = s.m;
+  p.problem.k = s.k;
   p.problem.a_footprint_bytes = s.a_footprint;
   p.problem.b_footprint_bytes = s.b_footprint;
   p.problem.a_k_contiguous = s.a_k_contiguous;
@@ -108,9 +110,12 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
         // Strided data gradients run as stride_h x stride_w phases, each reducing over the filter
         // taps that land on its pixels: at most ceil(R/sh) x ceil(S/sw) (CUTLASS strided dgrad).
         // Phases that no tap reaches (R < stride) only store zeros.
+        const bool full = !tensor && !std::getenv("TCSIM_PH") && (R < c.stride_h || S < c.stride_w);
         const i64 taps = ceil_div(R, c.stride_h) * ceil_div(S, c.stride_w);
-        const i64 phases = c.stride_h * c.stride_w, active = std::min(R, c.stride_h) * std::min(S, c.stride_w);
-        s.m = N * ceil_div(H, c.stride_h) * ceil_div(W, c.stride_w) * active, s.n = cg, s.k = taps * round_up(kg, block);
+        const i64 phases = full ? 1 : c.stride_h * c.stride_w;
+        const i64 active = full ? 1 : std::min(R, c.stride_h) * std::min(S, c.stride_w);
+        const i64 sub_h = full ? H : ceil_div(H, c.stride_h), sub_w = full ? W : ceil_div(W, c.stride_w);
+        s.m = N * sub_h * sub_w * active, s.n = cg, s.k = taps * round_up(kg, block);
         if (active < phases)
           L.helpers.push_back({"zero fill of the input-gradient pixels no filter tap reaches", 0,
                                x * double(phases - active) / double(phases), 0});
@@ -120,7 +125,8 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
           L.notes.push_back("strided data gradient: " + std::to_string(c.stride_h * c.stride_w) + " phases of at most " +
                             std::to_string(taps) + " filter taps");
       } else {
-        s.m = kg, s.n = cg * R * S, s.k = N * P * Q;
+        const i64 wb = std::getenv("TCSIM_WB") ? block : 1;
+        s.m = kg, s.n = R * S * round_up(cg, wb), s.k = N * P * Q;
         s.b_footprint = x;
         s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
       }
@@ -161,7 +167,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
       break;
     }
     case ConvAlgo::winograd_nonfused: {
-      const i64 mt = R == 3 ? 4 : 2, alpha = mt + R - 1, a2 = alpha * alpha;  // F(4x4,3x3), F(2x2,5x5)
+      const i64 mt = R == 3 ? (std::getenv("TCSIM_F2") ? 2 : 4) : 2, alpha = mt + R - 1, a2 = alpha * alpha;  // F(4x4,3x3), F(2x2,5x5)
       const bool fwd = pass == Pass::forward, wgrad = pass == Pass::weight_grad;
       const i64 th = ceil_div(pass == Pass::data_grad ? H : P, mt), tw = ceil_div(pass == Pass::data_grad ? W : Q, mt);
       const i64 tiles = N * th * tw;
@@ -216,7 +222,15 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
   const int amode = at ? std::atoi(at) : 0;  // 0 restrict all, 1 none, 2 restrict wgrad only, 3 restrict fwd/dgrad only
   if (tensor && g.arch == "sm_70" && (L.choice.algo == ConvAlgo::implicit_precomp_gemm) && amode != 1 &&
       (amode == 0 || (amode == 2) == (pass == Pass::weight_grad)))
+  {
     L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
+    const char* wt = std::getenv("TCSIM_WT");
+    if (wt && pass == Pass::weight_grad) {
+      if (std::atoi(wt) == 1) L.gemm.cta_tiles = {{128, 128}, {64, 128}};
+      if (std::atoi(wt) == 2) L.gemm.cta_tiles = {{128, 128}, {64, 128}, {128, 64}, {64, 64}};
+      if (std::atoi(wt) == 3) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}, {64, 128}};
+    }
+  }
   // cuDNN's forward and data-gradient kernels do not split their reduction; its weight-gradient
   // kernels split the reduction over N*P*Q by images (at most one slice per image).
   {
