@@ -12,9 +12,12 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // Bandwidth share quantised to ~2% steps so that near-identical problems share cache entries.
 double quantise(double x) { return std::exp(std::round(std::log(std::max(x, 1e-9)) * 50.0) / 50.0); }
 
-std::string cache_key(const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas, const SmEnvironment& e) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%lld|%d|%.6g|%.6g", int(m.path),
+std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas,
+                      const SmEnvironment& e) {
+  char buf[320];
+  // The efficiencies are part of the key: convolution kernels run with their own (conv_model.cpp).
+  std::snprintf(buf, sizeof buf, "%g|%g|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%lld|%d|%.6g|%.6g",
+                g.mma_efficiency, g.ffma_efficiency, int(m.path),
                 m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
                 p.a_bytes, p.b_bytes, p.c_bytes, static_cast<long long>(iters), ctas, e.global_bytes_per_clk,
                 e.global_latency);
@@ -89,7 +92,7 @@ double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Ma
 
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                         const SmEnvironment& env) {
-  const std::string key = cache_key(p, m, iterations, ctas, env);
+  const std::string key = cache_key(g, p, m, iterations, ctas, env);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
