@@ -182,8 +182,8 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
     if (d.pass == Pass::weight_grad) L.gemm.cta_tiles.push_back({64, 128});
   }
-  // The SIMT (FP32) forward and data-gradient kernels tile 128 pixels per CTA
-  // (volta_scudnn_128x128_*, _128x64_*, _128x32_* in the same listings).
+  // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
+  // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
   // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
