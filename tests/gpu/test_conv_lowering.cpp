@@ -6,7 +6,9 @@
 #include <string>
 
 #include "gpu/conv_lowering.h"
+#include "common/error.h"
 #include "gpu/gpu_model.h"
+#include "gpu/kernel_program.h"
 #include "conv_test_util.h"
 #include "gpu_test_util.h"
 
@@ -162,6 +164,18 @@ TEST_CASE("run_conv: the algorithm and helper kernels are in the result; determi
   CHECK(r.get("dram_read_bytes").value() >= x);
   GpuModel fresh(g);
   CHECK(fresh.run(k).time_s == r.time_s);
+}
+
+TEST_CASE("kernel_program of a conv is the GEMM run_conv costs; a depthwise conv has none") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.pass = Pass::weight_grad;
+  const KernelProgram kp = kernel_program(g, test::conv_kernel(a));
+  CHECK(kp.plan.problem.m == 64);
+  CHECK(kp.plan.problem.n == 9 * 64);
+  CHECK(kp.plan.problem.k == 8 * 28 * 28);
+  a.groups = a.c;
+  CHECK_THROWS_AS(kernel_program(g, test::conv_kernel(a)), InputError);
 }
 
 }  // namespace tcsim::gpu
