@@ -41,6 +41,14 @@ void check_conv(const Kernel& k) {
   if (c.span_w() > c.ifmap_w + 2 * c.pad_w)
     throw InputError(where, "filter (S " + std::to_string(c.filter_w) + ", dilation " + std::to_string(c.dilation_w) +
                                 ") wider than the padded input (" + std::to_string(c.ifmap_w + 2 * c.pad_w) + ")");
+  // Element counts of the tensors and of the implicit GEMM must stay far from int64 overflow.
+  const double limit = 0x1p50;
+  const double x = double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * double(c.channels);
+  const double y = double(c.batch) * double(c.out_h()) * double(c.out_w()) * double(c.num_filters);
+  const double w = double(c.num_filters) * double(c.channels) * double(c.filter_h) * double(c.filter_w);
+  const double rs_k = double(c.filter_h) * double(c.filter_w) * double(c.num_filters);
+  if (x > limit || y > limit || w > limit || double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * rs_k > 0x1p62)
+    throw InputError(where, "tensors too large (more than 2^50 elements)");
   if (c.channels % c.groups || c.num_filters % c.groups)
     throw InputError(where, "channels (" + std::to_string(c.channels) + ") and filters (" +
                                 std::to_string(c.num_filters) + ") must be multiples of groups (" +

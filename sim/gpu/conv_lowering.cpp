@@ -124,8 +124,8 @@ void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s) {
   const bool fwd = d.pass == Pass::forward, wgrad = d.pass == Pass::weight_grad;
   const bool over_input = d.pass == Pass::data_grad;  // dgrad tiles the input-gradient pixels
   const i64 tiles = d.N * ceil_div(over_input ? d.H : d.P, mt) * ceil_div(over_input ? d.W : d.Q, mt);
-  const double ti = double(a2 * tiles * d.cg) * d.e, to = double(a2 * tiles * d.kg) * d.e;
-  const double tw = double(a2 * d.kg * d.cg) * d.e;
+  const double ti = double(a2) * double(tiles) * double(d.cg) * d.e, to = double(a2) * double(tiles) * double(d.kg) * d.e;
+  const double tw = double(a2) * double(d.kg) * double(d.cg) * d.e;
   if (wgrad) {
     L.helpers.push_back({"Winograd transform of the input", d.x, ti, 0});
     L.helpers.push_back({"Winograd transform of the output gradient", d.y, to, 0});
@@ -151,22 +151,22 @@ void lower_fft_tiling(const Dims& d, ConvLowering& L, GemmShape& s) {
   const bool over_input = d.pass == Pass::data_grad;
   const i64 tiles = d.N * ceil_div(over_input ? d.H : d.P, step) * ceil_div(over_input ? d.W : d.Q, step);
   const double cplx = 2 * d.e;
-  const double fi = double(bins * tiles * d.cg) * cplx, fo = double(bins * tiles * d.kg) * cplx;
-  const double fw = double(bins * d.kg * d.cg) * cplx;
+  const double fi = double(bins) * double(tiles) * double(d.cg) * cplx, fo = double(bins) * double(tiles) * double(d.kg) * cplx;
+  const double fw = double(bins) * double(d.kg) * double(d.cg) * cplx;
   const double per_fft = 5.0 * double(T * T) * 10;  // 5 n log2(n) flops per 32x32 transform
   if (wgrad) {
-    L.helpers.push_back({"FFT of the input tiles", d.x, fi, per_fft * double(tiles * d.cg)});
-    L.helpers.push_back({"FFT of the output-gradient tiles", d.y, fo, per_fft * double(tiles * d.kg)});
+    L.helpers.push_back({"FFT of the input tiles", d.x, fi, per_fft * double(tiles) * double(d.cg)});
+    L.helpers.push_back({"FFT of the output-gradient tiles", d.y, fo, per_fft * double(tiles) * double(d.kg)});
     s.m = d.kg, s.n = 2 * d.cg, s.k = 2 * tiles;
   } else {
     L.helpers.push_back({fwd ? "FFT of the input tiles" : "FFT of the output-gradient tiles", fwd ? d.x : d.y,
-                         fwd ? fi : fo, per_fft * double(tiles * (fwd ? d.cg : d.kg))});
-    L.helpers.push_back({"FFT of the filters", d.w, fw, per_fft * double(d.kg * d.cg)});
+                         fwd ? fi : fo, per_fft * double(tiles) * double(fwd ? d.cg : d.kg)});
+    L.helpers.push_back({"FFT of the filters", d.w, fw, per_fft * double(d.kg) * double(d.cg)});
     s.m = tiles, s.n = 2 * (fwd ? d.kg : d.cg), s.k = 2 * (fwd ? d.cg : d.kg);
   }
   s.batch = bins * d.groups;
   L.helpers.push_back({"inverse FFT", wgrad ? fw : fwd ? fo : fi, wgrad ? d.w : fwd ? d.y : d.x,
-                       per_fft * double(wgrad ? d.kg * d.cg : tiles * (fwd ? d.kg : d.cg))});
+                       per_fft * (wgrad ? double(d.kg) * double(d.cg) : double(tiles) * double(fwd ? d.kg : d.cg))});
   L.notes.push_back("FFT tiling: " + std::to_string(bins) + " complex GEMMs over " + std::to_string(tiles) + " tiles");
 }
 
@@ -205,9 +205,9 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
     // Each output reads its R*S window of one channel: the bytes of x, w and y at the memory
     // system's rate, the multiply-adds at the CUDA cores'.
     L.has_gemm = false;
-    const double x = double(c.batch * c.ifmap_h * c.ifmap_w * c.channels) * e;
-    const double y = double(c.batch * c.out_h() * c.out_w() * c.num_filters) * e;
-    const double w = double(c.num_filters * c.filter_h * c.filter_w) * e;
+    const double x = double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * double(c.channels) * e;
+    const double y = double(c.batch) * double(c.out_h()) * double(c.out_w()) * double(c.num_filters) * e;
+    const double w = double(c.num_filters) * double(c.filter_h) * double(c.filter_w) * e;
     StreamingKernel& dk = L.direct;
     dk.what = "direct depthwise kernel";
     dk.flops = k.flops();
@@ -227,7 +227,8 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
   if (c.groups > 1) L.notes.push_back(std::to_string(c.groups) + " groups run as one batched implicit GEMM");
   const i64 N = c.batch, H = c.ifmap_h, W = c.ifmap_w, P = c.out_h(), Q = c.out_w(), R = c.filter_h, S = c.filter_w;
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
-               double(N * H * W * cg) * e, double(N * P * Q * kg) * e, double(kg * cg * R * S) * e};
+               double(N) * double(H) * double(W) * double(cg) * e,
+               double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;

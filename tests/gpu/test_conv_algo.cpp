@@ -99,6 +99,9 @@ TEST_CASE("bad convolutions are InputErrors, also through GpuModel::run") {
   a.stride = 0;
   bad(a, "zero stride");
   a = {};
+  a.n = a.h = a.w = a.c = std::int64_t{1} << 20;
+  bad(a, "tensors beyond int64 element counts");
+  a = {};
   a.pad = -1;
   bad(a, "negative padding");
   std::string message;
