@@ -12,9 +12,12 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // Bandwidth share quantised to ~2% steps so that near-identical problems share cache entries.
 double quantise(double x) { return std::exp(std::round(std::log(std::max(x, 1e-9)) * 50.0) / 50.0); }
 
-std::string cache_key(const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas, const SmEnvironment& e) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%lld|%d|%.6g|%.6g", int(m.path),
+std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas,
+                      const SmEnvironment& e) {
+  char buf[320];
+  // The efficiencies are part of the key: convolution kernels run with their own (conv_model.cpp).
+  std::snprintf(buf, sizeof buf, "%g|%g|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%lld|%d|%.6g|%.6g",
+                g.mma_efficiency, g.ffma_efficiency, int(m.path),
                 m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
                 p.a_bytes, p.b_bytes, p.c_bytes, static_cast<long long>(iters), ctas, e.global_bytes_per_clk,
                 e.global_latency);
@@ -89,7 +92,7 @@ double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Ma
 
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                         const SmEnvironment& env) {
-  const std::string key = cache_key(p, m, iterations, ctas, env);
+  const std::string key = cache_key(g, p, m, iterations, ctas, env);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
@@ -114,7 +117,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
   const double batch = double(p.batch);
   const double K = double(p.k);
-  const double A = double(p.m) * K * p.a_bytes, B = K * double(p.n) * p.b_bytes;
+  // Operand bytes in memory (an implicit GEMM's activation tensor, not its im2col matrix).
+  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
+  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
   t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
   // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
   // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
@@ -123,8 +128,12 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double cols = std::min<double>(double(gn), std::ceil(wave / double(gm)));
   const double waves = std::ceil(double(gm) * double(gn) * batch / wave);
   const double half_l2 = double(g.l2_size) / 2;
-  const double dram_a = A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K);
-  const double dram_b = B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K);
+  // A wave's rows of an implicit GEMM's im2col operand come from a footprint-sized share of the tensor.
+  const double fa = A / (double(p.m) * K * p.a_bytes), fb = B / (K * double(p.n) * p.b_bytes);
+  const double dram_a =
+      A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K * fa);
+  const double dram_b =
+      B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K * fb);
   t.dram_read_bytes = std::clamp(dram_a + dram_b, batch * (A + B), std::max(t.l2_read_bytes, batch * (A + B)));
   const double scale = t.dram_read_bytes / std::max(dram_a + dram_b, 1.0);
   t.dram_a_bytes = dram_a * scale;

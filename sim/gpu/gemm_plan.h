@@ -2,6 +2,7 @@
 // How the GPU will run a kernel's GEMM: the math path (tensor cores or CUDA cores), the MMA
 // instruction, padding, and the split-K factors worth trying; with notes saying why.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/mapping.h"
@@ -14,6 +15,9 @@ struct GemmPlan {
   MathPath path = MathPath::tensor;
   int mma_row = -1;
   bool empty = false;  // a GEMM with nothing to do (memory kernels are handled elsewhere)
+  int max_split_k = 0; // the library kernel splits K at most this many ways (0: as cuBLAS would)
+  // CTA tiles (bm, bn) the library ships for this kernel; empty: every candidate of the architecture.
+  std::vector<std::pair<int, int>> cta_tiles;
   std::vector<std::string> notes;
 };
 

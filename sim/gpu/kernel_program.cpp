@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "gpu/conv_lowering.h"
 
 namespace tcsim::gpu {
 
@@ -12,7 +13,11 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
   Estimate best;
   bool have = false;
   for (const Mapping& base : candidate_mappings(g, plan.problem, plan.path, plan.mma_row)) {
+    if (!plan.cta_tiles.empty() &&
+        std::find(plan.cta_tiles.begin(), plan.cta_tiles.end(), std::make_pair(base.bm, base.bn)) == plan.cta_tiles.end())
+      continue;
     for (int split : split_options(g, plan.problem, base)) {
+      if (plan.max_split_k > 0 && split > plan.max_split_k) continue;
       Mapping m = base;
       m.split_k = split;
       Estimate e = estimate(g, plan.problem, m, cache);
@@ -28,7 +33,15 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
 
 KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
   KernelProgram kp;
-  kp.plan = plan_gemm(g, kernel);
+  if (kernel.kind == Kernel::Kind::conv) {
+    // The GEMM cuDNN's algorithm runs for it (conv_lowering.h), as GpuModel::run costs it.
+    ConvLowering L = lower_conv(g, kernel);
+    if (!L.has_gemm)
+      throw InputError("kernel " + kernel.name, std::string(cudnn_name(L.choice.algo)) + " runs no GEMM program");
+    kp.plan = std::move(L.gemm);
+  } else {
+    kp.plan = plan_gemm(g, kernel);
+  }
   SmTimeCache cache;
   kp.chosen = choose_mapping(g, kp.plan, cache);
   kp.program = build_program(g, kp.plan.problem, kp.chosen.mapping, kp.chosen.iterations);

@@ -18,6 +18,10 @@ struct GemmProblem {
   FormatId ab = FormatId::fp16, acc = FormatId::fp32, out = FormatId::fp32;
   double a_bytes = 2, b_bytes = 2, c_bytes = 4;
   bool a_k_contiguous = false, b_k_contiguous = false;  // K is the operand's contiguous dimension
+  // Bytes of an operand in memory per batch instance when it is smaller than its M*K (K*N)
+  // elements: an implicit GEMM reads the activation tensor, not its im2col matrix, whose R*S-fold
+  // overlap the caches serve. 0: the operand is stored as its GEMM matrix.
+  double a_footprint_bytes = 0, b_footprint_bytes = 0;
 };
 
 struct Mapping {

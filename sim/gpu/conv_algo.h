@@ -1,0 +1,37 @@
+#pragma once
+// Which cuDNN algorithm runs a convolution on this GPU, predicted from the shape, the pass, the
+// data format and the architecture only (like cudnnGetConvolution*Algorithm_v7 / benchmark mode
+// would pick). The rules and the DeepBench rows they were learnt from are in sim/gpu/README.md
+// ("Convolutions"); the prediction never reads a measurement.
+#include <string>
+
+#include "gpu/gpu_config.h"
+#include "workload/kernel.h"
+
+namespace tcsim::gpu {
+
+enum class ConvAlgo {
+  implicit_gemm,          // CUDNN_CONVOLUTION_*_ALGO_0 / IMPLICIT_GEMM: indices computed in the loop
+  implicit_precomp_gemm,  // IMPLICIT_PRECOMP_GEMM: im2col offsets precomputed (tensor-core kernels)
+  winograd,               // fused Winograd F(2x2,3x3) (Lavin & Gray 2016)
+  winograd_nonfused,      // transforms + 36 batched GEMMs: F(4x4,3x3) or F(2x2,5x5)
+  fft_tiling,             // 32x32-tiled FFT, per-frequency complex GEMMs
+  direct_depthwise,       // one filter per channel: a memory-bound direct kernel
+};
+
+// DeepBench / cuDNN spelling of the forward algorithm ("IMPLICIT_PRECOMP_GEMM", "WINOGRAD", ...).
+const char* cudnn_name(ConvAlgo a);
+
+struct ConvChoice {
+  ConvAlgo algo = ConvAlgo::implicit_precomp_gemm;
+  bool tensor_cores = false;  // the GEMM steps run on tensor cores
+  std::string why;            // the rule that picked it, for KernelResult::notes
+};
+
+// Throws InputError for convolutions that make no sense (zero sizes, a filter larger than the
+// padded input, channels not divisible by groups, formats no unit runs).
+void check_conv(const Kernel& k);
+
+ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k);
+
+}  // namespace tcsim::gpu

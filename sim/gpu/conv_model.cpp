@@ -1,0 +1,65 @@
+#include "gpu/conv_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gpu/conv_lowering.h"
+#include "gpu/gemm_result.h"
+#include "gpu/kernel_program.h"
+
+namespace tcsim::gpu {
+
+KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
+  const ConvLowering L = lower_conv(g, k);
+  const std::string algo = "cuDNN " + std::string(cudnn_name(L.choice.algo));
+  KernelResult r;
+  if (L.has_gemm) {
+    r = gemm_result(g, L.gemm, choose_mapping(g, L.gemm, cache));
+    r.mapping = algo + ": " + r.mapping;
+  } else {
+    const StreamingCost c = streaming_cost(g, L.direct);
+    r.cycles = c.cycles;
+    r.time_s = c.time_s;
+    r.bound = c.math_bound ? "cuda_core" : c.in_l2 ? "l2" : "dram";
+    r.mapping = algo + ": streaming kernel";
+    r.set("dram_read_bytes", L.direct.read_bytes);
+    r.set("dram_write_bytes", L.direct.write_bytes);
+    r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
+  }
+  r.name = k.name;
+  r.flops = k.flops();
+  r.notes.insert(r.notes.begin(), L.notes.begin(), L.notes.end());
+
+  double helper_cycles = 0, helper_read = 0, helper_write = 0;
+  std::string names;
+  for (const auto& h : L.helpers) {
+    const StreamingCost c = streaming_cost(g, h);
+    helper_cycles += c.cycles, helper_read += h.read_bytes, helper_write += h.write_bytes;
+    names += (names.empty() ? "" : ", ") + h.what;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ": %.1f us on the GPU%s", c.cycles / g.clock_hz * 1e6, c.in_l2 ? " (in L2)" : "");
+    r.notes.push_back(h.what + buf);
+  }
+  if (!L.helpers.empty()) {
+    // Launches are asynchronous: in a stream of calls the host enqueues a helper while the
+    // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
+    // launch_overhead per kernel) is the floor of the whole call.
+    const double main_launches = std::max(1.0, std::round(r.get("launch_overhead_us").value_or(0) /
+                                                          (g.launch_overhead_s * 1e6)));
+    const double launches = main_launches + double(L.helpers.size());
+    r.time_s = std::max(r.time_s + helper_cycles / g.clock_hz, launches * g.launch_overhead_s);
+    r.cycles += helper_cycles;
+    r.mapping += "; + " + names;
+    r.set("dram_read_bytes", r.get("dram_read_bytes").value_or(0) + helper_read);
+    r.set("dram_write_bytes", r.get("dram_write_bytes").value_or(0) + helper_write);
+    r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
+  }
+  r.set("helper_kernels", double(L.helpers.size()));
+  r.set("helper_time_us", helper_cycles / g.clock_hz * 1e6);
+  return r;
+}
+
+}  // namespace tcsim::gpu

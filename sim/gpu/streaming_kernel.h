@@ -1,0 +1,28 @@
+#pragma once
+// Cost of a library's memory-bound helper kernel (a layout transpose, a Winograd or FFT transform,
+// a direct depthwise convolution): its bytes at the DRAM bandwidth (the L2's when the whole
+// footprint fits in L2), its arithmetic at the CUDA-core rate, whichever is longer, plus a launch.
+// Kept separate from GpuModel::run_memory on purpose: conv helpers need only this simple form.
+#include <string>
+
+#include "gpu/gpu_config.h"
+
+namespace tcsim::gpu {
+
+struct StreamingKernel {
+  std::string what;          // "NCHW->NHWC transpose of the input", ...
+  double read_bytes = 0;
+  double write_bytes = 0;
+  double flops = 0;          // non-tensor arithmetic (FP32 rate)
+};
+
+struct StreamingCost {
+  double cycles = 0;         // kernel cycles, without the launch
+  double time_s = 0;         // with one launch overhead
+  bool in_l2 = false;        // the footprint fit in L2
+  bool math_bound = false;
+};
+
+StreamingCost streaming_cost(const GpuConfig& g, const StreamingKernel& k);
+
+}  // namespace tcsim::gpu
