@@ -41,6 +41,7 @@ def read_csv(path, need):
 
 
 def plot_layers(plt, rows, out, title, top):
+    rows = [r for r in rows if r["bound"]]  # views (flatten, reshape) run no kernel
     times = [float(r["time_us"] or 0) / 1e3 for r in rows]
     colours = [BOUND_COLOURS.get(r["bound"], "#999999") for r in rows]
     fig, ax = plt.subplots(figsize=(max(8, min(24, len(rows) * 0.08)), 5))
@@ -115,7 +116,9 @@ def main():
         totals = os.path.join(a.outdir, "totals.csv")
         if os.path.isfile(totals):
             t = read_csv(totals, ["network", "accelerator", "pass", "precision", "batch"])[0]
-            title = f"{t['network']} on {t['accelerator']}: {t['pass']}, batch {t['batch']}, {t['precision']}"
+            title = f"{t['network']} on {t['accelerator']}: {t['pass']}, batch {t['batch']}"
+            if not os.path.isfile(os.path.join(a.outdir, "compare.csv")):
+                title += f", {t['precision']}"
     written = [plot_layers(plt, rows, a.outdir, title, a.top)]
     compare = os.path.join(a.outdir, "compare.csv")
     if os.path.isfile(compare):
