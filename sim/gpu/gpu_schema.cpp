@@ -51,6 +51,8 @@ Schema make_schema() {
   s.add({"sm.max_shared_memory_per_cta", ParamType::bytes, "96KiB", "shared memory one CTA may use", 0, 1e9});
   s.add({"sm.fp32_lanes_per_subcore", ParamType::integer, "16", "FP32 FFMA lanes per sub-core (CUDA-core rate)", 1, 256});
   s.add({"sm.ffma_latency", ParamType::cycles, "4", "dependent FFMA latency", 1, 1000});
+  s.add({"sm.sfu_lanes_per_subcore", ParamType::integer, "4",
+         "special-function (MUFU: ex2, lg2, rcp, rsqrt, sin, cos) results per clock per sub-core", 1, 256});
 
   s.add({"scheduler.per_subcore", ParamType::integer, "1", "warp schedulers per sub-core", 1, 8});
   s.add({"scheduler.policy", ParamType::choice, "gto", "warp scheduling policy (greedy-then-oldest or loose round robin)",
@@ -94,6 +96,14 @@ Schema make_schema() {
   s.add({"dram.access_granularity", ParamType::bytes, "64B", "smallest DRAM access (bus width x burst)", 1, 4096});
 
   s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",
+         0, 1});
+  s.add({"host.kernel_overhead", ParamType::time, "0s",
+         "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
+         "call include it, a step of kernels shorter than it is host-bound",
+         0, 1});
+  s.add({"host.launch_delay", ParamType::time, "0s",
+         "the part of host.kernel_overhead before the op's kernel is launched: an op timed alone on an idle GPU "
+         "starts its kernel this late",
          0, 1});
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});

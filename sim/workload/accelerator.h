@@ -21,6 +21,9 @@ class Accelerator {
   // CPU time an eager framework (PyTorch) spends to launch one kernel; a step whose kernels take
   // less GPU time than this is host-bound. 0 when the model has no host (systolic arrays).
   virtual double host_overhead_s() const { return 0; }
+  // CPU time from an eager op's call to its kernel's launch (the part of host_overhead_s before
+  // the launch): an op timed alone on an idle GPU starts its kernel this late. 0 without a host.
+  virtual double host_launch_delay_s() const { return 0; }
 };
 
 }  // namespace tcsim
