@@ -37,20 +37,26 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
 
   // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there
   // (the L2 is write-back: the outputs stay too), so it runs at L2 bandwidth and hit latency.
+  // With several L2 partitions (A100, H100), a line an SM reads from a far partition is also kept
+  // in its near one (GTC'21 "Dissecting Ampere", via timing.md 2.2): (p - 1) / p of the reads take
+  // space twice. (A100: 2 partitions, an elementwise add stays warm up to 30 MB, not 40 MB.)
   const double bytes_read = double(k.bytes_read), bytes_written = double(k.bytes_written);
   const double bytes = bytes_read + bytes_written;
-  const bool l2_resident = bytes <= double(g.l2_size);
+  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
+  const bool l2_resident = bytes_read * read_copies + bytes_written <= double(g.l2_size);
   const double mem_latency = l2_resident ? g.l2_hit_latency() : g.dram_latency;
 
-  // Second passes over a row come from L1 while the rows of the resident CTAs fit there, else from
-  // L2 while the rows of all resident CTAs fit there, else again from where the data lives.
-  const double cta_read = bytes_read / double(l.ctas);
+  // Second passes over a row come from L1 while the rows of the resident CTAs fit there (LRU
+  // reuse distance: the other resident CTAs' rows enter in between), else from L2 while what all
+  // resident CTAs read (with far-partition copies) and write fits there, else again from where the
+  // data lives.
+  const double cta_read = bytes_read / double(l.ctas), cta_written = bytes_written / double(l.ctas);
   const double resident_rows = double(resident) * cta_read;
+  const double l2_reuse_span = double(resident) * active_sms * (cta_read * read_copies + cta_written);
   enum class Level { l1, l2, memory };
-  const Level reread = l.reread_passes == 0                                     ? Level::l1
-                       : resident_rows <= double(g.l1_size)                     ? Level::l1
-                       : resident_rows * active_sms <= double(g.l2_size) ? Level::l2
-                                                                                : Level::memory;
+  const Level reread = l.reread_passes == 0 || resident_rows <= double(g.l1_size) ? Level::l1
+                       : l2_resident || l2_reuse_span <= double(g.l2_size)       ? Level::l2
+                                                                                  : Level::memory;
   const double reread_bytes = bytes_read * l.reread_passes;
   const double reread_latency = reread == Level::l1   ? g.l1_latency
                                 : reread == Level::l2 ? g.l2_hit_latency()
@@ -76,7 +82,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.
   const double math_cycles = k.flops_nontensor / (g.peak_ffma_per_clk() * active_sms);
-  const double sfu_cycles = double(k.memory.elements) * l.sfu_per_element / (g.sfu_per_clk() * active_sms);
+  const double sfu_cycles = double(l.elements) * l.sfu_per_element / (g.sfu_per_clk() * active_sms);
 
   struct Term {
     const char* bound;

@@ -38,10 +38,10 @@ double sfu_per_element(const std::string& op) {
 // PyTorch's vectorized_elementwise_kernel<4> (ATen native/cuda/CUDALoops.cuh, v2.1): 128 threads
 // (num_threads()), each loads one 4-element vector of every input (thread_work_size 4), so one CTA
 // covers block_work_size = 512 elements and the grid is ceil(N / 512), no grid-stride loop.
-MemoryLaunch elementwise(const Kernel& k, int threads, int per_thread, const char* name) {
+MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, int per_thread, const char* name) {
   MemoryLaunch l;
   l.threads_per_cta = threads;
-  l.ctas = std::max<std::int64_t>(1, ceil_div(k.memory.elements, std::int64_t(threads) * per_thread));
+  l.ctas = std::max<std::int64_t>(1, ceil_div(elements, std::int64_t(threads) * per_thread));
   l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
              " elements, " + std::to_string(l.ctas) + " CTAs)";
   l.sfu_per_element = sfu_per_element(to_lower(k.memory.op));
@@ -87,8 +87,9 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
 // A CTA per row that reads the row, reduces it across the CTA (statistics), then re-reads it to
 // write the result: PyTorch's vectorized_layer_norm_kernel (native/cuda/layer_norm_kernel.cu,
 // v2.1: 128 threads as 32x4, 4-element vectors, Welford over the row, then a second pass);
-// RMSNorm kernels of the inference engines (vLLM/Sarathi rms_norm_kernel: min(R, 1024) threads,
-// one element per thread per iteration) have the same structure.
+// Sarathi/vLLM's rms_norm_kernel (csrc/layernorm_kernels.cu: a CTA of min(R, 1024) threads per
+// row, one element per thread per iteration, blockReduceSum, a second pass that re-reads x and
+// reads the weight) has the same structure.
 MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms) {
   MemoryLaunch l;
   l.ctas = rows;
@@ -112,16 +113,8 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   return l;
 }
 
-}  // namespace
-
-double memory_element_bytes(const Kernel& k) { return std::max(1, format_bits(k.a_format) / 8); }
-
-MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
-  const MemoryShape& s = k.memory;
-  if (s.elements <= 0) throw InputError(k.name, "memory kernel without elements (memory.elements must be > 0)");
-  if (s.row_length < 0 || s.row_length > s.elements)
-    throw InputError(k.name, "memory.row_length " + std::to_string(s.row_length) + " must be in [0, elements " +
-                                 std::to_string(s.elements) + "]");
+// The kernel PyTorch (or the inference engine) launches for an op of this shape.
+MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& s) {
   const std::string op = to_lower(s.op);
   const std::int64_t r = s.row_length > 0 ? s.row_length : s.elements;
   const std::int64_t rows = ceil_div(s.elements, r);
@@ -163,20 +156,24 @@ MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
     return l;
   }
   if (op == "rope" && s.row_length > 0) {
-    // vLLM/Sarathi rotary_embedding_kernel: a CTA per token, min(pairs, 512) threads, each rotating
-    // one (x, y) pair of a q or k head per iteration.
+    // Sarathi/vLLM rotary_embedding_kernel (csrc/pos_encoding_kernels.cu): a CTA per token of
+    // min(heads x rot_dim / 2, 512) threads; the token's position, then its cos/sin row, are
+    // loaded first (two dependent trips), then a loop over the q pairs and one over the k pairs,
+    // each iteration loading and storing one (x, y) pair. The row here is q and k together, so
+    // the two loops are taken as ceil(pairs / threads) + 1 iterations.
     const std::int64_t pairs = std::max<std::int64_t>(1, r / 2);
     MemoryLaunch l;
     l.threads_per_cta = int(std::min<std::int64_t>(pairs, 512));
     l.ctas = rows;
-    l.dependent_loads = double(ceil_div(pairs, l.threads_per_cta));
+    l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;
   }
   if (s.row_length > 0 && is_one_of(op, {"silu_and_mul", "gelu_and_mul", "gelu_tanh", "gelu_new", "gelu_fast"})) {
-    // vLLM/Sarathi activation kernels (act_and_mul_kernel, activation_kernel): a CTA per token of
-    // min(d, 1024) threads looping over the row one element per thread per iteration.
+    // Sarathi/vLLM activation kernels (csrc/activation_kernels.cu: silu_and_mul_kernel,
+    // gelu_new/gelu_fast): a CTA per token of min(d, 1024) threads looping over the row, one element
+    // per thread per iteration.
     MemoryLaunch l;
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.ctas = rows;
@@ -190,8 +187,28 @@ MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
     // One thread per output element, 256-thread CTAs (max_pool2d_with_indices / avg_pool2d /
     // batch_norm_transform_input / fused_dropout launch CUDA_NUM_THREADS-style 256-thread blocks);
     // non-vectorized: 4 elements per thread for dropout (UNROLL 4), 1 otherwise.
-    return elementwise(k, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
-  return elementwise(k, 128, 4, "vectorized_elementwise_kernel<4>");
+    return elementwise(k, s.elements, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
+  return elementwise(k, s.elements, 128, 4, "vectorized_elementwise_kernel<4>");
+}
+
+}  // namespace
+
+double memory_element_bytes(const Kernel& k) { return std::max(1, format_bits(k.a_format) / 8); }
+
+MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
+  MemoryShape s = k.memory;
+  if (s.elements <= 0 && s.row_length == 0 && (k.bytes_written > 0 || k.bytes_read > 0)) {
+    // A kernel given only by its bytes: a stream of elements of its format (the larger side).
+    s.elements = std::max<std::int64_t>(
+        1, std::int64_t(double(std::max(k.bytes_written, k.bytes_read)) / memory_element_bytes(k)));
+  }
+  if (s.elements <= 0) throw InputError(k.name, "memory kernel without elements (memory.elements must be > 0)");
+  if (s.row_length < 0 || s.row_length > s.elements)
+    throw InputError(k.name, "memory.row_length " + std::to_string(s.row_length) + " must be in [0, elements " +
+                                 std::to_string(s.elements) + "]");
+  MemoryLaunch l = launch_for(g, k, s);
+  l.elements = s.elements;
+  return l;
 }
 
 }  // namespace tcsim::gpu

@@ -13,6 +13,7 @@ namespace tcsim::gpu {
 
 struct MemoryLaunch {
   std::string kernel;             // e.g. "vectorized_elementwise_kernel<4> (128 threads x 4 elements)"
+  std::int64_t elements = 0;      // output elements (MemoryShape::elements, or derived from the bytes)
   std::int64_t ctas = 1;
   int threads_per_cta = 128;
   // Serial round trips to memory in one CTA's life: loop iterations whose loads cannot overlap
@@ -27,8 +28,9 @@ struct MemoryLaunch {
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)
 };
 
-// The launch of `k` (kind memory). Throws InputError for an impossible shape (row_length larger
-// than the elements, zero elements).
+// The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of
+// elements of its format (bytes of the larger side / element size). Throws InputError for an
+// impossible shape (row_length larger than the elements, no elements and no bytes).
 MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k);
 
 // Bytes of one element of the op's data format (a_format).

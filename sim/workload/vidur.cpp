@@ -31,6 +31,7 @@ bool parse_bool(const std::string& text, const std::string& file, long line, con
 struct Layer {
   std::int64_t heads, kv_heads, embd, expanded, tokens, tp, head_dim;
   bool gated;
+  bool post_attn_norm;  // the file times a post_attention_layernorm (Llama); phi-2's parallel block has none
 };
 
 Kernel gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -71,10 +72,14 @@ Kernel op_kernel(const std::string& op, const Layer& l, const std::string& name)
   }
   if (op == "mlp_act") {
     const std::int64_t row = l.expanded / l.tp;
+    // Gated: Sarathi's SiluAndMul kernel (a CTA per token); else torch.nn.GELU (erf, PyTorch's
+    // elementwise kernel).
     return l.gated ? memory(name, "silu_and_mul", t * row, row, 2, 1, 0, 5)
-                   : memory(name, "gelu_tanh", t * row, row, 1, 1, 0, 8);
+                   : memory(name, "gelu", t * row, 0, 1, 1, 0, 5);
   }
-  return memory(name, "add", t * e, 0, 2, 1, 0, 1);  // "add"
+  // "add": residual + hidden; without a post-attention norm (phi-2's parallel block) it is
+  // attn + mlp + residual, two elementwise adds, costed as one pass over their traffic.
+  return l.post_attn_norm ? memory(name, "add", t * e, 0, 2, 1, 0, 1) : memory(name, "add", t * e, 0, 4, 2, 0, 2);
 }
 
 }  // namespace
@@ -92,22 +97,22 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
   const std::string& f = csv.file;
   int cfg[std::size(kConfigCols)];
   for (std::size_t i = 0; i < std::size(kConfigCols); ++i) cfg[i] = require(csv, kConfigCols[i]);
-  std::vector<std::pair<std::string, int>> ops;  // the ops this file has (phi-2 has no post_attention_layernorm)
-  for (const char* op : kOps) {
-    const int c = csv.column(std::string("time_stats.") + op + ".median");
-    if (c >= 0) ops.emplace_back(op, c);
-  }
-  for (const auto& h : csv.header) {
-    const std::string l = to_lower(h);
+  // The operators this file has, in column order (phi-2 has no post_attention_layernorm).
+  std::vector<std::pair<std::string, int>> ops;
+  for (std::size_t c = 0; c < csv.header.size(); ++c) {
+    const std::string l = to_lower(csv.header[c]);
     if (!l.starts_with("time_stats.") || !l.ends_with(".median")) continue;
     const std::string op = l.substr(11, l.size() - 11 - 7);
     bool known = false;
     for (const char* k : kOps) known = known || op == k;
     if (!known)
-      throw InputError(location(f, csv.header_line, h),
+      throw InputError(location(f, csv.header_line, csv.header[c]),
                        "unknown Vidur operator '" + op + "'; expected one of emb, input_layernorm, attn_pre_proj, "
                        "attn_rope, attn_post_proj, post_attention_layernorm, mlp_up_proj, mlp_act, mlp_down_proj, add");
+    ops.emplace_back(op, int(c));
   }
+  bool post_attn_norm = false;
+  for (const auto& [op, col] : ops) post_attn_norm = post_attn_norm || op == "post_attention_layernorm";
   std::string model = std::filesystem::path(f).parent_path().filename().string();
   if (model.empty()) model = "vidur";
 
@@ -117,7 +122,8 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
   for (const CsvRow& row : csv.rows) {
     const long ln = row.line;
     auto dim = [&](int i) { return parse_dimension(csv.field(row, cfg[i]), f, ln, kConfigCols[i]); };
-    Layer l{dim(0), dim(1), dim(2), dim(3), dim(5), dim(6), 0, parse_bool(csv.field(row, cfg[4]), f, ln, kConfigCols[4])};
+    Layer l{dim(0), dim(1), dim(2), dim(3), dim(5), dim(6), 0, parse_bool(csv.field(row, cfg[4]), f, ln, kConfigCols[4]),
+            post_attn_norm};
     if (l.embd % l.heads != 0)
       throw InputError(location(f, ln, "n_embd"), "expected a multiple of n_head (head_dim = n_embd / n_head)");
     l.head_dim = l.embd / l.heads;
