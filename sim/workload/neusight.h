@@ -1,8 +1,10 @@
 #pragma once
 // NeuSight's measured PyTorch kernels (../shared/data/neusight/kernels/<GPU>/<op>.csv; sitar-lab/
 // NeuSight, ASPLOS 2025): one op call timed with CUDA events around it, in ms, so every time includes
-// PyTorch's host dispatch and the launch (rows are marked host_timed). All tensors are FP32 and
-// run on the CUDA cores (TF32 off).
+// PyTorch's host dispatch and the launch. All tensors are FP32 and
+// run on the CUDA cores (TF32 off). Each row's host_calls is the host work of NeuSight's call path
+// (torch function, lambda with a Python scalar, nn.Module) relative to a plain torch.add, a
+// calibration of this data set fitted on the V100 floor (neusight.cpp).
 //
 // Columns: OPName, Latency (ms), Device, ..., then the shape:
 //  - bmm    B, M, N, K: torch.bmm(B x M x N, B x N x K): N is the reduction dimension, output

@@ -52,7 +52,7 @@ TEST_CASE("neusight: bmm and linear rows are FP32 GEMMs (bmm's N is the reductio
   CHECK(b.c_format == FormatId::fp32);
   CHECK(s.rows[0].time_s == doctest::Approx(0.5e-3));
   CHECK(s.rows[0].group == "bmm fp32");
-  CHECK(s.rows[0].host_calls == 1);
+  CHECK(s.rows[0].host_calls > 1);  // a cuBLAS call costs more host time than torch.add
   CHECK(s.rows[0].origin == "bmm.csv:2");
   const Kernel& l = s.rows[1].kernel;  // nn.Linear(13, 141) on (2, 58, 13)
   CHECK(l.m == 116);
@@ -61,6 +61,7 @@ TEST_CASE("neusight: bmm and linear rows are FP32 GEMMs (bmm's N is the reductio
   CHECK(l.batch == 1);
   CHECK(l.layout == Layout::NT);
   CHECK(s.rows[1].group == "linear fp32");
+  CHECK(s.rows[1].host_calls > s.rows[0].host_calls);  // nn.Linear: a module around addmm
 }
 
 TEST_CASE("neusight: vector ops become memory kernels with their bytes and call path") {
