@@ -58,7 +58,9 @@ int validate_verb(const std::vector<std::string>& args) {
       "  tcsim validate -c configs/gpu/v100.yaml ../shared/data/deepbench/v100_train_fp16_dense_matrix_multiplication.csv\n"
       "  tcsim validate -c configs/gpu/h100.yaml validation/measured/h100/gemm.csv --max-mape 15 -o out/val\n"
       "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) as CSV, or as\n"
-      "HDF5 (.h5/.hdf5, group /measured), or DeepBench GEMM/convolution CSVs (detected by header).\n"
+      "HDF5 (.h5/.hdf5, group /measured), DeepBench GEMM/convolution CSVs, NeuSight kernel CSVs\n"
+      "(shared/data/neusight/kernels/<GPU>/<op>.csv) or Vidur profiles (shared/data/vidur/**/mlp.csv),\n"
+      "detected by header. NeuSight times include PyTorch's host overhead (config host.kernel_overhead).\n"
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
   if (format != "table" && format != "csv" && format != "json")
