@@ -60,7 +60,9 @@ int validate_verb(const std::vector<std::string>& args) {
       "  tcsim validate -c configs/gpu/v100.yaml ../shared/data/deepbench/v100_train_fp16_dense_matrix_multiplication.csv\n"
       "  tcsim validate -c configs/gpu/h100.yaml validation/measured/h100/gemm.csv --max-mape 15 -o out/val\n"
       "Measured files: tcsim's schema (op-trace columns + time_us, validation/measured/README.md) as CSV, or as\n"
-      "HDF5 (.h5/.hdf5, group /measured), or DeepBench GEMM/convolution CSVs (detected by header).\n"
+      "HDF5 (.h5/.hdf5, group /measured), DeepBench GEMM/convolution CSVs, NeuSight kernel CSVs\n"
+      "(shared/data/neusight/kernels/<GPU>/<op>.csv) or Vidur profiles (shared/data/vidur/**/mlp.csv),\n"
+      "detected by header. NeuSight times include PyTorch's host overhead (config host.kernel_overhead).\n"
       "Whole networks: NeuSight model files (<model>-<inf|train>-<seq>-<batch>.json) and NVIDIA's\n"
       "throughput CSV (../shared/data/networks/dle_single_gpu.csv), run with models/<model>.yaml.\n"
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";

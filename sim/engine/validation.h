@@ -1,7 +1,10 @@
 #pragma once
 // Simulates measured rows and compares (`tcsim validate`): every MeasuredRow's kernel is run on
 // the accelerator; rows the model rejects are kept as "skipped" with its reason and left out of
-// the metrics. Metrics are given over all compared rows and per group ("gemm fp16", ...).
+// the metrics. Metrics are given over all compared rows and per group ("gemm fp16", ...). Rows
+// timed around a framework call (MeasuredRow::host_calls = c > 0; h = host_overhead_s, d =
+// host_launch_delay_s) are predicted as max(c h, d + (c - 1) h + kernel time): the host
+// dispatches, launches and returns while the GPU runs the kernel.
 #include <string>
 #include <vector>
 

@@ -182,6 +182,10 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.dram_activate_interval_s = c.time_s("dram.activate_interval");
   g.dram_access_granularity = double(c.bytes("dram.access_granularity"));
   g.launch_overhead_s = c.time_s("kernel.launch_overhead");
+  g.host_kernel_overhead_s = c.time_s("host.kernel_overhead");
+  g.host_launch_delay_s = c.time_s("host.launch_delay");
+  if (g.host_launch_delay_s > g.host_kernel_overhead_s)
+    throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");

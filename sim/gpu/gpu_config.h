@@ -107,6 +107,10 @@ struct GpuConfig {
 
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
+  // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
+  // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
+  double host_kernel_overhead_s = 0;
+  double host_launch_delay_s = 0;              // the part of it before the kernel's launch
 
   // Global calibration knobs (documented in sim/gpu/README.md; fitted on V100 only)
   double tile_overhead_cycles = 0;             // per-CTA-round fixed cost (prologue/index math, epilogue)
@@ -129,6 +133,7 @@ struct GpuConfig {
   // Peak dense tensor FMA/clk/SM for these formats (0 when unsupported).
   double peak_tensor_fma_per_clk(FormatId ab, FormatId acc) const;
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
+  double sfu_per_clk() const { return double(sfu_lanes_per_subcore) * subcores_per_sm; }  // per SM
 };
 
 }  // namespace tcsim::gpu

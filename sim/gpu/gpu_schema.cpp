@@ -98,6 +98,14 @@ Schema make_schema() {
 
   s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",
          0, 1});
+  s.add({"host.kernel_overhead", ParamType::time, "0s",
+         "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
+         "call include it, a step of kernels shorter than it is host-bound",
+         0, 1});
+  s.add({"host.launch_delay", ParamType::time, "0s",
+         "the part of host.kernel_overhead before the op's kernel is launched: an op timed alone on an idle GPU "
+         "starts its kernel this late",
+         0, 1});
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});
   s.add({"calibration.mma_efficiency", ParamType::number, "1",

@@ -23,6 +23,9 @@ class Accelerator {
   virtual double host_overhead_s() const { return 0; }
   // Device memory a workload may use, in bytes (0 when the config does not say).
   virtual double memory_bytes() const { return 0; }
+  // CPU time from an eager op's call to its kernel's launch (the part of host_overhead_s before
+  // the launch): an op timed alone on an idle GPU starts its kernel this late. 0 without a host.
+  virtual double host_launch_delay_s() const { return 0; }
 };
 
 }  // namespace tcsim

@@ -6,6 +6,8 @@
 #include "common/strings.h"
 #include "workload/csv_text.h"
 #include "workload/deepbench.h"
+#include "workload/neusight.h"
+#include "workload/vidur.h"
 #include "workload/op_trace.h"
 
 namespace tcsim::workload {
@@ -85,6 +87,8 @@ MeasuredSet read_measured_schema(const std::filesystem::path& file) {
 MeasuredSet read_measured(const std::filesystem::path& file) {
   const CsvText csv = read_csv(file);
   if (deepbench_section(csv.header) != DeepBenchSection::unknown) return read_deepbench(file);
+  if (is_neusight_header(csv.header)) return neusight_from_table(csv);
+  if (is_vidur_header(csv.header)) return vidur_from_table(csv);
   if (csv.column("time_us") >= 0 && csv.column("m") >= 0) {
     MeasuredSet out = measured_from_table(csv);
     read_meta(file, out);
@@ -92,7 +96,8 @@ MeasuredSet read_measured(const std::filesystem::path& file) {
   }
   throw InputError(location(file.string(), csv.header_line),
                    "unknown measured-data format: expected tcsim's schema (op-trace columns plus time_us, "
-                   "validation/measured/README.md) or a DeepBench GEMM/convolution CSV");
+                   "validation/measured/README.md), a DeepBench GEMM/convolution CSV, a NeuSight kernel CSV (OPName, "
+                   "Latency) or a Vidur profile CSV (time_stats.<op>.median, num_tokens)");
 }
 
 }  // namespace tcsim::workload

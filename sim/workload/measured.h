@@ -7,7 +7,8 @@
 //    a CSV with the op-trace columns plus time_us (and tflops, repeats, kernel), and an optional
 //    meta.yaml beside it (GPU, driver, CUDA, clocks, command, date) whose top-level scalars are
 //    kept as metadata;
-//  - DeepBench's result CSVs (workload/deepbench.h).
+//  - DeepBench's result CSVs (workload/deepbench.h);
+//  - NeuSight's kernel CSVs (workload/neusight.h) and Vidur's operator profiles (workload/vidur.h).
 // read_measured() detects which one a file is from its header.
 #include <filesystem>
 #include <string>
@@ -24,6 +25,12 @@ struct MeasuredRow {
   double time_s = 0;     // measured time of one run
   std::string origin;    // "file:line" of the row, for reports
   std::string group;     // rows that belong together in summaries, e.g. "gemm fp16", "conv fwd fp32"
+  // Host work inside the measured time, in units of one plain eager op call
+  // (Accelerator::host_overhead_s): 0 for GPU-only times (profiler kernel times, back-to-back
+  // loops); 1 for a PyTorch function timed with CUDA events around it on an idle GPU; more for call
+  // paths with Python wrappers (nn.Module, lambdas; workload/neusight.h). Validation predicts
+  // such rows as host and kernel overlapped (engine/validation.h).
+  double host_calls = 0;
 };
 
 struct MeasuredSet {
@@ -49,7 +56,8 @@ MeasuredSet measured_from_table(const CsvText& csv);
 // scalars are joined with spaces. Empty when the file does not exist; InputError when it is not YAML.
 std::vector<std::pair<std::string, std::string>> read_meta_yaml(const std::filesystem::path& meta_yaml);
 
-// Any supported measured file: our schema or a DeepBench GEMM/convolution CSV (detected by header).
+// Any supported measured file: our schema, a DeepBench GEMM/convolution CSV, a NeuSight kernel CSV or
+// a Vidur profile CSV (detected by header).
 MeasuredSet read_measured(const std::filesystem::path& file);
 
 }  // namespace tcsim::workload

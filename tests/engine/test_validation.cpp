@@ -97,3 +97,33 @@ TEST_CASE("run tables: full, terminal view and totals") {
   CHECK(std::get<std::int64_t>(tot.rows[0][1]) == 4);
   CHECK(std::get<double>(tot.rows[0][2]) == doctest::Approx((0.1 + 3 * 2.0) * 1e6));
 }
+
+namespace {
+// The fake with a host: 30 us per plain op call, 10 us of it before the launch.
+class HostFake : public test::FakeAccelerator {
+ public:
+  using FakeAccelerator::FakeAccelerator;
+  double host_overhead_s() const override { return 30e-6; }
+  double host_launch_delay_s() const override { return 10e-6; }
+};
+}  // namespace
+
+TEST_CASE("validate: rows timed around a framework call overlap host and kernel") {
+  const HostFake acc(1e12);  // a 10x100x50 GEMM: 1e5 flops = 0.1 us; m = 1000: 10 us
+  std::vector<workload::MeasuredRow> rows = {row("tiny", 10, 30e-6, "g"), row("long", 1000, 20e-6, "g"),
+                                             row("gpu_only", 1000, 10e-6, "g"), row("module", 10, 60e-6, "g")};
+  rows[0].host_calls = 1;  // host-bound: max(30, 10 + 0.1) = 30 us
+  rows[1].host_calls = 1;  // max(30, 10 + 10) = 30 us
+  rows[3].host_calls = 2;  // 60 us of host, the extra 30 before the launch: max(60, 40 + 0.1)
+  const ValidationReport rep = validate(acc, rows, 1);
+  CHECK(rep.rows[0].predicted_s() == doctest::Approx(30e-6));
+  CHECK(rep.rows[0].result.bound == "host");
+  CHECK(rep.rows[1].predicted_s() == doctest::Approx(30e-6));
+  CHECK(rep.rows[2].predicted_s() == doctest::Approx(10e-6));  // GPU time only: no host
+  CHECK(rep.rows[3].predicted_s() == doctest::Approx(60e-6));
+  CHECK(rep.rows[3].result.get("kernel_us").value() == doctest::Approx(0.1));
+  // A kernel longer than the host's remaining work ends after it: delay + kernel.
+  rows = {row("big", 10000, 1, "g")};
+  rows[0].host_calls = 1;
+  CHECK(validate(acc, rows, 1).rows[0].predicted_s() == doctest::Approx(10e-6 + 100e-6));
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Which CUDA kernel an eager framework launches for a memory-bound op, and its launch geometry:
+// the rules of PyTorch's own kernels (ATen, v2.1), so that the grid, the work per thread and the
+// serial memory round trips per CTA follow what the library does (see sim/gpu/README.md,
+// "Memory-bound kernels"). The timing is memory_kernel.h.
+#include <cstdint>
+#include <string>
+
+#include "gpu/gpu_config.h"
+#include "workload/kernel.h"
+
+namespace tcsim::gpu {
+
+struct MemoryLaunch {
+  std::string kernel;             // e.g. "vectorized_elementwise_kernel<4> (128 threads x 4 elements)"
+  std::int64_t elements = 0;      // output elements (MemoryShape::elements, or derived from the bytes)
+  std::int64_t ctas = 1;
+  int threads_per_cta = 128;
+  // Serial round trips to memory in one CTA's life: loop iterations whose loads cannot overlap
+  // (a thread's loads of one iteration are issued together and overlap each other).
+  double dependent_loads = 1;
+  // Further passes over the CTA's input after the first (layer norm's normalising pass, softmax's
+  // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
+  double reread_trips = 0;
+  int reread_passes = 0;
+  int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
+  int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
+  double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)
+};
+
+// The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of
+// elements of its format (bytes of the larger side / element size). Throws InputError for an
+// impossible shape (row_length larger than the elements, no elements and no bytes).
+MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k);
+
+// Bytes of one element of the op's data format (a_format).
+double memory_element_bytes(const Kernel& k);
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,108 @@
+// Vidur profile CSVs (workload/vidur.h): every row and operator column to a kernel, the
+// tensor-parallel split, norms per model family, errors.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+#include "test_support.h"
+#include "workload/measured.h"
+#include "workload/vidur.h"
+
+using namespace tcsim;
+using namespace tcsim::workload;
+
+namespace {
+// Two operators only (the reader takes the ones a file has), then the configuration columns.
+std::string csv(const std::string& ops_header, const std::string& rows) {
+  return ops_header + ",n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens," +
+         "num_tensor_parallel_workers\n" + rows;
+}
+const std::string kLlamaOps =
+    "time_stats.attn_pre_proj.min,time_stats.attn_pre_proj.median,time_stats.mlp_up_proj.median,"
+    "time_stats.input_layernorm.median,time_stats.post_attention_layernorm.median,time_stats.mlp_act.median,"
+    "time_stats.attn_rope.median,time_stats.emb.median,time_stats.add.median";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_vidur(text, "a100/model/mlp.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("vidur: GEMMs with the tensor-parallel split, memory ops per model family") {
+  // Llama-3-8B-like: 32 heads, 8 kv heads, 4096, 14336, gated; 256 tokens on 2 GPUs.
+  const auto s = parse_vidur(csv(kLlamaOps, "0.1,0.2,0.3,0.01,0.02,0.03,0.04,0.05,0.06,32,8,4096,14336,128256,True,256,2\n"),
+                             "a100/Meta-Llama-3-8B/mlp.csv");
+  CHECK(s.schema == "vidur-mlp");
+  REQUIRE(s.rows.size() == 8);
+  const auto& pre = s.rows[0];
+  CHECK(pre.group == "vidur attn_pre_proj");
+  CHECK(pre.time_s == doctest::Approx(0.2e-3));  // the median, not the min
+  CHECK(pre.host_calls == 0);
+  CHECK(pre.kernel.kind == Kernel::Kind::gemm);
+  CHECK(pre.kernel.m == 256);
+  CHECK(pre.kernel.n == (32 + 2 * 8) * 128 / 2);
+  CHECK(pre.kernel.k == 4096);
+  CHECK(pre.kernel.a_format == FormatId::fp16);
+  CHECK(pre.kernel.layout == Layout::NT);
+  CHECK(pre.kernel.name == "Meta-Llama-3-8B_attn_pre_proj_t256_tp2");
+  const Kernel& up = s.rows[1].kernel;
+  CHECK(up.n == 2 * 14336 / 2);  // gate and up fused
+  const Kernel& norm = s.rows[2].kernel;
+  CHECK(norm.kind == Kernel::Kind::memory);
+  CHECK(norm.memory.op == "rms_norm");
+  CHECK(norm.memory.elements == 256 * 4096);
+  CHECK(norm.memory.row_length == 4096);
+  CHECK(norm.a_format == FormatId::fp16);
+  const Kernel& act = s.rows[4].kernel;
+  CHECK(act.memory.op == "silu_and_mul");
+  CHECK(act.memory.row_length == 14336 / 2);
+  CHECK(act.bytes_read == 2u * 2u * 256u * 7168u);
+  CHECK(act.bytes_written == 2u * 256u * 7168u);
+  const Kernel& rope = s.rows[5].kernel;
+  CHECK(rope.memory.op == "rope");
+  CHECK(rope.memory.row_length == (32 + 8) / 2 * 128);
+  CHECK(s.rows[6].kernel.memory.op == "embedding");
+  const Kernel& add = s.rows[7].kernel;
+  CHECK(add.memory.op == "add");
+  CHECK(add.bytes_read == 2u * 2u * 256u * 4096u);
+}
+
+TEST_CASE("vidur: without a post-attention norm (phi-2) norms are LayerNorm, the add is two adds") {
+  const auto s = parse_vidur(csv("time_stats.input_layernorm.median,time_stats.add.median,time_stats.mlp_act.median",
+                                 "0.01,0.02,0.03,32,32,2560,10240,51200,False,8,1\n"),
+                             "phi-2/mlp.csv");
+  REQUIRE(s.rows.size() == 3);
+  CHECK(s.rows[0].kernel.memory.op == "layer_norm");
+  CHECK(s.rows[1].kernel.bytes_read == 4u * 2u * 8u * 2560u);
+  CHECK(s.rows[2].kernel.memory.op == "gelu");
+}
+
+TEST_CASE("vidur: bad rows name file, line and column") {
+  const std::string ops = "time_stats.add.median";
+  CHECK(error_of(csv(ops, "0.01,32,8,4096,14336,1,True,8,3\n")).find("mlp.csv:2: num_tensor_parallel_workers") !=
+        std::string::npos);
+  CHECK(error_of(csv(ops, "0.01,32,8,4096,14336,1,maybe,8,1\n")).find("mlp.csv:2: use_gated_mlp") != std::string::npos);
+  CHECK(error_of(csv(ops, "-1,32,8,4096,14336,1,True,8,1\n")).find("mlp.csv:2: time_stats.add.median") !=
+        std::string::npos);
+  CHECK(error_of(csv(ops, "0.01,30,8,4096,14336,1,True,8,1\n")).find("mlp.csv:2: n_embd") != std::string::npos);
+  CHECK(error_of(csv("time_stats.attention.median", "0.01,32,8,4096,14336,1,True,8,1\n"))
+            .find("mlp.csv:1: time_stats.attention.median") != std::string::npos);
+  CHECK(error_of("time_stats.add.median,num_tokens\n0.1,8\n").find("mlp.csv:1: n_head") != std::string::npos);
+}
+
+TEST_CASE("vidur: read_measured detects the format by header") {
+  const auto dir = tcsim::test::temp_dir("vidur") / "phi-2";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "mlp.csv") << csv("time_stats.add.median", "0.01,32,32,2560,10240,51200,False,8,1\n");
+  const MeasuredSet s = read_measured(dir / "mlp.csv");
+  CHECK(s.schema == "vidur-mlp");
+  REQUIRE(s.rows.size() == 1);
+  CHECK(s.rows[0].kernel.name == "phi-2_add_t8_tp1");
+}
