@@ -175,6 +175,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.l2_far_latency = c.cycles("l2.far_latency") > 0 ? c.cycles("l2.far_latency") : g.l2_latency;
   if (g.l2_far_latency < g.l2_latency)
     throw InputError(c.where("l2.far_latency"), "expected at least l2.latency (a far partition is not nearer), or 0");
+  g.dram_size_bytes = double(c.bytes("dram.size"));
   g.dram_bytes_per_s = c.bandwidth_bytes_per_s("dram.bandwidth");
   g.dram_efficiency = c.number("dram.efficiency");
   g.dram_latency = c.cycles("dram.latency");

@@ -98,6 +98,7 @@ struct GpuConfig {
   // Load-to-use latency of an L2 hit averaged over the partitions: addresses interleave across
   // them in small chunks (8 KB on A100 [timing.md 2.2, GTC'21]), so 1/partitions of the hits are near.
   double l2_hit_latency() const { return (l2_latency + (l2_partitions - 1) * l2_far_latency) / l2_partitions; }
+  double dram_size_bytes = 0;                  // device memory capacity (0: not given)
   double dram_bytes_per_s = 900e9;
   double dram_efficiency = 0.8;                // achievable fraction (microbenchmark)
   double dram_latency = 313;                   // L2-miss latency, whole trip (cycles)

@@ -22,6 +22,7 @@ class GpuModel : public Accelerator {
   double clock_hz() const override { return config_.clock_hz; }
   // Thread-safe (the per-candidate cache is internally locked); deterministic.
   KernelResult run(const Kernel& kernel) const override;
+  double memory_bytes() const override { return config_.dram_size_bytes; }
   // CPU time PyTorch spends dispatching one op (config host.kernel_overhead).
   double host_overhead_s() const override { return config_.host_kernel_overhead_s; }
   double host_launch_delay_s() const override { return config_.host_launch_delay_s; }

@@ -87,6 +87,8 @@ Schema make_schema() {
   s.add({"l2.far_latency", ParamType::cycles, "0",
          "L2 hit latency in a far partition (0: same as l2.latency); addresses interleave over the partitions", 0,
          100000});
+  s.add({"dram.size", ParamType::bytes, "0B",
+         "device memory capacity (tcsim network warns when a step needs more; 0: not given)", 0, 1e15});
   s.add({"dram.bandwidth", ParamType::bandwidth, "900GB/s", "theoretical DRAM bandwidth", 1e6, 1e15});
   s.add({"dram.efficiency", ParamType::number, "0.8", "achievable fraction of the DRAM bandwidth (microbenchmark)", 0.05, 1});
   s.add({"dram.latency", ParamType::cycles, "313", "L2-miss latency (load to use, whole trip)", 1, 100000});

@@ -54,6 +54,14 @@ TEST_CASE("tcsim network: decode of one token against a KV cache, and CUDA graph
   CHECK(r.out.find("tokens/s") != std::string::npos);
 }
 
+TEST_CASE("tcsim network: a step that does not fit in the GPU's memory is warned about") {
+  const auto r = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/llama2_7b.yaml") +
+                           " --seq 2048 --batch 1 --precision amp-bf16 --pass train");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("of 40.00 GiB") != std::string::npos);
+  CHECK(r.err.find("more than the 40.00 GiB of device memory") != std::string::npos);
+}
+
 TEST_CASE("tcsim network on a systolic array: GEMM-like layers on the array, the others listed as not modelled") {
   const auto r = run_tcsim("network -c " + src("configs/systolic/tpu_v1.yaml") + " " + src("models/resnet18.yaml") +
                            " --batch 1 --precision int8");
