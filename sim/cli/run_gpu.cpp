@@ -48,12 +48,6 @@ Kernel parse_gemm_option(const std::string& text, const std::string& formats) {
   return k;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 int run_gpu(const RunRequest& req) {
   if (!req.topology.empty())
     throw InputError("--topology", "a SCALE-Sim topology needs a systolic config; a GPU config runs op-trace CSVs "
@@ -105,9 +99,9 @@ int run_gpu(const RunRequest& req) {
     cycles += results[i].cycles;  // what was simulated: each kernel once
   }
   std::cerr << "tcsim run: " << kernels.size() << " kernels on " << loaded.accelerator->name() << ": total "
-            << fmt("%.6g", total_s * 1e6) << " us (x count), " << fmt("%.4g", total_s > 0 ? flops / total_s / 1e12 : 0)
-            << " TFLOP/s; simulated " << fmt("%.4g", cycles) << " cycles in " << fmt("%.3g", wall_s) << " s wall = "
-            << fmt("%.3g", wall_s > 0 ? cycles / wall_s : 0) << " cycles/s (" << jobs << (jobs == 1 ? " thread)" : " threads)")
+            << format_number("%.6g", total_s * 1e6) << " us (x count), " << format_number("%.4g", total_s > 0 ? flops / total_s / 1e12 : 0)
+            << " TFLOP/s; simulated " << format_number("%.4g", cycles) << " cycles in " << format_number("%.3g", wall_s) << " s wall = "
+            << format_number("%.3g", wall_s > 0 ? cycles / wall_s : 0) << " cycles/s (" << jobs << (jobs == 1 ? " thread)" : " threads)")
             << (req.output_dir.empty() ? "" : "; wrote " + req.output_dir) << "\n";
   return 0;
 }

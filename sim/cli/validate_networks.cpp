@@ -14,13 +14,6 @@
 
 namespace tcsim::cli {
 
-namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-}  // namespace
 
 bool is_network_measurement(const std::string& file) {
   return workload::is_neusight_model_json(file) || workload::is_dle_throughput_csv(file);
@@ -68,15 +61,15 @@ int validate_network_files(const NetworkValidateRequest& req) {
     std::cerr << "tcsim validate: " << rep.skipped << " of " << rep.rows.size()
               << " runs not compared (other GPU, no shipped model, or not comparable: see the skipped column)\n";
   std::cerr << "tcsim validate: " << e.rows << " network runs on " << loaded.accelerator->name() << ": MAPE "
-            << fmt("%.2f", e.mape_pct) << "%, median " << fmt("%.2f", e.median_ape_pct) << "%, bias "
-            << fmt("%+.2f", e.bias_pct) << "%\n";
+            << format_number("%.2f", e.mape_pct) << "%, median " << format_number("%.2f", e.median_ape_pct) << "%, bias "
+            << format_number("%+.2f", e.bias_pct) << "%\n";
   if (req.has_max_mape) {
     if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
       std::cerr << "tcsim validate: no run could be compared; --max-mape fails\n";
       return 3;
     }
     if (e.mape_pct > req.max_mape) {
-      std::cerr << "tcsim validate: MAPE " << fmt("%.2f", e.mape_pct) << "% exceeds --max-mape " << fmt("%g", req.max_mape) << "%\n";
+      std::cerr << "tcsim validate: MAPE " << format_number("%.2f", e.mape_pct) << "% exceeds --max-mape " << format_number("%g", req.max_mape) << "%\n";
       return 3;
     }
   }

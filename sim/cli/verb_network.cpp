@@ -20,13 +20,7 @@ namespace po = boost::program_options;
 namespace tcsim::cli {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string gib(double bytes) { return fmt("%.2f GiB", bytes / double(1ull << 30)); }
+std::string gib(double bytes) { return format_number("%.2f GiB", bytes / double(1ull << 30)); }
 
 workload::Precision precision_option(const std::string& text, const char* option) {
   workload::Precision p;
@@ -43,11 +37,11 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs) {
   std::cout << io::format_text_table(io::select_columns(
       engine::network_layers_table(e),
       {"layer", "kind", "shape", "count", "kernels", "time_us", "tflops", "bound", "share_pct", "flags"}));
-  std::cout << "\nTotal: " << fmt("%.4g", e.step_time_s * 1e3) << " ms per step (kernels " << fmt("%.4g", e.gpu_time_s * 1e3)
+  std::cout << "\nTotal: " << format_number("%.4g", e.step_time_s * 1e3) << " ms per step (kernels " << format_number("%.4g", e.gpu_time_s * 1e3)
             << " ms, " << e.launches << " launches";
-  if (e.host_time_s > 0) std::cout << ", host " << fmt("%.3g", e.host_time_s * 1e3) << " ms";
-  std::cout << "), " << fmt("%.4g", e.step_time_s > 0 ? e.flops / e.step_time_s / 1e12 : 0) << " TFLOP/s, "
-            << fmt("%.5g", e.throughput()) << " " << e.throughput_unit() << (e.host_bound ? "  [host-bound]" : "") << "\n";
+  if (e.host_time_s > 0) std::cout << ", host " << format_number("%.3g", e.host_time_s * 1e3) << " ms";
+  std::cout << "), " << format_number("%.4g", e.step_time_s > 0 ? e.flops / e.step_time_s / 1e12 : 0) << " TFLOP/s, "
+            << format_number("%.5g", e.throughput()) << " " << e.throughput_unit() << (e.host_bound ? "  [host-bound]" : "") << "\n";
   std::cout << "\nMost expensive layers:\n" << io::format_text_table(engine::network_top_layers_table(e, 5));
   const auto& m = e.footprint;
   std::cout << "\nMemory: weights " << gib(m.weights);
@@ -182,8 +176,8 @@ int network_verb(const std::vector<std::string>& args) {
   std::int64_t distinct = 0;
   for (const auto& e : estimates) distinct += e.distinct_kernels;
   std::cerr << "tcsim network: " << net.name << ", " << estimates.size() << (estimates.size() == 1 ? " mode, " : " modes, ")
-            << distinct << " distinct kernels simulated in " << fmt("%.3g", wall) << " s ("
-            << fmt("%.3g", wall > 0 ? double(distinct) / wall : 0) << " kernels/s)"
+            << distinct << " distinct kernels simulated in " << format_number("%.3g", wall) << " s ("
+            << format_number("%.3g", wall > 0 ? double(distinct) / wall : 0) << " kernels/s)"
             << (output_dir.empty() ? "" : "; wrote " + output_dir) << "\n";
   return 0;
 }

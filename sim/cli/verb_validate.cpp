@@ -25,12 +25,6 @@ namespace {
 
 constexpr int kExitMapeExceeded = 3;
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 io::Table terminal_rows(const io::Table& full) {
   return io::select_columns(full, {"name", "measured_us", "predicted_us", "error_pct", "bound", "mapping", "skipped"});
 }
@@ -140,9 +134,9 @@ int validate_verb(const std::vector<std::string>& args) {
   const engine::GroupSummary& all = report.overall();
   const engine::ErrorSummary& e = all.errors;
   std::cerr << "tcsim validate: " << e.rows << " rows on " << loaded.accelerator->name() << ": MAPE "
-            << fmt("%.2f", e.mape_pct) << "%, median APE " << fmt("%.2f", e.median_ape_pct) << "%, bias "
-            << fmt("%+.2f", e.bias_pct) << "%, worst " << fmt("%.1f", e.max_ape_pct) << "% (" << all.worst_name << ", "
-            << all.worst_origin << "), pearson " << fmt("%.4f", e.pearson) << " (log " << fmt("%.4f", e.pearson_log)
+            << format_number("%.2f", e.mape_pct) << "%, median APE " << format_number("%.2f", e.median_ape_pct) << "%, bias "
+            << format_number("%+.2f", e.bias_pct) << "%, worst " << format_number("%.1f", e.max_ape_pct) << "% (" << all.worst_name << ", "
+            << all.worst_origin << "), pearson " << format_number("%.4f", e.pearson) << " (log " << format_number("%.4f", e.pearson_log)
             << ")\n";
   if (vm.count("max-mape")) {
     if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
@@ -150,7 +144,7 @@ int validate_verb(const std::vector<std::string>& args) {
       return kExitMapeExceeded;
     }
     if (e.mape_pct > max_mape) {
-      std::cerr << "tcsim validate: MAPE " << fmt("%.2f", e.mape_pct) << "% exceeds --max-mape " << fmt("%g", max_mape)
+      std::cerr << "tcsim validate: MAPE " << format_number("%.2f", e.mape_pct) << "% exceeds --max-mape " << format_number("%g", max_mape)
                 << "%\n";
       return kExitMapeExceeded;
     }

@@ -1,5 +1,7 @@
 #include "common/strings.h"
 
+#include <cstdio>
+
 #include <cctype>
 
 namespace tcsim {
@@ -37,6 +39,12 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     out += parts[i];
   }
   return out;
+}
+
+std::string format_number(const char* printf_format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, printf_format, v);
+  return buf;
 }
 
 }  // namespace tcsim

@@ -10,5 +10,7 @@ std::string_view trim(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);  // keeps empty fields
 std::string to_lower(std::string_view s);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// One number through a printf format ("%.3g", "%+.2f"): what the report lines print.
+std::string format_number(const char* printf_format, double v);
 
 }  // namespace tcsim

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/strings.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
 
@@ -41,12 +42,6 @@ std::string kernel_key(const Kernel& k) {
     os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
        << k.memory.elements << ',' << k.memory.row_length;
   return os.str();
-}
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
 }
 
 bool mentions_padding(const KernelResult& r) {
@@ -237,8 +232,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         sizes += "out_features " + std::to_string(l.out_features) + " -> " + std::to_string(round8(l.out_features));
     }
     if (sizes.empty()) sizes = "GEMM sizes (tokens x batch) -> multiples of 8";
-    r.flags.push_back("not a multiple of 8 (padded or off the tensor cores): " + fmt("%.4g", actual * 1e6) +
-                      " us; with " + sizes + ": " + fmt("%.4g", fixed * 1e6) + " us");
+    r.flags.push_back("not a multiple of 8 (padded or off the tensor cores): " + format_number("%.4g", actual * 1e6) +
+                      " us; with " + sizes + ": " + format_number("%.4g", fixed * 1e6) + " us");
   }
 
   // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
@@ -252,8 +247,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   for (LayerEstimate& r : e.layers)
     if (r.launches > 0 && host > 0 && r.time_s() / double(r.launches) < host) r.bound = "host";
   if (e.host_bound)
-    e.notes.push_back("host-bound: the GPU waits " + fmt("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
-                      " ms of the step for kernel launches (" + fmt("%.3g", host * 1e6) +
+    e.notes.push_back("host-bound: the GPU waits " + format_number("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
+                      " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) +
                       " us each); --cuda-graphs removes most of it");
   if (e.not_modelled > 0)
     e.notes.push_back(std::to_string(e.not_modelled) + " kernel launches are not modelled on " + acc.name() +
