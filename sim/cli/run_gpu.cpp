@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/result_attributes.h"
 #include "cli/run_request.h"
 #include "common/error.h"
 #include "common/strings.h"
-#include "common/version.h"
 #include "engine/gemm_results_table.h"
 #include "engine/kernel_runner.h"
 #include "engine/load_accelerator.h"
@@ -76,12 +76,8 @@ int run_gpu(const RunRequest& req) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   io::ResultSet rs;
-  rs.attributes = {{"tcsim_version", kVersion},
-                   {"command_line", req.command_line},
-                   {"config_file", req.config_path},
-                   {"config_yaml", loaded.resolved_yaml},
-                   {"accelerator", loaded.accelerator->name()},
-                   {"inputs", join(req.inputs, " ")}};
+  rs.attributes = result_attributes(req.command_line, req.config_path, loaded.resolved_yaml, loaded.accelerator->name(),
+                                    {{"inputs", join(req.inputs, " ")}});
   rs.tables.push_back(engine::gemm_results_table(kernels, results));
   rs.tables.push_back(engine::totals_table(kernels, results));
 

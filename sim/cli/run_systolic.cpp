@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/result_attributes.h"
 #include "cli/run_request.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
-#include "common/version.h"
 #include "config/config.h"
 #include "io/writers.h"
 #include "systolic/scalesim_cfg.h"
@@ -140,13 +140,8 @@ int run_systolic(const RunRequest& req) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   io::ResultSet rs;
-  rs.attributes = {{"tcsim_version", kVersion},
-                   {"command_line", req.command_line},
-                   {"config_file", req.config_path},
-                   {"config_yaml", resolved},
-                   {"accelerator", model.name()},
-                   {"semantics", systolic::to_string(cfg.semantics)},
-                   {"topology", req.topology}};
+  rs.attributes = result_attributes(req.command_line, req.config_path, resolved, model.name(),
+                                    {{"semantics", systolic::to_string(cfg.semantics)}, {"topology", req.topology}});
   rs.tables.push_back(layers_table(reports, cfg));
 
   if (req.format == "csv") std::cout << io::format_csv(rs.tables[0]);

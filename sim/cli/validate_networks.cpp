@@ -1,3 +1,4 @@
+#include "cli/result_attributes.h"
 #include "cli/validate_networks.h"
 
 #include <cmath>
@@ -6,7 +7,6 @@
 
 #include "common/error.h"
 #include "common/strings.h"
-#include "common/version.h"
 #include "engine/load_accelerator.h"
 #include "engine/network/network_validation.h"
 #include "io/writers.h"
@@ -38,12 +38,8 @@ int validate_network_files(const NetworkValidateRequest& req) {
       engine::validate_networks(*loaded.accelerator, rows, req.models_dir, req.jobs);
 
   io::ResultSet rs;
-  rs.attributes = {{"tcsim_version", kVersion},
-                   {"command_line", req.command_line},
-                   {"config_file", req.config_path},
-                   {"config_yaml", loaded.resolved_yaml},
-                   {"accelerator", loaded.accelerator->name()},
-                   {"inputs", join(req.inputs, " ")}};
+  rs.attributes = result_attributes(req.command_line, req.config_path, loaded.resolved_yaml, loaded.accelerator->name(),
+                                    {{"inputs", join(req.inputs, " ")}});
   rs.tables.push_back(engine::network_validation_rows_table(rep));
   rs.tables.push_back(engine::network_validation_metrics_table(rep));
   if (req.format == "csv") std::cout << io::format_csv(rs.tables[0]);

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/result_attributes.h"
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "common/units.h"
-#include "common/version.h"
 #include "engine/load_accelerator.h"
 #include "engine/network/network_estimate.h"
 #include "engine/network/network_tables.h"
@@ -149,13 +149,8 @@ int network_verb(const std::vector<std::string>& args) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   io::ResultSet rs;
-  rs.attributes = {{"tcsim_version", kVersion},
-                   {"command_line", "tcsim network " + join(args, " ")},
-                   {"config_file", config_path},
-                   {"config_yaml", loaded.resolved_yaml},
-                   {"accelerator", loaded.accelerator->name()},
-                   {"model_file", model},
-                   {"network", net.name}};
+  rs.attributes = result_attributes("tcsim network " + join(args, " "), config_path, loaded.resolved_yaml,
+                                    loaded.accelerator->name(), {{"model_file", model}, {"network", net.name}});
   const engine::NetworkEstimate& main = estimates.front();
   rs.tables.push_back(engine::network_layers_table(main));
   rs.tables.push_back(engine::network_kernels_table(main));

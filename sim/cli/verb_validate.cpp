@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/result_attributes.h"
 #include "cli/validate_networks.h"
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "common/strings.h"
-#include "common/version.h"
 #include "engine/kernel_runner.h"
 #include "engine/load_accelerator.h"
 #include "engine/validation.h"
@@ -103,12 +103,8 @@ int validate_verb(const std::vector<std::string>& args) {
   const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs), min_measured_us * 1e-6);
 
   io::ResultSet rs;
-  rs.attributes = {{"tcsim_version", kVersion},
-                   {"command_line", "tcsim validate " + join(args, " ")},
-                   {"config_file", config_path},
-                   {"config_yaml", loaded.resolved_yaml},
-                   {"accelerator", loaded.accelerator->name()}};
-  rs.attributes.insert(rs.attributes.end(), meta.begin(), meta.end());
+  rs.attributes = result_attributes("tcsim validate " + join(args, " "), config_path, loaded.resolved_yaml,
+                                    loaded.accelerator->name(), meta);
   rs.tables.push_back(engine::validation_rows_table(report));
   rs.tables.push_back(engine::validation_metrics_table(report));
 
