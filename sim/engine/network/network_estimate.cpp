@@ -237,8 +237,28 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   }
 
   // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
+  // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
+  // replayed `count` times, each kernel taking its share of its launches per copy.
   LaunchQueue q(host);
-  for (const KernelEstimate& k : e.kernels) q.launch(k.modelled ? k.result.time_s : 0, k.lowered.kernel.count);
+  auto group_of = [&](const KernelEstimate& k) -> const workload::Layer* {
+    const int li = k.lowered.layer;
+    return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
+  };
+  for (std::size_t i = 0; i < e.kernels.size();) {
+    const workload::Layer* g = group_of(e.kernels[i]);
+    std::size_t end = i + 1;
+    while (g && end < e.kernels.size() && group_of(e.kernels[end]) &&
+           group_of(e.kernels[end])->group == g->group && e.kernels[end].lowered.phase == e.kernels[i].lowered.phase)
+      ++end;
+    const std::int64_t copies = g ? std::max<std::int64_t>(1, g->count) : 1;
+    for (std::int64_t c = 0; c < copies; ++c)
+      for (std::size_t j = i; j < end; ++j) {
+        const KernelEstimate& k = e.kernels[j];
+        const std::int64_t n = k.lowered.kernel.count;
+        q.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies);
+      }
+    i = end;
+  }
   if (opt.cuda_graphs) q.graph_launch(acc.host_overhead_s());
   e.gpu_time_s = q.gpu_busy_s();
   e.host_time_s = q.host_s();
