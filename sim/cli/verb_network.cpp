@@ -65,6 +65,7 @@ void print_compare(const std::vector<engine::NetworkEstimate>& modes) {
   std::cout << io::format_text_table(engine::network_compare_table(modes));
   std::cout << "\nWhere the time goes, per layer kind (time_us and speedup per mode):\n"
             << io::format_text_table(engine::network_compare_by_kind_table(modes));
+  for (const auto& line : engine::compare_summary(modes)) std::cout << line << "\n";
 }
 
 int network_verb(const std::vector<std::string>& args) {

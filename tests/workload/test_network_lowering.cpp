@@ -221,3 +221,20 @@ TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits")
   CHECK(sgd->kernel.count == 1);  // few tensors, few elements: one launch
   CHECK(l.weight_tensors == 1 + 3 + 2 + 2);
 }
+
+TEST_CASE("lowering: fused epilogues fold conv + batch norm + relu at inference, keep the gradients in training") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml");
+  LoweringOptions o;
+  o.fuse_epilogues = true;
+  const Lowering infer = lower_network(net, o);
+  CHECK(find(infer, "conv1"));
+  CHECK(find(infer, "bn1") == nullptr);
+  CHECK(find(infer, "relu1") == nullptr);  // conv1 + bn1 + relu1 is one kernel
+  o.training = true;
+  const Lowering train = lower_network(net, o);
+  CHECK(find(train, "bn1"));                // training batch norm needs its batch statistics
+  CHECK(find(train, "relu1"));              // its producer is bn1, which is not folded
+  const Lowering plain = lower(kTinyCnn, Precision::fp32, false);
+  CHECK(find(plain, "bn1"));
+  CHECK(find(plain, "relu1"));
+}

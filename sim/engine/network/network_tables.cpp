@@ -167,6 +167,38 @@ io::Table network_compare_by_kind_table(const std::vector<NetworkEstimate>& mode
   return t;
 }
 
+std::vector<std::string> compare_summary(const std::vector<NetworkEstimate>& modes) {
+  std::vector<std::string> out;
+  if (modes.size() < 2) return out;
+  const std::size_t b = baseline_of(modes);
+  std::map<std::string, double> base;
+  for (const auto& l : modes[b].layers) base[l.kind] += l.time_s();
+  for (std::size_t i = 0; i < modes.size(); ++i) {
+    if (i == b) continue;
+    std::map<std::string, double> t;
+    for (const auto& l : modes[i].layers) t[l.kind] += l.time_s();
+    std::vector<std::pair<double, std::string>> saved;  // time saved per kind
+    std::vector<std::string> flat;
+    for (const auto& [kind, bt] : base) {
+      saved.push_back({bt - t[kind], kind});
+      if (t[kind] >= 0.05 * modes[i].gpu_time_s && t[kind] > 0 && bt / t[kind] < 1.1)
+        flat.push_back(kind + " (" + format_number("%.2f", bt / t[kind]) + "x)");
+    }
+    std::sort(saved.rbegin(), saved.rend());
+    std::string line = modes[i].precision + " vs " + modes[b].precision + ": " +
+                       format_number("%.2f", modes[i].step_time_s > 0 ? modes[b].step_time_s / modes[i].step_time_s : 0) +
+                       "x; the gain comes from ";
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, saved.size()) && saved[k].first > 0; ++k)
+      line += (k ? ", " : "") + saved[k].second + " (" + format_number("%.3g", saved[k].first * 1e3) + " ms saved, " +
+              format_number("%.2f", t[saved[k].second] > 0 ? base[saved[k].second] / t[saved[k].second] : 0) + "x)";
+    if (!flat.empty())
+      line += "; no gain in " + join(flat, ", ") + ": memory-bound or host-bound kernels whose bytes do not shrink "
+              "(fp32 master weights, optimizer state, autocast's fp32 ops and casts)";
+    out.push_back(line);
+  }
+  return out;
+}
+
 io::Table network_top_layers_table(const NetworkEstimate& e, std::size_t n) {
   NetworkEstimate top = e;
   std::stable_sort(top.layers.begin(), top.layers.end(),

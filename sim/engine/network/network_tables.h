@@ -1,6 +1,7 @@
 #pragma once
 // The tables of `tcsim network`: per layer, per kernel, the step's totals, the memory footprint,
 // and the precision comparison. Column names carry their units.
+#include <string>
 #include <vector>
 
 #include "engine/network/network_estimate.h"
@@ -18,6 +19,10 @@ io::Table network_compare_table(const std::vector<NetworkEstimate>& modes);
 // "compare_by_kind": per layer kind, the time in each mode (columns <mode>_time_us) and the speedup
 // of each over the baseline: where mixed precision gains and where it does not.
 io::Table network_compare_by_kind_table(const std::vector<NetworkEstimate>& modes);
+
+// Sentences for people: for each mode against the baseline, the layer kinds that gain the most
+// time and those that gain nothing (< 10%) while holding >= 5% of the step.
+std::vector<std::string> compare_summary(const std::vector<NetworkEstimate>& modes);
 
 // The n layers with the most time (the step's own kernels included), as a table.
 io::Table network_top_layers_table(const NetworkEstimate& e, std::size_t n);

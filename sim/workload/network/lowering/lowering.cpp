@@ -144,6 +144,9 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     m.kv_cache = c.kv_cache_bytes;
   }
   out.notes = std::move(c.notes);
+  if (!c.folded.empty())
+    out.notes.push_back(std::to_string(c.folded.size()) + " layers fused into the preceding conv/linear epilogue (first: " +
+                        c.folded.front() + ")");
   for (const Layer& l : net.layers)
     if (l.kind == LayerKind::attention) {
       const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);

@@ -25,6 +25,7 @@ struct Context {
   double saved_extra_bytes = 0;            // saved tensors that are no layer's output (masks, casts, P)
   double kv_cache_bytes = 0;
   std::vector<std::string> notes;
+  std::vector<std::string> folded;         // layers run inside the previous kernel's epilogue
 
   Context(const Network& n, const LoweringOptions& o);
 

@@ -1,5 +1,7 @@
 // Lowering of the memory-bound layers: each becomes the kernel(s) PyTorch launches for it, with the
 // elements it reads and writes (forward, and backward when training), and what autograd keeps.
+#include <algorithm>
+
 #include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
 
@@ -33,12 +35,46 @@ bool is_kept_fp32(LayerKind k) {  // on autocast's fp32 list
          k == LayerKind::cross_entropy;
 }
 
+// With fused epilogues (inference engines, cuDNN/cuBLASLt fused kernels), an activation or an
+// inference batch norm that only post-processes a convolution's or linear layer's output runs inside
+// that kernel's epilogue: no kernel of its own (a batch norm folds into the weights).
+bool folds_into_epilogue(const Context& c, int li) {
+  const Layer& l = c.layer(li);
+  if (!c.opt.fuse_epilogues || l.inputs.size() != 1 || l.inputs[0] < 0) return false;
+  const int p = l.inputs[0];
+  const Layer& prod = c.layer(p);
+  // The producer is the conv/linear itself, or a layer already folded into its epilogue (conv+bn+relu).
+  const bool fused_producer = std::find(c.folded.begin(), c.folded.end(), prod.name) != c.folded.end();
+  if (prod.kind != LayerKind::conv2d && prod.kind != LayerKind::linear && !fused_producer) return false;
+  if (c.grad_adds[std::size_t(p)] > 0 || prod.count != l.count) return false;  // its output has other readers
+  switch (l.kind) {
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::silu:
+    case LayerKind::tanh:
+    case LayerKind::sigmoid: return true;
+    case LayerKind::batch_norm: return !c.opt.training;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void lower_memory_layer(Context& c, int li) {
   const Layer& l = c.layer(li);
   const LayerKind kind = l.kind;
   const std::size_t L = static_cast<std::size_t>(li);
+  if (folds_into_epilogue(c, li)) {
+    c.out_format[L] = c.input_format(li, 0);
+    c.folded.push_back(l.name);
+    if (kind != LayerKind::batch_norm && c.opt.training) {  // the gradient still needs its own kernel
+      const double n = double(c.output_elements(li));
+      c.emit_backward(li, memory_kernel(l.name + ".backward", to_string(kind), c.out_format[L], c.output_elements(li), 0,
+                                        2 * n, n, flops_per_element(kind), l.count));
+      c.save_output(li);
+    }
+    return;
+  }
   // Autocast casts the inputs of its fp32-list ops up to fp32 (a cast kernel when they are not).
   if (c.f.autocast && is_kept_fp32(kind)) c.cast_input(li, 0, c.f.kept_fp32);
   FormatId fmt = c.input_format(li, 0);
