@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_support.h"
 
@@ -88,6 +89,29 @@ TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
     const auto r = run_tcsim(base + c.args);
     CHECK_MESSAGE(r.exit_code == 2, c.args);
     CHECK_MESSAGE(r.err.find(c.expect) != std::string::npos, c.args << " -> " << r.err);
+  }
+}
+
+TEST_CASE("tcsim network: a bad model file exits 2 naming file, line, layer and field") {
+  const auto dir = temp_dir("network_bad_model");
+  const std::string head = "version: 1\nkind: network\nname: bad\ntask: image\ninput: [3, 8, 8]\nlayers:\n";
+  struct Case {
+    std::string layers, expect;
+  } cases[] = {
+      {"  - {name: c, kind: convolution, out_channels: 8}\n", "bad.yaml:7"},
+      {"  - {name: c, kind: conv2d, out_channels: 8, kernel: 11}\n", "layer 'c'"},
+      {"  - {name: c, kind: conv2d, out_channels: 8, kernel: 3, padding: -1}\n", "padding"},
+      {"  - {name: c, kind: conv2d, out_channels: 8, kernel: 3, input: nowhere}\n", "nowhere"},
+      {"  - {name: a, kind: conv2d, out_channels: 8, kernel: 1}\n  - {name: b, kind: conv2d, out_channels: 4, kernel: 1, input: a}\n"
+       "  - {name: s, kind: add, inputs: [a, b]}\n", "layer 's'"},
+  };
+  for (const auto& c : cases) {
+    const auto file = dir / "bad.yaml";
+    std::ofstream(file) << head << c.layers;
+    const auto r = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " '" + file.string() + "'");
+    CHECK_MESSAGE(r.exit_code == 2, c.layers);
+    CHECK_MESSAGE(r.err.find(c.expect) != std::string::npos, c.layers << " -> " << r.err);
+    CHECK(r.err.find("bad.yaml:") != std::string::npos);
   }
 }
 
