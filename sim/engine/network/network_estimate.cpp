@@ -204,7 +204,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   const bool tensor_mode = opt.precision != workload::Precision::fp32;
   for (LayerEstimate& r : e.layers) {
     if (r.layer < 0 || !tensor_mode) continue;
-    double actual = 0, fixed = 0;
+    // cost = the layer's time minus what its useful work would take at the padded size's rate.
+    double actual = 0, at_fixed_rate = 0;
     bool padded = false;
     for (const KernelEstimate& k : e.kernels)
       if (k.lowered.layer == r.layer && k.modelled && k.lowered.kernel.kind != Kernel::Kind::memory &&
@@ -212,9 +213,10 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         padded = true;
         actual += k.time_s();
         try {
-          fixed += acc.run(padded_to_8(k.lowered.kernel)).time_s * double(k.lowered.kernel.count);
+          const KernelResult f = acc.run(padded_to_8(k.lowered.kernel));
+          at_fixed_rate += f.flops > 0 ? f.time_s * k.result.flops / f.flops * double(k.lowered.kernel.count) : k.time_s();
         } catch (const InputError&) {
-          fixed += k.time_s();
+          at_fixed_rate += k.time_s();
         }
       }
     if (!padded) continue;
@@ -232,8 +234,9 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         sizes += "out_features " + std::to_string(l.out_features) + " -> " + std::to_string(round8(l.out_features));
     }
     if (sizes.empty()) sizes = "GEMM sizes (tokens x batch) -> multiples of 8";
-    r.flags.push_back("not a multiple of 8 (padded or off the tensor cores): " + format_number("%.4g", actual * 1e6) +
-                      " us; with " + sizes + ": " + format_number("%.4g", fixed * 1e6) + " us");
+    r.flags.push_back("sizes not multiples of 8 (padded, or off the tensor cores): " +
+                      format_number("%.3g", std::max(0.0, actual - at_fixed_rate) * 1e6) + " of its " +
+                      format_number("%.4g", actual * 1e6) + " us; fix: " + sizes);
   }
 
   // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
