@@ -73,7 +73,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // One CTA's serial path: its memory round trips, its re-reads, its reductions, and the store's
   // trip to L2. Rounds of resident CTAs follow each other: Little's law with the resident CTAs'
   // bytes in flight.
-  const double cta_cycles = l.dependent_loads * mem_latency + l.reread_trips * reread_latency +
+  const double cta_cycles = (l.dependent_loads - l.dram_trips) * mem_latency + l.dram_trips * g.dram_latency +
+                            l.reread_trips * reread_latency +
                             (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) *
                                 g.smem_latency +
                             g.l2_hit_latency();

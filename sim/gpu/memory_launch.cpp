@@ -113,6 +113,36 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   return l;
 }
 
+// Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
+// v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
+//  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
+//    threads; every thread loops over all the indices, and per index loads it, then its elements of
+//    that row (a grid-stride loop over the slice): the indices are serial.
+//  - indexSelectLargeIndex: grid min(ceil(N / 128), SMs x 8) of 128 threads, a grid-stride loop over
+//    all N output elements in which each element's load waits for its index.
+// Either way each step is an index trip then a row trip, and the rows come from DRAM: the table is
+// far larger than L2 and the indices pick random rows.
+MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t indices, std::int64_t slice) {
+  MemoryLaunch l;
+  const std::int64_t max_ctas = std::int64_t(g.sm_count) * 8;
+  double steps = 0;
+  if (s.row_length > 0 && indices <= 16) {
+    l.threads_per_cta = int(std::min<std::int64_t>(slice, 128));
+    l.ctas = std::min<std::int64_t>(ceil_div(slice, 128), max_ctas);
+    steps = double(indices * ceil_div(slice, l.ctas * l.threads_per_cta));
+    l.kernel = "indexSelectSmallIndex (" + std::to_string(l.threads_per_cta) + " threads, " +
+               std::to_string(indices) + " indices in turn, " + std::to_string(l.ctas) + " CTAs)";
+  } else {
+    l.threads_per_cta = 128;
+    l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), max_ctas);
+    steps = double(ceil_div(s.elements, l.ctas * 128));
+    l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
+  }
+  l.dependent_loads = 2 * steps;
+  l.dram_trips = steps;
+  return l;
+}
+
 // The kernel PyTorch (or the inference engine) launches for an op of this shape.
 MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& s) {
   const std::string op = to_lower(s.op);
@@ -121,17 +151,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
-  if (op == "embedding") {
-    // index_select / embedding_dense: PyTorch's indexSelectLargeIndex (native/cuda/Indexing.cu):
-    // 128-thread CTAs, at most 8 per SM (grid = min(ceil(N / 128), SMs x 8)), a grid-stride loop in
-    // which each element's load waits for its index (two round trips per iteration).
-    MemoryLaunch l;
-    l.threads_per_cta = 128;
-    l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), std::int64_t(g.sm_count) * 8);
-    l.dependent_loads = 2.0 * double(ceil_div(s.elements, l.ctas * 128));
-    l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
-    return l;
-  }
+  if (op == "embedding") return embedding(g, s, rows, r);
   if (is_one_of(op, {"adam", "adamw", "sgd"})) {
     // multi_tensor_apply (ATen native/cuda/MultiTensorApply.cuh): chunks of 65536 elements, one
     // 512-thread CTA per chunk, 4 elements per thread per iteration (ILP 4): 32 serial iterations.

@@ -19,6 +19,9 @@ struct MemoryLaunch {
   // Serial round trips to memory in one CTA's life: loop iterations whose loads cannot overlap
   // (a thread's loads of one iteration are issued together and overlap each other).
   double dependent_loads = 1;
+  // Of those, the trips that go to DRAM whatever the op's footprint: a gather's rows from a table
+  // that is not in L2 (an LLM's embedding table, vocab x hidden, hundreds of MB, random rows).
+  double dram_trips = 0;
   // Further passes over the CTA's input after the first (layer norm's normalising pass, softmax's
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
