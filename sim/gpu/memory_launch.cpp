@@ -23,6 +23,27 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
   return false;
 }
 
+// Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
+// nvcc 13.0 (-O2, sm_80) emits for the kernels' public sources, plus the SASS expansion of the PTX
+// instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a branch, +8; div.s32:
+// I2F, MUFU.RCP, F2I and the integer correction steps, about +20). Compiled with __half, not
+// c10::Half (which converts every operation through float): lower bounds of the kernels' counts.
+//  - silu_and_mul_kernel (Sarathi/vLLM csrc/activation_kernels.cu): one element per thread per loop
+//    iteration: 64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store:
+//    31 PTX instructions + 8 for the division.
+//  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair: a signed
+//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, four
+//    FMAs: 28 PTX + 20 for the division.
+//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 7 per element in the sum-of-squares loop, 12 in
+//    the normalising loop (re-load, scale, weight, store).
+//  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
+//    erff is a branch-free polynomial with selects (CUDA math library): 125 PTX instructions per
+//    4-element vector.
+constexpr double kSiluAndMulInstructions = 31 + 8;
+constexpr double kRopeInstructionsPerPair = 28 + 20;
+constexpr double kRmsNormInstructions = 7 + 12;
+constexpr double kGeluErfInstructions = 125.0 / 4;
+
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
 // unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one
 // ex2; tanh an ex2 and a reciprocal; division a reciprocal and a correction (counted 2); powf an lg2
@@ -45,6 +66,7 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
   l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
              " elements, " + std::to_string(l.ctas) + " CTAs)";
   l.sfu_per_element = sfu_per_element(to_lower(k.memory.op));
+  if (to_lower(k.memory.op) == "gelu") l.instructions_per_element = kGeluErfInstructions;
   return l;
 }
 
@@ -96,6 +118,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   if (rms) {
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
+    l.instructions_per_element = kRmsNormInstructions;
     l.kernel = "rms_norm_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
                std::to_string(l.ctas) + " CTAs)";
   } else {
@@ -186,6 +209,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.threads_per_cta = int(std::min<std::int64_t>(pairs, 512));
     l.ctas = rows;
     l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
+    l.instructions_per_element = kRopeInstructionsPerPair / 2;
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;
@@ -199,6 +223,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
     l.sfu_per_element = 1;  // ex2 in silu's sigmoid / in tanh
+    if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
     l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;

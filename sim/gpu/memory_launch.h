@@ -29,6 +29,10 @@ struct MemoryLaunch {
   int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
   int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)
+  // Thread instructions per output element of the compiled kernel (index arithmetic, conversions,
+  // math routine, loads and stores), each one lane op of the SM's 16-lane pipes; 0 = not counted
+  // (the kernel's flops stand in). Counted for the kernels whose instruction issue bounds them.
+  double instructions_per_element = 0;
 };
 
 // The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of
