@@ -39,7 +39,12 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
 //  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
 //    erff is a branch-free polynomial with selects (CUDA math library): 125 PTX instructions per
 //    4-element vector.
+//  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
+//    per element: 29 PTX instructions on the hot path and four 32-bit unsigned divisions or
+//    remainders by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and the
+//    table), about +13 SASS each (I2F, MUFU.RCP, F2I, IMAD.HI and the corrections).
 constexpr double kSiluAndMulInstructions = 31 + 8;
+constexpr double kIndexSelectLargeInstructions = 29 + 4 * 13;
 constexpr double kRopeInstructionsPerPair = 28 + 20;
 constexpr double kRmsNormInstructions = 7 + 12;
 constexpr double kGeluErfInstructions = 125.0 / 4;
@@ -159,6 +164,7 @@ MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t in
     l.threads_per_cta = 128;
     l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), max_ctas);
     steps = double(ceil_div(s.elements, l.ctas * 128));
+    l.instructions_per_element = kIndexSelectLargeInstructions;
     l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
   }
   l.dependent_loads = 2 * steps;

@@ -159,6 +159,7 @@ TEST_CASE("memory launch: embedding takes index_select's small-index kernel up t
   l = memory_launch(g, memory_kernel("embedding", 17 * 4096, 4096, 0, FormatId::fp16));
   CHECK(l.kernel.find("indexSelectLargeIndex") != std::string::npos);
   CHECK(l.ctas == 17 * 4096 / 128);
+  CHECK(l.instructions_per_element == 81);  // three divisions and a remainder of 32-bit index math
   CHECK(l.dependent_loads == 2);
   // 4096 tokens: the grid is capped at 8 CTAs per SM, a grid-stride loop of ceil(N / threads) steps.
   l = memory_launch(g, memory_kernel("embedding", 4096 * 4096, 4096, 0, FormatId::fp16));
