@@ -24,30 +24,31 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
 }
 
 // Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
-// nvcc 13.0 (-O2, sm_80) emits for the kernels' public sources, plus the SASS expansion of the PTX
-// instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a branch, +8; div.s32:
-// I2F, MUFU.RCP, F2I and the integer correction steps, about +20). Compiled with __half, not
-// c10::Half (which converts every operation through float): lower bounds of the kernels' counts.
+// nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
+// without register moves, negations (operand modifiers in SASS) and parameter loads, a 64-bit
+// integer add or shift counted twice (the SM's integer ALUs are 32-bit: IADD3 + IADD3.X), plus the SASS
+// expansion of the PTX instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a
+// branch, +8; div.s32: I2F, MUFU.RCP, F2I and the integer corrections, about +20; div.u32 and
+// rem.u32 about +13 each). The Sarathi kernels were compiled with a replica of c10::Half (the type
+// their dispatch macro gives: every operation converts to float and back).
 //  - silu_and_mul_kernel (Sarathi/vLLM csrc/activation_kernels.cu): one element per thread per loop
 //    iteration: 64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store:
-//    31 PTX instructions + 8 for the division.
+//    32 + 9 (64-bit) + 8.
 //  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair: a signed
-//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, four
-//    FMAs: 28 PTX + 20 for the division.
-//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 7 per element in the sum-of-squares loop, 12 in
-//    the normalising loop (re-load, scale, weight, store).
+//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, six
+//    half operations through float: 52 + 12 (64-bit) + 20.
+//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 8 + 1 per element in the sum-of-squares loop,
+//    18 + 3 in the normalising loop (re-load, scale, weight, store).
 //  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
-//    erff is a branch-free polynomial with selects (CUDA math library): 125 PTX instructions per
-//    4-element vector.
+//    erff is a branch-free polynomial with selects (CUDA math library): 125 + 3 per 4-element vector.
 //  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
-//    per element: 29 PTX instructions on the hot path and four 32-bit unsigned divisions or
-//    remainders by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and the
-//    table), about +13 SASS each (I2F, MUFU.RCP, F2I, IMAD.HI and the corrections).
-constexpr double kSiluAndMulInstructions = 31 + 8;
-constexpr double kIndexSelectLargeInstructions = 29 + 4 * 13;
-constexpr double kRopeInstructionsPerPair = 28 + 20;
-constexpr double kRmsNormInstructions = 7 + 12;
-constexpr double kGeluErfInstructions = 125.0 / 4;
+//    per element: 27 + 3 on the hot path, of which three 32-bit unsigned divisions and a remainder
+//    by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and of the table).
+constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
+constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
+constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
+constexpr double kRmsNormInstructions = 8 + 1 + 18 + 3;
+constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
 // unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one

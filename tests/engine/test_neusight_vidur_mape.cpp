@@ -89,12 +89,12 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
                 group_mape(rep, "vidur post_attention_layernorm"), group_mape(rep, "vidur attn_rope"),
                 group_mape(rep, "vidur mlp_act"));
   MESSAGE(buf);
-  // Today's figures (sim/gpu/README.md, "Memory-bound kernels"), far from the 10% target.
-  CHECK(group_mape(rep, "vidur emb") <= 33.0);                       // 31.16
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 42.0);           // 39.98
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 42.5);  // 40.61
-  CHECK(group_mape(rep, "vidur attn_rope") <= 30.0);                 // 28.56
-  CHECK(group_mape(rep, "vidur mlp_act") <= 27.5);                   // 25.62
+  // Today's figures (sim/gpu/README.md, "Memory-bound kernels"), short of the 10% target.
+  CHECK(group_mape(rep, "vidur emb") <= 32.0);                       // 30.44
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 27.0);           // 25.21
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 27.0);  // 25.08
+  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 24.47
+  CHECK(group_mape(rep, "vidur mlp_act") <= 19.5);                   // 17.63
 }
 
 TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 SXM 80 GB") {
