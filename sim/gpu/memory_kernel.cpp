@@ -71,17 +71,33 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
                                       (bytes + reread_bytes) / (active_sms * g.l1_bytes_per_clk)});
 
   // One CTA's serial path: its memory round trips, its re-reads, its reductions, and the store's
-  // trip to L2. Rounds of resident CTAs follow each other: Little's law with the resident CTAs'
-  // bytes in flight.
-  const double cta_cycles = l.dependent_loads * mem_latency + l.reread_trips * reread_latency +
-                            (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) *
-                                g.smem_latency +
-                            g.l2_hit_latency();
-  const double latency_cycles = double(rounds) * cta_cycles;
+  // trip to L2. Rounds of resident CTAs follow each other (in lockstep, as the GEMM rounds): Little's
+  // law with the resident CTAs' bytes in flight. A kernel with counted instructions also computes
+  // between its trips: per trip a CTA issues `issue` cycles of work on the SM's 16-lane pipes, each
+  // of its w warps per sub-core a 1/w share, and the n CTAs of a round share the pipes; a trip takes
+  // the longer of the round's work and one warp's latency plus its own share (the sub-core runs the
+  // other warps' work meanwhile): max(n x issue, latency + issue / w). Without counted instructions
+  // this is the latency alone.
+  const double trips = l.dependent_loads + l.reread_trips;
+  const double cta_issue = double(l.elements) / double(l.ctas) * l.instructions_per_element / g.peak_ffma_per_clk();
+  const double issue = trips > 0 ? cta_issue / trips : 0.0;
+  const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
+  auto cta_path = [&](std::int64_t n) {
+    auto trip = [&](double latency) { return std::max(double(n) * issue, latency + issue / warps_per_subcore); };
+    return (l.dependent_loads - l.dram_trips) * trip(mem_latency) + l.dram_trips * trip(g.dram_latency) +
+           l.reread_trips * trip(reread_latency) +
+           (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
+           g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
+  };
+  // Full rounds of `resident` CTAs, then a last round of the remainder.
+  const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
+  const double cta_cycles = cta_path(resident);
+  const double latency_cycles = double(full_rounds) * cta_cycles + (last > 0 ? cta_path(last) : 0.0);
 
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.
-  const double math_cycles = k.flops_nontensor / (g.peak_ffma_per_clk() * active_sms);
+  const double lane_ops = std::max(k.flops_nontensor, double(l.elements) * l.instructions_per_element);
+  const double math_cycles = lane_ops / (g.peak_ffma_per_clk() * active_sms);
   const double sfu_cycles = double(l.elements) * l.sfu_per_element / (g.sfu_per_clk() * active_sms);
 
   struct Term {

@@ -23,6 +23,33 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
   return false;
 }
 
+// Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
+// nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
+// without register moves, negations (operand modifiers in SASS) and parameter loads, a 64-bit
+// integer add or shift counted twice (the SM's integer ALUs are 32-bit: IADD3 + IADD3.X), plus the SASS
+// expansion of the PTX instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a
+// branch, +8; div.s32: I2F, MUFU.RCP, F2I and the integer corrections, about +20; div.u32 and
+// rem.u32 about +13 each). The Sarathi kernels were compiled with a replica of c10::Half (the type
+// their dispatch macro gives: every operation converts to float and back).
+//  - silu_and_mul_kernel (Sarathi/vLLM csrc/activation_kernels.cu): one element per thread per loop
+//    iteration: 64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store:
+//    32 + 9 (64-bit) + 8.
+//  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair: a signed
+//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, six
+//    half operations through float: 52 + 12 (64-bit) + 20.
+//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 8 + 1 per element in the sum-of-squares loop,
+//    18 + 3 in the normalising loop (re-load, scale, weight, store).
+//  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
+//    erff is a branch-free polynomial with selects (CUDA math library): 125 + 3 per 4-element vector.
+//  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
+//    per element: 27 + 3 on the hot path, of which three 32-bit unsigned divisions and a remainder
+//    by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and of the table).
+constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
+constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
+constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
+constexpr double kRmsNormInstructions = 8 + 1 + 18 + 3;
+constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
+
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
 // unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one
 // ex2; tanh an ex2 and a reciprocal; division a reciprocal and a correction (counted 2); powf an lg2
@@ -45,6 +72,7 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
   l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
              " elements, " + std::to_string(l.ctas) + " CTAs)";
   l.sfu_per_element = sfu_per_element(to_lower(k.memory.op));
+  if (to_lower(k.memory.op) == "gelu") l.instructions_per_element = kGeluErfInstructions;
   return l;
 }
 
@@ -96,6 +124,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   if (rms) {
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
+    l.instructions_per_element = kRmsNormInstructions;
     l.kernel = "rms_norm_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
                std::to_string(l.ctas) + " CTAs)";
   } else {
@@ -113,6 +142,37 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   return l;
 }
 
+// Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
+// v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
+//  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
+//    threads; every thread loops over all the indices, and per index loads it, then its elements of
+//    that row (a grid-stride loop over the slice): the indices are serial.
+//  - indexSelectLargeIndex: grid min(ceil(N / 128), SMs x 8) of 128 threads, a grid-stride loop over
+//    all N output elements in which each element's load waits for its index.
+// Either way each step is an index trip then a row trip, and the rows come from DRAM: the table is
+// far larger than L2 and the indices pick random rows.
+MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t indices, std::int64_t slice) {
+  MemoryLaunch l;
+  const std::int64_t max_ctas = std::int64_t(g.sm_count) * 8;
+  double steps = 0;
+  if (s.row_length > 0 && indices <= 16) {
+    l.threads_per_cta = int(std::min<std::int64_t>(slice, 128));
+    l.ctas = std::min<std::int64_t>(ceil_div(slice, 128), max_ctas);
+    steps = double(indices * ceil_div(slice, l.ctas * l.threads_per_cta));
+    l.kernel = "indexSelectSmallIndex (" + std::to_string(l.threads_per_cta) + " threads, " +
+               std::to_string(indices) + " indices in turn, " + std::to_string(l.ctas) + " CTAs)";
+  } else {
+    l.threads_per_cta = 128;
+    l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), max_ctas);
+    steps = double(ceil_div(s.elements, l.ctas * 128));
+    l.instructions_per_element = kIndexSelectLargeInstructions;
+    l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
+  }
+  l.dependent_loads = 2 * steps;
+  l.dram_trips = steps;
+  return l;
+}
+
 // The kernel PyTorch (or the inference engine) launches for an op of this shape.
 MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& s) {
   const std::string op = to_lower(s.op);
@@ -121,17 +181,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
-  if (op == "embedding") {
-    // index_select / embedding_dense: PyTorch's indexSelectLargeIndex (native/cuda/Indexing.cu):
-    // 128-thread CTAs, at most 8 per SM (grid = min(ceil(N / 128), SMs x 8)), a grid-stride loop in
-    // which each element's load waits for its index (two round trips per iteration).
-    MemoryLaunch l;
-    l.threads_per_cta = 128;
-    l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), std::int64_t(g.sm_count) * 8);
-    l.dependent_loads = 2.0 * double(ceil_div(s.elements, l.ctas * 128));
-    l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
-    return l;
-  }
+  if (op == "embedding") return embedding(g, s, rows, r);
   if (is_one_of(op, {"adam", "adamw", "sgd"})) {
     // multi_tensor_apply (ATen native/cuda/MultiTensorApply.cuh): chunks of 65536 elements, one
     // 512-thread CTA per chunk, 4 elements per thread per iteration (ILP 4): 32 serial iterations.
@@ -166,6 +216,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.threads_per_cta = int(std::min<std::int64_t>(pairs, 512));
     l.ctas = rows;
     l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
+    l.instructions_per_element = kRopeInstructionsPerPair / 2;
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;
@@ -179,6 +230,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
     l.sfu_per_element = 1;  // ex2 in silu's sigmoid / in tanh
+    if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
     l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;

@@ -19,6 +19,9 @@ struct MemoryLaunch {
   // Serial round trips to memory in one CTA's life: loop iterations whose loads cannot overlap
   // (a thread's loads of one iteration are issued together and overlap each other).
   double dependent_loads = 1;
+  // Of those, the trips that go to DRAM whatever the op's footprint: a gather's rows from a table
+  // that is not in L2 (an LLM's embedding table, vocab x hidden, hundreds of MB, random rows).
+  double dram_trips = 0;
   // Further passes over the CTA's input after the first (layer norm's normalising pass, softmax's
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
@@ -26,6 +29,10 @@ struct MemoryLaunch {
   int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
   int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)
+  // Thread instructions per output element of the compiled kernel (index arithmetic, conversions,
+  // math routine, loads and stores), each one lane op of the SM's 16-lane pipes; 0 = not counted
+  // (the kernel's flops stand in). Counted for the kernels whose instruction issue bounds them.
+  double instructions_per_element = 0;
 };
 
 // The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of

@@ -145,6 +145,67 @@ TEST_CASE("memory kernel: FP32 work and special-function results bound arithmeti
   CHECK(re.cycles == doctest::Approx(2.0 * double(1 << 24) / (g.sfu_per_clk() * g.sm_count)));
 }
 
+TEST_CASE("memory launch: embedding takes index_select's small-index kernel up to 16 indices") {
+  const GpuConfig g = gpu::test::shipped("a100_80gb");
+  // 16 tokens of a 4096-wide table: indexSelectSmallIndex, 32 CTAs of 128 threads over the row,
+  // the 16 indices in turn, each an index trip and a row trip (from DRAM).
+  MemoryLaunch l = memory_launch(g, memory_kernel("embedding", 16 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.kernel.find("indexSelectSmallIndex") != std::string::npos);
+  CHECK(l.ctas == 32);
+  CHECK(l.threads_per_cta == 128);
+  CHECK(l.dependent_loads == 2 * 16);
+  CHECK(l.dram_trips == 16);
+  // 17 tokens: indexSelectLargeIndex, min(ceil(N / 128), 8 x SMs) CTAs, one element per thread.
+  l = memory_launch(g, memory_kernel("embedding", 17 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.kernel.find("indexSelectLargeIndex") != std::string::npos);
+  CHECK(l.ctas == 17 * 4096 / 128);
+  CHECK(l.instructions_per_element == 82);  // three divisions and a remainder of 32-bit index math
+  CHECK(l.dependent_loads == 2);
+  // 4096 tokens: the grid is capped at 8 CTAs per SM, a grid-stride loop of ceil(N / threads) steps.
+  l = memory_launch(g, memory_kernel("embedding", 4096 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.ctas == 8 * g.sm_count);
+  CHECK(l.dram_trips == std::ceil(4096.0 * 4096 / (8 * g.sm_count * 128)));
+  // The small-index kernel's time grows with the indices (serial), the large one's does not.
+  const double t8 = run_memory_kernel(g, memory_kernel("embedding", 8 * 4096, 4096, 0, FormatId::fp16)).cycles;
+  const double t16 = run_memory_kernel(g, memory_kernel("embedding", 16 * 4096, 4096, 0, FormatId::fp16)).cycles;
+  CHECK(t16 - g.l2_hit_latency() == doctest::Approx(2 * (t8 - g.l2_hit_latency())));
+}
+
+TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels issue-bound") {
+  const GpuConfig g = gpu::test::shipped("a100_80gb");
+  // silu_and_mul over 11008-wide rows: 49 instructions per element on the 64 lanes per SM.
+  const MemoryLaunch l = memory_launch(g, memory_kernel("silu_and_mul", 4096 * 11008, 11008, 2, FormatId::fp16));
+  CHECK(l.instructions_per_element == 49);
+  CHECK(l.threads_per_cta == 1024);
+  Kernel k = memory_kernel("silu_and_mul", 4096 * 11008, 11008, 2, FormatId::fp16);
+  k.flops_nontensor = 0;
+  const KernelResult r = run_memory_kernel(g, k);
+  // 4096 CTAs of 11 iterations, 2 resident per SM: their trips share the pipes, so each full round
+  // takes 11 x 2 x (11008 x 49 / 64 / 11) cycles of issue, and the kernel at least the SM-level work.
+  const double per_sm_work = std::ceil(4096.0 / g.sm_count) * 11008 * 49 / g.peak_ffma_per_clk();
+  CHECK(r.cycles >= per_sm_work * 0.999);
+  CHECK(r.cycles > 1.2 * double(k.bytes_read + k.bytes_written) / g.dram_bytes_per_clk());
+  // One token: a single CTA, its 11 trips each the longer of its work and one warp's latency plus
+  // its share of the work; the same kernel without counted instructions is the latency alone.
+  Kernel one = memory_kernel("silu_and_mul", 11008, 11008, 2, FormatId::fp16);
+  one.flops_nontensor = 0;
+  const double issue = 11008 * 49 / g.peak_ffma_per_clk() / 11;
+  const double mem = g.l2_hit_latency();  // 44 KB: warm in L2
+  const double expect = 11 * std::max(issue, mem + issue / 8) + mem;
+  CHECK(run_memory_kernel(g, one).cycles == doctest::Approx(expect));
+  // PyTorch's GELU (erf): 128 instructions per 4-element vector bound a large fp16 tensor.
+  Kernel gelu = memory_kernel("gelu", std::int64_t(4096) * 10240, 0, 1, FormatId::fp16);
+  gelu.flops_nontensor = 0;
+  // 16 resident CTAs per round share the pipes, then the round's stores travel to L2 (lockstep
+  // rounds): a little above the SM-level work, far above the DRAM time.
+  const KernelResult rg = run_memory_kernel(g, gelu);
+  const double gelu_work = 4096.0 * 10240 * 128 / 4 / (g.peak_ffma_per_clk() * g.sm_count);
+  CHECK(rg.bound != "dram");
+  CHECK(rg.cycles >= gelu_work * 0.999);
+  CHECK(rg.cycles <= gelu_work * 1.1);
+  CHECK(rg.cycles > 1.4 * double(gelu.bytes_read + gelu.bytes_written) / g.dram_bytes_per_clk());
+}
+
 TEST_CASE("gpu model: host overhead and launch delay come from the config") {
   GpuConfig g = gpu::test::shipped("v100");
   const GpuModel m(g);
