@@ -186,6 +186,10 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
   // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+  // cuDNN's fused Winograd F(2x2,3x3) ships one CTA tile: every fused-Winograd kernel in NeuSight's
+  // cuDNN 8.9 listings (V100 and A100, 2751 calls) is *_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt.
+  // Only the forward pass is checked against such listings (NeuSight times nn.Conv2d forward only).
+  if (L.choice.algo == ConvAlgo::winograd && d.pass == Pass::forward) L.gemm.cta_tiles = {{128, 128}};
   // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
   // that fit DeepBench's V100 sheets, see README "Convolutions").

@@ -21,6 +21,12 @@ bool has_note(const std::vector<std::string>& notes, const std::string& text) {
   return false;
 }
 
+// The mapping run_conv reports (what GpuModel::run puts in KernelResult::mapping) names the tile.
+bool run_conv_mapping_has(const GpuConfig& g, const Kernel& k, const std::string& text) {
+  GpuModel model(g);
+  return model.run(k).mapping.find(text) != std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("implicit GEMM of each pass on tensor cores: M, N, K and the activation footprint") {
@@ -139,6 +145,14 @@ TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as help
   CHECK(L.gemm.problem.batch == 16);
   CHECK(L.gemm.problem.m == 8 * 14 * 14);
   CHECK(L.helpers.empty());
+  // cuDNN's fused Winograd kernel has one CTA tile (..._scudnn_winograd_128x128_...) in the forward pass.
+  CHECK(L.gemm.cta_tiles == std::vector<std::pair<int, int>>{{128, 128}});
+  CHECK(run_conv_mapping_has(g, test::conv_kernel(a), "128x128x8"));
+  a.pass = Pass::data_grad;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.choice.algo == ConvAlgo::winograd);
+  CHECK(L.gemm.cta_tiles.empty());
+  a.pass = Pass::forward;
   a.r = a.s = 5, a.pad = 2, a.c = 192, a.k = 32, a.n = 16;  // FFT_TILING: one 32x32 tile per image
   L = lower_conv(g, test::conv_kernel(a));
   CHECK(L.gemm.problem.batch == 32 * 17);
