@@ -205,10 +205,15 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     // has 64-row tiles.
     L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
     if (d.pass == Pass::weight_grad) L.gemm.cta_tiles.push_back({64, 128});
+    // The data gradient without the narrowest tile: what fits DeepBench's V100 sheets (small 1x1
+    // data gradients with K > C ran 25-50% slower than the 128x64 tile predicts; README).
+    if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
   }
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
   // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+  // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
+  if (!d.tensor && implicit && d.pass == Pass::data_grad && d.cg > 32) L.gemm.cta_tiles = {{128, 128}, {128, 64}};
   // The fused Winograd kernel's one CTA shape (lower_winograd_fused); the data gradient is assumed
   // to run the same kernel on the flipped filters (not in any listing we have).
   if (L.choice.algo == ConvAlgo::winograd) L.gemm.cta_tiles = {{128, 128}};
