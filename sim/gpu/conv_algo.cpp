@@ -104,4 +104,34 @@ ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
   return out;
 }
 
+double cudnn_version(const GpuConfig& g, const Kernel& k) {
+  return k.conv.cudnn_version > 0 ? k.conv.cudnn_version : g.cudnn_version;
+}
+
+std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
+  const ConvChoice rule = choose_conv_algo(g, k);
+  std::vector<ConvChoice> out{rule};
+  // cuDNN 7's rules above were learnt from its heuristic (DeepBench). From cuDNN 8 on, PyTorch's
+  // benchmark mode (cudnnFind*) times the algorithms and keeps the fastest: NeuSight's cuDNN 8.9
+  // listings switch between fused, nonfused Winograd and implicit GEMM where no shape rule separates
+  // them (README "Convolutions"). The candidates are the algorithms whose cost the model checks.
+  if (cudnn_version(g, k) < 8 || rule.tensor_cores || rule.algo == ConvAlgo::direct_depthwise) return out;
+  const ConvShape& c = k.conv;
+  auto implicit = [](ConvAlgo a) { return a == ConvAlgo::implicit_gemm || a == ConvAlgo::implicit_precomp_gemm; };
+  auto add = [&](ConvAlgo a, const char* why) {
+    for (const auto& o : out)
+      if (o.algo == a || (implicit(o.algo) && implicit(a))) return;  // the two implicit GEMMs cost the same
+    out.push_back({a, false, std::string("cuDNN 8 benchmark mode candidate: ") + why});
+  };
+  add(ConvAlgo::implicit_precomp_gemm, "FP32 implicit GEMM on the CUDA cores");
+  const bool winograd3 = c.groups == 1 && c.dilation_h == 1 && c.dilation_w == 1 && c.stride_h == 1 &&
+                         c.stride_w == 1 && c.filter_h == 3 && c.filter_w == 3;
+  if (winograd3) {
+    if (k.pass != Pass::weight_grad) add(ConvAlgo::winograd, "fused Winograd F(2x2,3x3)");
+    add(ConvAlgo::winograd_nonfused, "nonfused Winograd F(4x4,3x3)");
+  }
+  if (out.size() > 1) out.front().why = "cuDNN 8 benchmark mode candidate: " + out.front().why;
+  return out;
+}
+
 }  // namespace tcsim::gpu

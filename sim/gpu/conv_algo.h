@@ -4,6 +4,7 @@
 // would pick). The rules and the DeepBench rows they were learnt from are in sim/gpu/README.md
 // ("Convolutions"); the prediction never reads a measurement.
 #include <string>
+#include <vector>
 
 #include "gpu/gpu_config.h"
 #include "workload/kernel.h"
@@ -33,5 +34,13 @@ struct ConvChoice {
 void check_conv(const Kernel& k);
 
 ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k);
+
+// The cuDNN release a conv runs with: the kernel's own (a measured set's), else library.cudnn_version.
+double cudnn_version(const GpuConfig& g, const Kernel& k);
+
+// The algorithms cuDNN may run for it, choose_conv_algo's first. cuDNN < 8: that one only. cuDNN 8+
+// on the CUDA cores: benchmark mode, so also implicit GEMM and, for 3x3 stride-1 filters, both
+// Winograd kernels; the caller keeps the fastest (conv_model.h).
+std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k);
 
 }  // namespace tcsim::gpu

@@ -16,6 +16,10 @@ i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 // kernels use K tiles of 32 ("..._s884cudnn_..._ldg8_..."), so C = 8 costs as much as C = 32.
 constexpr i64 kTensorChannelBlock = 32;
 
+// Bytes of an L2 sector, the smallest unit a scattered store moves (CUDA C++ Best Practices Guide,
+// "Coalesced Access to Global Memory": 32-byte segments).
+constexpr double kSectorBytes = 32;
+
 // The problem in the terms the lowerings use (per group; C and K padded for the tensor cores).
 struct Dims {
   const ConvShape& c;
@@ -107,20 +111,38 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
 }
 
-// Fused F(2x2,3x3) (Lavin & Gray 2016): one kernel transforms 4x4 input tiles in shared memory,
-// runs the 16 element-wise products as GEMMs over channels and writes each tile's 2x2 outputs.
+// Fused F(2x2,3x3) (Lavin & Gray 2016): one kernel transforms 4x4 input tiles and the 3x3 filters
+// in shared memory, runs the 16 element-wise products as GEMMs over channels and writes each tile's
+// 2x2 outputs. cuDNN's kernel (*_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt, 256 threads)
+// gives each CTA one image's block of 4 x 8 output tiles and 32 filters, all 16 products: its grid in
+// all 2751 NeuSight listings is (N x ceil(K/32), ceil(tiles/4), ceil(tiles/8)). So tiles are padded to
+// whole 4 x 8 blocks per image and filters to 32. Costed as one GEMM with the same CTAs and work:
+// M = 4 x padded tiles, N = 4 x padded filters, 128x128 CTA tiles (32 tiles x 32 filters x 16 products).
+// Per channel a CTA also transforms its 32 input tiles (32 FADDs each) and 32 filters (28 FP32 ops
+// each: G g G^T, 12 + 16) on the same FP32 pipe: 1920 operations next to 16384 FFMAs, charged as
+// that fraction of extra reduction steps.
 void lower_winograd_fused(const Dims& d, ConvLowering& L, GemmShape& s) {
   const bool fwd = d.pass == Pass::forward;  // no fused weight-gradient kernel exists
-  const i64 tiles = d.N * ceil_div(fwd ? d.P : d.H, 2) * ceil_div(fwd ? d.Q : d.W, 2);
-  s.batch = 16 * d.groups, s.m = tiles, s.n = fwd ? d.kg : d.cg, s.k = fwd ? d.cg : d.kg;
-  s.a_footprint = (fwd ? d.x : d.y) / 16;
+  const i64 th = ceil_div(fwd ? d.P : d.H, 2), tw = ceil_div(fwd ? d.Q : d.W, 2);
+  const i64 tiles = d.N * th * tw, padded = d.N * round_up(th, 4) * round_up(tw, 8);
+  const i64 filters = fwd ? d.kg : d.cg, reduced = fwd ? d.cg : d.kg;
+  constexpr i64 kProducts = 16 * 32 * 32, kTransformOps = 32 * 32 + 32 * 28;
+  s.batch = d.groups, s.m = 4 * padded, s.n = 4 * round_up(filters, 32);
+  s.k = ceil_div(reduced * (kProducts + kTransformOps), kProducts);
+  s.a_footprint = fwd ? d.x : d.y, s.b_footprint = d.w;
+  s.b_k_contiguous = true;   // K x C x 3 x 3 filters: the reduced channels are contiguous
   s.out_bytes = d.e * 4 / 16;  // 4 outputs stored per 16 products: the inverse transform is in-kernel
-  L.notes.push_back("fused Winograd F(2x2,3x3): 16 GEMMs over " + std::to_string(tiles) + " tiles");
+  L.notes.push_back("fused Winograd F(2x2,3x3): " + std::to_string(tiles) + " tiles padded to " +
+                    std::to_string(padded) + " (4 x 8 per CTA), " + std::to_string(filters) +
+                    " filters to blocks of 32, in-kernel transforms +" +
+                    std::to_string(int(100.0 * kTransformOps / kProducts + 0.5)) + "% FP32 work");
 }
 
 // Nonfused Winograd: transform kernels, alpha^2 batched GEMMs, inverse transform. F(4x4,3x3)
 // and F(2x2,5x5) (alpha = 6: 36 GEMMs); the transforms cost their bytes.
-void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s) {
+// cuDNN 8's filter transform stores each transformed element on its own 32-byte L2 sector: inferred
+// from NeuSight's cuDNN 8.9 times (README "Convolutions"); cuDNN 7.6's (DeepBench) shows no such cost.
+void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s, bool scattered_filter_stores) {
   const i64 mt = d.R == 3 ? 4 : 2, alpha = mt + d.R - 1, a2 = alpha * alpha;
   const bool fwd = d.pass == Pass::forward, wgrad = d.pass == Pass::weight_grad;
   const bool over_input = d.pass == Pass::data_grad;  // dgrad tiles the input-gradient pixels
@@ -134,7 +156,8 @@ void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s) {
   } else {
     L.helpers.push_back({fwd ? "Winograd transform of the input" : "Winograd transform of the output gradient",
                          fwd ? d.x : d.y, fwd ? ti : to, 0});
-    L.helpers.push_back({"Winograd transform of the filters", d.w, tw, 0});
+    L.helpers.push_back({"Winograd transform of the filters", d.w,
+                         scattered_filter_stores ? tw * kSectorBytes / d.e : tw, 0});
     s.m = tiles, s.n = fwd ? d.kg : d.cg, s.k = fwd ? d.cg : d.kg;
   }
   s.batch = a2 * d.groups;
@@ -182,10 +205,18 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     // has 64-row tiles.
     L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
     if (d.pass == Pass::weight_grad) L.gemm.cta_tiles.push_back({64, 128});
+    // The data gradient without the narrowest tile: what fits DeepBench's V100 sheets (small 1x1
+    // data gradients with K > C ran 25-50% slower than the 128x64 tile predicts; README).
+    if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
   }
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
   // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+  // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
+  if (!d.tensor && implicit && d.pass == Pass::data_grad && d.cg > 32) L.gemm.cta_tiles = {{128, 128}, {128, 64}};
+  // The fused Winograd kernel's one CTA shape (lower_winograd_fused); the data gradient is assumed
+  // to run the same kernel on the flipped filters (not in any listing we have).
+  if (L.choice.algo == ConvAlgo::winograd) L.gemm.cta_tiles = {{128, 128}};
   // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
   // that fit DeepBench's V100 sheets, see README "Convolutions").
@@ -196,8 +227,13 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
 
 ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
   check_conv(k);
+  return lower_conv(g, k, choose_conv_algo(g, k));
+}
+
+ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& choice) {
+  check_conv(k);
   ConvLowering L;
-  L.choice = choose_conv_algo(g, k);
+  L.choice = choice;
   const ConvShape& c = k.conv;
   L.notes.push_back("cuDNN " + std::string(cudnn_name(L.choice.algo)) + ": " + L.choice.why);
   const double e = format_bits(k.a_format) / 8.0;
@@ -237,7 +273,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
     case ConvAlgo::implicit_gemm:
     case ConvAlgo::implicit_precomp_gemm: lower_implicit(d, L, s); break;
     case ConvAlgo::winograd: lower_winograd_fused(d, L, s); break;
-    case ConvAlgo::winograd_nonfused: lower_winograd_nonfused(d, L, s); break;
+    case ConvAlgo::winograd_nonfused: lower_winograd_nonfused(d, L, s, cudnn_version(g, k) >= 8); break;
     case ConvAlgo::fft_tiling: lower_fft_tiling(d, L, s); break;
     case ConvAlgo::direct_depthwise: break;
   }

@@ -23,5 +23,7 @@ struct ConvLowering {
 
 // Throws InputError for bad convolutions (check_conv) and formats no unit runs.
 ConvLowering lower_conv(const GpuConfig& g, const Kernel& k);
+// The same for one algorithm (one of conv_candidates).
+ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& choice);
 
 }  // namespace tcsim::gpu

@@ -6,14 +6,20 @@
 #include <string>
 #include <vector>
 
-#include "gpu/conv_lowering.h"
 #include "gpu/gemm_result.h"
 #include "gpu/kernel_program.h"
 
 namespace tcsim::gpu {
 
-KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
-  const ConvLowering L = lower_conv(g, k);
+namespace {
+
+std::string fmt_us(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  return buf;
+}
+
+KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache) {
   const std::string algo = "cuDNN " + std::string(cudnn_name(L.choice.algo));
   KernelResult r;
   if (L.has_gemm) {
@@ -61,5 +67,28 @@ KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   r.set("helper_time_us", helper_cycles / g.clock_hz * 1e6);
   return r;
 }
+
+// Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
+std::pair<ConvLowering, KernelResult> fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
+  check_conv(k);
+  const std::vector<ConvChoice> candidates = conv_candidates(g, k);
+  ConvLowering best_l = lower_conv(g, k, candidates.front());
+  KernelResult best_r = cost_lowering(g, k, best_l, cache);
+  std::string tried = cudnn_name(candidates.front().algo) + std::string(" ") + fmt_us(best_r.time_s);
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    ConvLowering l = lower_conv(g, k, candidates[i]);
+    KernelResult r = cost_lowering(g, k, l, cache);
+    tried += std::string(", ") + cudnn_name(candidates[i].algo) + " " + fmt_us(r.time_s);
+    if (r.time_s < best_r.time_s * (1 - 1e-9)) best_l = std::move(l), best_r = std::move(r);
+  }
+  if (candidates.size() > 1) best_r.notes.insert(best_r.notes.begin(), "benchmark mode, fastest of: " + tried);
+  return {std::move(best_l), std::move(best_r)};
+}
+
+}  // namespace
+
+ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).first; }
+
+KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).second; }
 
 }  // namespace tcsim::gpu

@@ -187,6 +187,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.host_launch_delay_s = c.time_s("host.launch_delay");
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
+  g.cudnn_version = c.number("library.cudnn_version");
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");

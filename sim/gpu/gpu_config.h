@@ -111,6 +111,7 @@ struct GpuConfig {
   // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;
+  double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
   double host_launch_delay_s = 0;              // the part of it before the kernel's launch
 
   // Global calibration knobs (documented in sim/gpu/README.md; fitted on V100 only)

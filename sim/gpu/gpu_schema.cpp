@@ -108,6 +108,11 @@ Schema make_schema() {
          "the part of host.kernel_overhead before the op's kernel is launched: an op timed alone on an idle GPU "
          "starts its kernel this late",
          0, 1});
+  s.add({"library.cudnn_version", ParamType::number, "8.9",
+         "cuDNN release the convolutions run with (a conv kernel may name its own): before 8, FP32 algorithms "
+         "follow the rules learnt from cuDNN 7.6's heuristic; from 8 on, benchmark mode (the fastest modelled "
+         "algorithm), as PyTorch with cudnn.benchmark runs it. See sim/gpu/README.md, Convolutions",
+         5, 20});
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});
   s.add({"calibration.mma_efficiency", ParamType::number, "1",

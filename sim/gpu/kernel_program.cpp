@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "gpu/conv_lowering.h"
+#include "gpu/conv_model.h"
 
 namespace tcsim::gpu {
 
@@ -35,7 +35,8 @@ KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
   KernelProgram kp;
   if (kernel.kind == Kernel::Kind::conv) {
     // The GEMM cuDNN's algorithm runs for it (conv_lowering.h), as GpuModel::run costs it.
-    ConvLowering L = lower_conv(g, kernel);
+    SmTimeCache conv_cache;
+    ConvLowering L = pick_conv(g, kernel, conv_cache);
     if (!L.has_gemm)
       throw InputError("kernel " + kernel.name, std::string(cudnn_name(L.choice.algo)) + " runs no GEMM program");
     kp.plan = std::move(L.gemm);

@@ -108,6 +108,7 @@ void read_conv(const CsvText& csv, DeepBenchPrecision p, MeasuredSet& out) {
                               std::to_string(s.filter_h) + "_s" + std::to_string(s.stride_w);
     // DeepBench's training conv_bench pads the input channels to a multiple of 8 for tensor cores.
     if (p == DeepBenchPrecision::fp16_mixed) s.channels = round_up8(s.channels);
+    s.cudnn_version = 7.6;  // DeepBench's V100 results were taken with cuDNN 7.6.2 (its README)
     static const std::pair<Pass, const char*> passes[] = {
         {Pass::forward, "fwd"}, {Pass::data_grad, "dgrad"}, {Pass::weight_grad, "wgrad"}};
     for (int i = 0; i < 3; ++i) {

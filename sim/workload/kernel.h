@@ -25,6 +25,7 @@ struct ConvShape {
   std::int64_t dilation_h = 1, dilation_w = 1;
   std::int64_t groups = 1;                  // channels and filters split into `groups` independent convs
   TensorLayout layout = TensorLayout::nchw;
+  double cudnn_version = 0;                 // cuDNN release the data was measured with; 0: the config's
 
   // One filter per channel (groups == channels; num_filters may be a multiple of it).
   bool depthwise() const { return groups > 1 && groups == channels; }

@@ -59,6 +59,34 @@ TEST_CASE("FP32 rules: Winograd for 3x3 stride 1, FFT tiling or Winograd for 5x5
   CHECK(algo(g, a) == "IMPLICIT_GEMM");
 }
 
+TEST_CASE("candidates: one algorithm for cuDNN < 8 and tensor cores; cuDNN 8 FP32 3x3 tries three") {
+  GpuConfig g = test::shipped("v100");
+  CHECK(g.cudnn_version == doctest::Approx(8.9));  // library.cudnn_version's default
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 128;  // C x N > 512: the 7.6 rule says nonfused
+  Kernel k = test::conv_kernel(a);
+  auto names = [&](const Kernel& kk) {
+    std::string s;
+    for (const auto& c : conv_candidates(g, kk)) s += std::string(cudnn_name(c.algo)) + " ";
+    return s;
+  };
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  k.pass = Pass::weight_grad;  // no fused weight-gradient kernel
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM ");
+  k.pass = Pass::forward;
+  k.conv.stride_h = k.conv.stride_w = 2;  // no Winograd
+  CHECK(names(k) == "IMPLICIT_GEMM ");  // the two implicit GEMMs cost the same: one candidate
+  k.conv.stride_h = k.conv.stride_w = 1;
+  k.conv.cudnn_version = 7.6;  // a measured set's release wins over the config
+  CHECK(names(k) == "WINOGRAD_NONFUSED ");
+  k.conv.cudnn_version = 0;
+  g.cudnn_version = 7.6;
+  CHECK(names(k) == "WINOGRAD_NONFUSED ");
+  g.cudnn_version = 8.9;
+  a.format = FormatId::fp16;
+  CHECK(names(test::conv_kernel(a)) == "IMPLICIT_PRECOMP_GEMM ");
+}
+
 TEST_CASE("depthwise convolutions run a direct kernel, not tensor cores") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpu/conv_lowering.h"
+#include "gpu/conv_model.h"
 #include "common/error.h"
 #include "gpu/gpu_model.h"
 #include "gpu/kernel_program.h"
@@ -134,17 +135,60 @@ TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as help
   CHECK(L.gemm.problem.n == 512);
   CHECK(L.gemm.problem.k == 256);
   CHECK(L.helpers.size() == 3);
-  a.c = 64, a.k = 64;  // fused F(2x2,3x3)
+  a.c = 64, a.k = 40;  // fused F(2x2,3x3): 14 x 14 tiles per image padded to 16 x 16, 40 filters to 64
   L = lower_conv(g, test::conv_kernel(a));
-  CHECK(L.gemm.problem.batch == 16);
-  CHECK(L.gemm.problem.m == 8 * 14 * 14);
+  CHECK(L.choice.algo == ConvAlgo::winograd);
+  CHECK(L.gemm.problem.batch == 1);
+  CHECK(L.gemm.problem.m == 4 * 8 * 16 * 16);
+  CHECK(L.gemm.problem.n == 4 * 64);
+  CHECK(L.gemm.problem.k == 72);  // 64 channels + the in-kernel transforms' 1920 / 16384
   CHECK(L.helpers.empty());
+  // cuDNN's fused Winograd kernel has one CTA tile (..._scudnn_winograd_128x128_...).
+  CHECK(L.gemm.cta_tiles == std::vector<std::pair<int, int>>{{128, 128}});
+  a.k = 64;
   a.r = a.s = 5, a.pad = 2, a.c = 192, a.k = 32, a.n = 16;  // FFT_TILING: one 32x32 tile per image
   L = lower_conv(g, test::conv_kernel(a));
   CHECK(L.gemm.problem.batch == 32 * 17);
   CHECK(L.gemm.problem.m == 16);
   CHECK(L.gemm.problem.n == 64);
   CHECK(L.gemm.problem.k == 384);
+}
+
+TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector per element, 7.6's does not") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 256, a.k = 512;
+  Kernel k = test::conv_kernel(a);
+  const double tw = 36.0 * 512 * 256 * 4;  // transformed filters, bytes
+  auto filter_writes = [&](const ConvLowering& L) {
+    for (const auto& h : L.helpers)
+      if (h.what == "Winograd transform of the filters") return h.write_bytes;
+    return -1.0;
+  };
+  const ConvChoice nonfused{ConvAlgo::winograd_nonfused, false, "test"};
+  CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(8 * tw));  // config default: 8.9
+  k.conv.cudnn_version = 7.6;
+  CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(tw));
+}
+
+TEST_CASE("cuDNN 8 benchmark mode: run_conv keeps the fastest candidate; cuDNN 7.6 the rule's algorithm") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.n = 16, a.c = 16, a.k = 256, a.h = a.w = 14;  // rule: implicit GEMM (C < 32)
+  Kernel k = test::conv_kernel(a);
+  SmTimeCache cache;
+  REQUIRE(conv_candidates(g, k).size() == 3);  // implicit GEMM, fused and nonfused Winograd
+  CHECK(std::string(cudnn_name(conv_candidates(g, k).front().algo)) == "IMPLICIT_GEMM");
+  const KernelResult r8 = model.run(k);
+  CHECK(has_note(r8.notes, "benchmark mode, fastest of: IMPLICIT_GEMM"));
+  const ConvLowering picked = pick_conv(g, k, cache);
+  CHECK(r8.mapping.find("cuDNN " + std::string(cudnn_name(picked.choice.algo)) + ":") == 0);
+  k.conv.cudnn_version = 7.6;
+  const KernelResult r7 = model.run(k);
+  CHECK(r7.mapping.find("cuDNN IMPLICIT_GEMM:") == 0);
+  CHECK(r8.time_s <= r7.time_s);  // the rule's algorithm is one of the candidates
+  CHECK(!has_note(r7.notes, "benchmark mode"));
 }
 
 TEST_CASE("run_conv: the algorithm and helper kernels are in the result; deterministic") {

@@ -34,7 +34,7 @@ std::string kernel_key(const Kernel& k) {
   if (k.kind == Kernel::Kind::conv)
     os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
        << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','
-       << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout);
+       << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout) << ',' << c.cudnn_version;
   if (k.kind == Kernel::Kind::attention)
     os << '|' << a.batch << ',' << a.heads << ',' << a.kv_heads << ',' << a.q_len << ',' << a.kv_len << ','
        << a.head_dim << ',' << a.causal;
