@@ -83,6 +83,9 @@ TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
       {src("models/resnet18.yaml") + " --batch 0", "--batch"},
       {src("models/resnet18.yaml") + " --layout nchwc", "expected nchw or nhwc"},
       {"'/nonexistent/model.yaml'", "/nonexistent/model.yaml"},
+      {src("models/llama2_7b.yaml") + " --batch 4000000000 --seq 4000000", "more than 2^48 elements"},
+      {src("models/llama2_7b.yaml") + " --seq 1 --kv-len 9223372036854775807", "overflows"},
+      {src("models/resnet18.yaml") + " -o ''", "--output"},
       {"", "expected one model file"},
   };
   for (const auto& c : cases) {

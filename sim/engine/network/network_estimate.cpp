@@ -144,8 +144,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
       const int li = k.lowered.layer;
       if (kern.kind != Kernel::Kind::memory)
         throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
-                         (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) +
-                             "kernel " + kern.name + ": " + o.error);
+                         (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
       k.modelled = false;
       k.not_modelled_reason = o.error;
       e.not_modelled += kern.count;

@@ -69,9 +69,28 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
     step_kernel("optimizer." + opt, opt, 4, 4, 3, 12);
 }
 
+// Every tensor of the step (and attention's score matrix) must stay far from int64 overflow in the
+// byte and FLOP sums: at most 2^48 elements, more than any GPU holds.
+void check_sizes(const Network& net) {
+  constexpr long double kMax = 281474976710656.0L;  // 2^48
+  const long double b = net.batch;
+  for (const Layer& l : net.layers) {
+    long double n = b * (l.count > 0 ? 1.0L : 0.0L);
+    for (auto d : l.output) n *= (long double)d;
+    long double scores = 0;
+    if (l.kind == LayerKind::attention)
+      scores = b * (long double)l.heads * (long double)l.q_len * (long double)l.kv_len;
+    if (n > kMax || scores > kMax)
+      throw InputError(l.where, "layer '" + l.name + "': " + (n > kMax ? "its output" : "its attention scores") +
+                                    " would hold more than 2^48 elements at batch " + std::to_string(net.batch) +
+                                    ": reduce --batch, --seq or --kv-len");
+  }
+}
+
 }  // namespace
 
 Lowering lower_network(const Network& net, const LoweringOptions& options) {
+  check_sizes(net);
   Context c(net, options);
   if (options.training && !c.f.training_allowed)
     throw InputError("--precision", std::string(to_string(options.precision)) +

@@ -137,7 +137,7 @@ void Inference::attention() {
                          to_string(in_[1]) + " and " + to_string(in_[2]));
   }
   l_.q_len = tokens;
-  l_.kv_len = past_ + tokens;
+  if (__builtin_add_overflow(past_, tokens, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
   l_.output = {tokens, q_width};
 }
 
