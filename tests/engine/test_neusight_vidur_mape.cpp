@@ -7,6 +7,8 @@
 // rows (direct torch calls), so the A100 figures include the A100 host being faster.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,6 +41,18 @@ engine::ValidationReport neusight(const std::filesystem::path& dir, const std::s
   }
   const gpu::GpuModel model(gpu::test::shipped(config));
   return engine::validate(model, rows, 2);
+}
+
+// The rows of Vidur's three profiled models that `keep` accepts.
+template <class Keep>
+std::vector<workload::MeasuredRow> vidur_rows(const std::filesystem::path& shared, Keep keep) {
+  std::vector<workload::MeasuredRow> rows;
+  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
+    const auto s = workload::read_measured(shared / "data" / "vidur" / "a100" / model / "mlp.csv");
+    for (const auto& r : s.rows)
+      if (keep(r)) rows.push_back(r);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -74,12 +88,9 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
     MESSAGE("shared/ not found: Vidur MAPE test skipped");
     return;
   }
-  std::vector<workload::MeasuredRow> rows;
-  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
-    const auto s = workload::read_measured(shared / "data" / "vidur" / "a100" / model / "mlp.csv");
-    for (const auto& r : s.rows)
-      if (r.kernel.kind == Kernel::Kind::memory && r.group != "vidur add") rows.push_back(r);
-  }
+  const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) {
+    return r.kernel.kind == Kernel::Kind::memory && r.group != "vidur add";
+  });
   const gpu::GpuModel model(gpu::test::shipped("a100_80gb"));
   const auto rep = engine::validate(model, rows, 2);
   CHECK(rep.skipped == 0);
@@ -128,12 +139,7 @@ TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 SXM 8
     MESSAGE("shared/ not found: Vidur MAPE test skipped");
     return;
   }
-  std::vector<workload::MeasuredRow> rows;
-  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
-    const auto s = workload::read_measured(shared / "data" / "vidur" / "a100" / model / "mlp.csv");
-    for (const auto& r : s.rows)
-      if (r.group == "vidur add") rows.push_back(r);
-  }
+  const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) { return r.group == "vidur add"; });
   REQUIRE(rows.size() == 3129);
   const gpu::GpuModel model(gpu::test::shipped("a100_80gb"));
   const auto rep = engine::validate(model, rows, 2);
