@@ -88,7 +88,7 @@ int network_verb(const std::vector<std::string>& args) {
       ("cuda-graphs", po::bool_switch(&cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
       ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
-      ("fuse-epilogues", po::bool_switch(&fuse), "fold biases into the GEMM/conv epilogues (inference engines)")
+      ("fuse-epilogues", po::bool_switch(&fuse), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
       ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
                                            "summary.json, results.h5, config.resolved.yaml here")
       ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
