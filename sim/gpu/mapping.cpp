@@ -212,6 +212,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     Instr in = I(Op::lds);
     in.bytes = lds_bytes, in.dst = std::int16_t(F0 + f), in.distance = std::int16_t(distance), in.note = note;
     in.smem_wavefronts = float(costs.lds_wavefronts);
+    in.count = costs.lds_instructions;
     return in;
   };
   auto math = [&](int f, int kk) {

@@ -34,7 +34,7 @@ const char* op_name(Op op);
 
 struct Instr {
   Op op = Op::bar;
-  std::int32_t count = 1;   // group size (mma: PTX MMAs; ffma/mufu: warp instructions)
+  std::int32_t count = 1;   // group size (mma: PTX MMAs; ffma/mufu/lds: warp instructions)
   double bytes = 0;         // memory ops: bytes moved for the warp (tma: for the CTA)
   std::int16_t mma = -1;    // mma: row of GpuConfig::mma
   std::int32_t mma_n = 0;   // mma: N used (wgmma; 0 = the row's N)

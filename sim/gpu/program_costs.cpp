@@ -46,6 +46,14 @@ double copy_of(const GpuConfig& g, const Mapping& m, const SmemTile& t, const Op
   return copy_wavefronts(t, geo, bytes, 16, 16);
 }
 
+// sm_80 mma.sync on a 32-bit (tf32) M/N-contiguous operand. ldmatrix.trans moves 16-bit elements
+// only (PTX ISA, ldmatrix), so CUTLASS's warp iterator for TensorOpMultiplicandCongruous<32, 32>
+// (mma_tensor_op_tile_iterator.h) reads these fragments with scalar 32-bit shared loads: one LDS.32
+// per fragment register, 4 per 16x8 tf32 A fragment where K-contiguous operands take one ldmatrix.x4.
+bool scalar_fragments(const GpuConfig& g, const Mapping& m, const Operand& o) {
+  return m.path == MathPath::tensor && g.arch != "sm_70" && o.eb == 4 && !o.k_contiguous;
+}
+
 // One k-step's fragment reads of one operand by warp 0 (the tile's reads averaged over its k-steps).
 double fragments_of(const GpuConfig& g, const Mapping& m, const SmemTile& t, const Operand& o, bool is_a) {
   const SmemBankGeometry geo = bank_geometry(g);
@@ -57,6 +65,10 @@ double fragments_of(const GpuConfig& g, const Mapping& m, const SmemTile& t, con
   // The k-steps of a tile read the whole tile once; rows of k narrower than a phase (tf32 k-steps of
   // 4 rows against 8-row matrices) share phases with the next k-step, so count the tile and average.
   const MmaInstr& row = g.mma[m.mma_row];
+  // LDS.32 fragments: CUTLASS stores these tiles in TensorOpMultiplicandCongruous<32, 32>, whose
+  // swizzle serves the iterator's scalar loads conflict-free: one wavefront per 128 bytes.
+  if (scalar_fragments(g, m, o))
+    return double(o.warp_mn) * row.k * o.eb / (double(g.smem_banks) * g.smem_bank_bytes);
   const int steps = std::max(1, m.bk / row.k);
   FragmentRead how = FragmentRead::ldmatrix;
   if (t.swizzle == SmemSwizzle::volta_congruous) how = FragmentRead::volta_lds128;
@@ -100,6 +112,12 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
     const MmaInstr& row = g.mma[m.mma_row];
     c.lds_ideal = (m.wm * row.k * p.a_bytes + m.wn * row.k * p.b_bytes) / phase;
     c.math = mma_group_rf_reads(g, row, m.wm / row.m, m.wn / row.n);
+    // ldmatrix.x4 moves 32 registers' worth per instruction (one issue for the k-step's group, as
+    // before); LDS.32 one register per lane, so a scalar operand costs one issue per 32 elements.
+    int extra = 0;
+    if (scalar_fragments(g, m, a)) extra += m.wm * row.k / 32;
+    if (scalar_fragments(g, m, b)) extra += m.wn * row.k / 32;
+    c.lds_instructions = std::max(1, extra + (scalar_fragments(g, m, a) && scalar_fragments(g, m, b) ? 0 : 1));
   } else {
     c.lds_ideal = (m.wm * p.a_bytes + m.wn * p.b_bytes) / phase;
     // MmaSimt thread tile per k: (wm / 16) x 4 rows of A by (wn / 32) x 4 columns of B (HFMA2: pairs).

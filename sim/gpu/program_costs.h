@@ -15,6 +15,7 @@ struct ProgramCosts {
   double copy_ideal = 0;         // the same bytes conflict-free (bytes / (banks x width))
   double lds_wavefronts = 0;     // one warp's fragment reads of one k-step (LDS / ldmatrix), both operands
   double lds_ideal = 0;
+  int lds_instructions = 1;      // issue slots of one k-step's fragment reads (tf32 LDS.32: one per 32 elements)
   double wgmma_wavefronts = 0;   // sm_90: one warp's share of a k-step's wgmma operand reads
   RfReads math;                  // the k-step's MMA / FFMA group
 };

@@ -332,6 +332,7 @@ class Sim {
         break;
       }
       case Op::lds: {
+        stall = t + in.count;  // a group of `count` load instructions takes as many issue slots
         const double done = smem_transfer(t, in.bytes, in.smem_wavefronts);
         set_slot(w, in, in.dst, done + g_.smem_latency);
         break;

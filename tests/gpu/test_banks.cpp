@@ -304,4 +304,38 @@ TEST_CASE("trace dump shows wavefronts and RF reads") {
   CHECK(text.find("[RF ") != std::string::npos);
 }
 
+// tf32 on sm_80: ldmatrix.trans has no 32-bit form, so an M/N-contiguous tf32 operand's fragments
+// are read with one LDS.32 per 32 elements (CUTLASS TensorOpMultiplicandCongruous<32, 32>); a
+// K-contiguous one, and every fp16 operand, keep one ldmatrix issue per k-step group.
+TEST_CASE("tf32 fragments of M/N-contiguous operands cost one LDS.32 issue per 32 elements") {
+  const GpuConfig g = test::shipped("a100");
+  for (const FormatId ab : {FormatId::tf32, FormatId::fp16}) {
+    const MmaInstr* row = g.find_mma(ab, FormatId::fp32);
+    REQUIRE(row != nullptr);
+    for (int layout = 0; layout < 4; ++layout) {
+      GemmProblem p;
+      p.m = p.n = p.k = 4096;
+      p.ab = ab, p.acc = FormatId::fp32;
+      p.a_bytes = p.b_bytes = format_bits(ab) / 8.0;
+      p.a_k_contiguous = layout & 1, p.b_k_contiguous = layout & 2;
+      const auto maps = candidate_mappings(g, p, MathPath::tensor, int(row - g.mma.data()));
+      REQUIRE(!maps.empty());
+      for (const Mapping& m : maps) {
+        INFO(m.describe(g) << " layout " << layout);
+        int expected = 1;
+        if (ab == FormatId::tf32 && layout != 3) {
+          // m16n8k4 k-step: wm x 4 A elements, wn x 4 B elements, 32 per LDS.32; plus one ldmatrix
+          // for a K-contiguous partner operand.
+          expected = (p.a_k_contiguous ? 1 : m.wm * 4 / 32) + (p.b_k_contiguous ? 1 : m.wn * 4 / 32);
+          if (!p.a_k_contiguous && !p.b_k_contiguous) expected = (m.wm + m.wn) * 4 / 32;
+        }
+        CHECK(program_costs(g, p, m).lds_instructions == expected);
+        const WarpProgram w = build_program(g, p, m, 8);
+        for (const Instr& in : w.body)
+          if (in.op == Op::lds) CHECK(in.count == expected);
+      }
+    }
+  }
+}
+
 }  // namespace tcsim::gpu
