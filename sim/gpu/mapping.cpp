@@ -120,7 +120,10 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     m.warps = (t.bm / t.wm) * (t.bn / t.wn);
     const int acc_regs = int(t.wm * t.wn * accb / 4 / 32);
     const int frag_regs = int((t.wm + t.wn) * 8 * p.a_bytes * red / 4 / 32 * 2);
-    for (int bk : sm7x ? std::vector<int>{32} : std::vector<int>{32, 64}) {
+    // 32-bit (tf32) operands on sm_80: CUTLASS's GenerateSM80_TensorOp_1688 tiles have BK 16 (3-10
+    // stages) or 32 (3-5), no 64; cuDNN's TF32 kernels are named ..._tilesize128x128x16_stage4_...
+    const bool wide = p.a_bytes >= 4;
+    for (int bk : sm7x ? std::vector<int>{32} : wide ? std::vector<int>{16, 32} : std::vector<int>{32, 64}) {
       m.bk = std::max(bk, row.k);
       const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
       m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
@@ -128,7 +131,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
         m.copy = CopyEngine::ldg_sts, m.stages = 2;
         finish(m);
       } else {
-        for (int s : bk == 32 ? std::vector<int>{3, 4, 5} : std::vector<int>{3, 4}) {
+        for (int s : bk == 16 ? std::vector<int>{3, 4, 5, 6, 10} : bk == 32 ? std::vector<int>{3, 4, 5} : std::vector<int>{3, 4}) {
           m.copy = CopyEngine::cp_async, m.stages = s;
           finish(m);
         }

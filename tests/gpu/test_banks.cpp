@@ -338,4 +338,22 @@ TEST_CASE("tf32 fragments of M/N-contiguous operands cost one LDS.32 issue per 3
   }
 }
 
+// CUTLASS GenerateSM80_TensorOp_1688: tf32 CTA tiles have BK 16 or 32 (3-10 stages), never 64; the
+// 16-bit tiles keep BK 32/64. A BK-16 fp32 k-tile holds the bytes of a BK-32 fp16 one.
+TEST_CASE("sm_80 tf32 candidate tiles have BK 16 or 32, fp16 ones 32 or 64") {
+  const GpuConfig g = test::shipped("a100");
+  for (const FormatId ab : {FormatId::tf32, FormatId::fp16}) {
+    const MmaInstr* row = g.find_mma(ab, FormatId::fp32);
+    REQUIRE(row != nullptr);
+    GemmProblem p;
+    p.m = p.n = p.k = 4096;
+    p.ab = ab, p.acc = FormatId::fp32;
+    p.a_bytes = p.b_bytes = format_bits(ab) / 8.0;
+    std::set<int> bks;
+    for (const Mapping& m : candidate_mappings(g, p, MathPath::tensor, int(row - g.mma.data()))) bks.insert(m.bk);
+    if (ab == FormatId::tf32) CHECK(bks == std::set<int>{16, 32});
+    else CHECK(bks == std::set<int>{32, 64});
+  }
+}
+
 }  // namespace tcsim::gpu
