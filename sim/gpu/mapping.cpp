@@ -122,7 +122,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     const int frag_regs = int((t.wm + t.wn) * 8 * p.a_bytes * red / 4 / 32 * 2);
     // 32-bit (tf32) operands on sm_80: CUTLASS's GenerateSM80_TensorOp_1688 tiles have BK 16 (3-10
     // stages) or 32 (3-5), no 64; cuDNN's TF32 kernels are named ..._tilesize128x128x16_stage4_...
-    const bool wide = p.a_bytes >= 4;
+    const bool wide = p.a_bytes == 4;  // tf32 only (fp64 DMMA keeps the 16-bit set: not checked here)
     for (int bk : sm7x ? std::vector<int>{32} : wide ? std::vector<int>{16, 32} : std::vector<int>{32, 64}) {
       m.bk = std::max(bk, row.k);
       const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
