@@ -194,7 +194,6 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     if (t > longest[li]) {
       longest[li] = t;
       r.bound = k.result.bound;
-      r.tensor_cores = k.result.get("tensor_util_pct").value_or(0) > 0 || k.lowered.kernel.kind != Kernel::Kind::memory;
     }
   }
   if (step.launches > 0) e.layers.push_back(step);

@@ -39,7 +39,6 @@ struct LayerEstimate {
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double flops = 0;
   std::string bound;           // of its longest kernel; "host" when its kernels are shorter than a launch
-  bool tensor_cores = false;   // its longest kernel ran on the tensor cores (or the array)
   std::vector<std::string> flags;  // padding, off-tensor-core layers, not-modelled kernels
   double time_s() const { return forward_s + backward_s + optimizer_s; }
 };

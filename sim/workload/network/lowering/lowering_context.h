@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "workload/network/lowering/lowering.h"
-#include "workload/network/lowering/memory_footprint.h"
 
 namespace tcsim::workload::lowering_detail {
 

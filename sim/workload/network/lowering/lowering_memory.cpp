@@ -84,8 +84,7 @@ void lower_memory_layer(Context& c, int li) {
   c.out_format[L] = fmt;
 
   const std::int64_t out = c.output_elements(li);
-  const std::int64_t in = l.inputs.empty() && c.net.task == "tokens" ? c.batch * elements(c.net.input)
-                                                                      : c.input_elements(li, 0);
+  const std::int64_t in = c.input_elements(li, 0);
   const double fpe = flops_per_element(kind);
   const std::string& n = l.name;
   const std::int64_t cnt = l.count;
