@@ -155,8 +155,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     e.kernels.push_back(std::move(k));
   }
 
-  // Per layer.
-  std::map<int, std::size_t> row_of;
+  // Per layer: e.layers[i] is layer i; the step's own kernels get a row after them.
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const auto& l = net.layers[i];
     LayerEstimate r;
@@ -165,17 +164,17 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     r.kind = workload::to_string(l.kind);
     r.shape = workload::to_string(l.output);
     r.count = l.count;
-    row_of[int(i)] = e.layers.size();
     e.layers.push_back(std::move(r));
   }
   LayerEstimate step;
   step.name = "(step)";
   step.kind = "optimizer";
   const double host = opt.cuda_graphs ? 0 : acc.host_overhead_s();
-  std::map<int, double> longest;
+  std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last
   for (const KernelEstimate& k : e.kernels) {
     const int li = k.lowered.layer;
-    LayerEstimate& r = li >= 0 ? e.layers[row_of[li]] : step;
+    LayerEstimate& r = li >= 0 ? e.layers[std::size_t(li)] : step;
+    double& top = longest[li >= 0 ? std::size_t(li) : net.layers.size()];
     const std::int64_t n = k.lowered.kernel.count;
     r.launches += n;
     e.launches += n;
@@ -191,8 +190,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     }
     r.flops += k.result.flops * double(n);
     e.flops += k.result.flops * double(n);
-    if (t > longest[li]) {
-      longest[li] = t;
+    if (t > top) {
+      top = t;
       r.bound = k.result.bound;
     }
   }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <fstream>
 #include <regex>
-#include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "workload/csv_text.h"
@@ -15,14 +15,6 @@
 namespace tcsim::workload {
 
 namespace {
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  if (!f) throw InputError(p.string(), "cannot read the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 const std::regex kNeusightName(R"(([a-z0-9_]+)-(inf|train)-([0-9]+)-([0-9]+)(-fusion)?\.json)");
 
@@ -55,7 +47,7 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
     throw InputError(file.string(), "expected a NeuSight model file named <model>-<inf|train>-<seq>-<batch>[-fusion].json");
   YAML::Node j;  // JSON is YAML
   try {
-    j = YAML::Load(slurp(file));
+    j = YAML::Load(read_file(file));
   } catch (const YAML::Exception& e) {
     throw InputError(file.string() + ":" + std::to_string(e.mark.line + 1), std::string("not valid JSON: ") + e.msg);
   }
