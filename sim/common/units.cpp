@@ -114,6 +114,53 @@ double parse_cycles(std::string_view text) {
   return v;
 }
 
+double parse_power_w(std::string_view text) {
+  static const std::vector<Suffix> s = {{"W", 1}, {"mW", 1e-3}, {"kW", 1e3}};
+  double v = scaled(text, s, "a power like 250W", false);
+  if (v < 0) throw ParseError("expected a non-negative power, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+namespace {
+const std::vector<Suffix>& energy_suffixes() {
+  static const std::vector<Suffix> s = {{"J", 1}, {"mJ", 1e-3}, {"uJ", 1e-6}, {"nJ", 1e-9}, {"pJ", 1e-12}, {"fJ", 1e-15}};
+  return s;
+}
+}  // namespace
+
+double parse_energy_j(std::string_view text) {
+  double v = scaled(text, energy_suffixes(), "an energy like 3.9pJ or 1.2nJ", false);
+  if (v < 0) throw ParseError("expected a non-negative energy, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_voltage_v(std::string_view text) {
+  static const std::vector<Suffix> s = {{"V", 1}, {"mV", 1e-3}};
+  double v = scaled(text, s, "a voltage like 1.05V or 850mV", false);
+  if (v <= 0) throw ParseError("expected a positive voltage, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
+double parse_energy_per_byte_j(std::string_view text) {
+  // "<energy unit>/bit" (x 8 per byte) or "<energy unit>/B"; names composed once, as for bandwidths.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& e : energy_suffixes()) {
+      out.push_back(std::string(e.name) + "/bit");
+      out.push_back(std::string(e.name) + "/B");
+    }
+    return out;
+  }();
+  static const std::vector<Suffix> suffixes = [] {
+    std::vector<Suffix> out;
+    for (std::size_t i = 0; i < names.size(); ++i) out.push_back({names[i], energy_suffixes()[i / 2].scale * (i % 2 == 0 ? 8 : 1)});
+    return out;
+  }();
+  double v = scaled(text, suffixes, "an energy per bit or byte like 3.9pJ/bit or 31pJ/B", false);
+  if (v < 0) throw ParseError("expected a non-negative energy per byte, got '" + std::string(trim(text)) + "'");
+  return v;
+}
+
 double parse_number(std::string_view text) {
   auto [value, unit] = split_number(text, "a number");
   if (!unit.empty()) throw ParseError("expected a plain number, got '" + std::string(trim(text)) + "'");
@@ -168,6 +215,20 @@ std::string format_time(double s) {
   if (s >= 1e-3) return compact(s * 1e3) + "ms";
   if (s >= 1e-6) return compact(s * 1e6) + "us";
   return compact(s * 1e9) + "ns";
+}
+
+std::string format_power(double w) {
+  if (w >= 1e3) return compact(w / 1e3) + "kW";
+  if (w >= 1 || w == 0) return compact(w) + "W";
+  return compact(w * 1e3) + "mW";
+}
+
+std::string format_energy(double j) {
+  if (j >= 1 || j == 0) return compact(j) + "J";
+  if (j >= 1e-3) return compact(j * 1e3) + "mJ";
+  if (j >= 1e-6) return compact(j * 1e6) + "uJ";
+  if (j >= 1e-9) return compact(j * 1e9) + "nJ";
+  return compact(j * 1e12) + "pJ";
 }
 
 }  // namespace tcsim::units

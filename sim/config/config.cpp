@@ -39,6 +39,12 @@ double Config::bytes_per_cycle(std::string_view path) const {
 }
 double Config::time_s(std::string_view path) const { return value_of(*impl_, path, ParamType::time).number; }
 double Config::cycles(std::string_view path) const { return value_of(*impl_, path, ParamType::cycles).number; }
+double Config::power_w(std::string_view path) const { return value_of(*impl_, path, ParamType::power).number; }
+double Config::energy_j(std::string_view path) const { return value_of(*impl_, path, ParamType::energy).number; }
+double Config::voltage_v(std::string_view path) const { return value_of(*impl_, path, ParamType::voltage).number; }
+double Config::energy_per_byte_j(std::string_view path) const {
+  return value_of(*impl_, path, ParamType::energy_per_byte).number;
+}
 
 std::vector<Config> Config::list(std::string_view path) const {
   auto it = impl_->lists.find(path);

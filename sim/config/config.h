@@ -43,6 +43,10 @@ class Config {   // loaded, validated, with defaults filled in; cheap to copy
   double bytes_per_cycle(std::string_view path) const;
   double time_s(std::string_view path) const;
   double cycles(std::string_view path) const;
+  double power_w(std::string_view path) const;
+  double energy_j(std::string_view path) const;
+  double voltage_v(std::string_view path) const;
+  double energy_per_byte_j(std::string_view path) const;
   std::vector<Config> list(std::string_view path) const;   // records of an add_list section
   bool has(std::string_view path) const;                   // explicitly given (not defaulted)
   std::string where(std::string_view path) const;          // "file:line: path" for semantic errors

@@ -16,6 +16,10 @@ std::string unit_text(ParamType t) {
     case ParamType::bytes_per_cycle: return "B/clk";
     case ParamType::time: return "s: ps, ns, us, ms, s";
     case ParamType::cycles: return "cycles (bare number or 35cycles)";
+    case ParamType::power: return "W: mW, W, kW";
+    case ParamType::energy: return "J: fJ, pJ, nJ, uJ, mJ, J";
+    case ParamType::voltage: return "V: mV, V";
+    case ParamType::energy_per_byte: return "J/B: pJ/bit, pJ/B, ...";
     default: return "";
   }
 }

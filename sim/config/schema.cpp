@@ -109,6 +109,10 @@ std::string_view type_name(ParamType type) {
     case ParamType::bytes_per_cycle: return "bytes_per_cycle";
     case ParamType::time: return "time";
     case ParamType::cycles: return "cycles";
+    case ParamType::power: return "power";
+    case ParamType::energy: return "energy";
+    case ParamType::voltage: return "voltage";
+    case ParamType::energy_per_byte: return "energy_per_byte";
   }
   return "?";
 }
@@ -130,6 +134,10 @@ std::string expected_form(const Param& p) {
     case ParamType::bytes_per_cycle: return "a per-cycle bandwidth like 128B/clk";
     case ParamType::time: return "a time like 5us";
     case ParamType::cycles: return "a cycle count like 35cycles";
+    case ParamType::power: return "a power like 250W";
+    case ParamType::energy: return "an energy like 3.9pJ";
+    case ParamType::voltage: return "a voltage like 1.05V";
+    case ParamType::energy_per_byte: return "an energy per bit or byte like 3.9pJ/bit";
   }
   return "a value";
 }

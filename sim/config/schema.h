@@ -21,7 +21,7 @@
 namespace tcsim::config {
 
 enum class ParamType { integer, number, boolean, string, choice, bytes, frequency, bandwidth,
-                       bytes_per_cycle, time, cycles };
+                       bytes_per_cycle, time, cycles, power, energy, voltage, energy_per_byte };
 
 struct Param {
   // A constructor (not an aggregate) so that `{"a.b", ParamType::integer, "1", "..."}` leaves out

@@ -37,6 +37,14 @@ std::string format_in_unit(ParamType type, double v) {
       return g("B/clk");
     case ParamType::cycles:
       return g("cycles");
+    case ParamType::power:
+      return units::format_power(v);
+    case ParamType::energy:
+      return units::format_energy(v);
+    case ParamType::voltage:
+      return g("V");
+    case ParamType::energy_per_byte:
+      return units::format_energy(v) + "/B";
     case ParamType::integer:
       std::snprintf(buf, sizeof buf, "%.0f", v);
       return buf;
@@ -116,6 +124,18 @@ Value parse_value(const Param& p, std::string_view text) {
       break;
     case ParamType::cycles:
       v.number = units::parse_cycles(text);
+      break;
+    case ParamType::power:
+      v.number = units::parse_power_w(text);
+      break;
+    case ParamType::energy:
+      v.number = units::parse_energy_j(text);
+      break;
+    case ParamType::voltage:
+      v.number = units::parse_voltage_v(text);
+      break;
+    case ParamType::energy_per_byte:
+      v.number = units::parse_energy_per_byte_j(text);
       break;
   }
   if (v.number < p.min || v.number > p.max)

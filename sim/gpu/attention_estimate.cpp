@@ -1,5 +1,7 @@
 #include "gpu/attention_estimate.h"
 
+#include "gpu/power/activity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -247,6 +249,20 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   r.set("sm_bandwidth_share_bytes_per_clk", env.global_bytes_per_clk);
   r.set("global_latency_cycles", env.global_latency);
   r.set("launch_overhead_us", p.launches * g.launch_overhead_s * 1e6);
+  // Events for the energy model. Register reads are estimated per instruction, not counted by the
+  // attention program: 2 sources per FP32-pipe instruction, 1 per MUFU, and per SASS MMA its A, B
+  // and C fragments (m x k + k x n + m x n elements over 32 lanes, 2 fp16 per register).
+  Activity act;
+  const double mma_sass = tensor_fma / row.fma() * row.sass_count;
+  const double mma_regs = (double(row.m) * row.k + double(row.k) * row.n) / 64.0 + double(row.m) * row.n / 32.0;
+  act.tensor_fma = tensor_fma;
+  act.ffma = tile_iters * wk.fp32_instr * 32;
+  act.mufu = tile_iters * wk.mufu_instr * 32;
+  act.smem_bytes = smem_bytes;
+  act.warp_instructions = tile_iters * (wk.fp32_instr + wk.mufu_instr) + smem_bytes / 512.0;
+  act.rf_reads = tile_iters * (2 * wk.fp32_instr + wk.mufu_instr) +
+                 (row.kind == MmaKind::wgmma ? 0.0 : mma_sass / row.sass_count * mma_regs);
+  act.record(r);
   if (extrapolated)
     r.notes.push_back("steady state extrapolated after " + std::to_string(kExact) + " of up to " +
                       std::to_string(max_iters) + " tile iterations (" + fmt("%.1f", period) + " SM cycles each)");

@@ -8,6 +8,7 @@
 
 #include "gpu/gemm_result.h"
 #include "gpu/kernel_program.h"
+#include "gpu/power/activity.h"
 
 namespace tcsim::gpu {
 
@@ -17,6 +18,18 @@ std::string fmt_us(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
   return buf;
+}
+
+// Events of a streaming kernel for the energy model: its flops as FMAs, 16-byte vector loads and
+// stores through L1, 2 register sources per instruction.
+Activity streaming_activity(const StreamingKernel& k) {
+  Activity a;
+  const double bytes = k.read_bytes + k.write_bytes;
+  a.ffma = k.flops / 2;
+  a.warp_instructions = a.ffma / 32 + bytes / (32 * 16);
+  a.rf_reads = 2 * a.warp_instructions;
+  a.l1_bytes = bytes;
+  return a;
 }
 
 KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache) {
@@ -33,7 +46,10 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r.mapping = algo + ": streaming kernel";
     r.set("dram_read_bytes", L.direct.read_bytes);
     r.set("dram_write_bytes", L.direct.write_bytes);
+    r.set("l2_read_bytes", L.direct.read_bytes);
+    r.set("l2_write_bytes", L.direct.write_bytes);
     r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
+    streaming_activity(L.direct).record(r);
   }
   r.name = k.name;
   r.flops = k.flops();
@@ -61,6 +77,11 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r.mapping += "; + " + names;
     r.set("dram_read_bytes", r.get("dram_read_bytes").value_or(0) + helper_read);
     r.set("dram_write_bytes", r.get("dram_write_bytes").value_or(0) + helper_write);
+    r.set("l2_read_bytes", r.get("l2_read_bytes").value_or(0) + helper_read);
+    r.set("l2_write_bytes", r.get("l2_write_bytes").value_or(0) + helper_write);
+    Activity act = Activity::of(r);
+    for (const auto& h : L.helpers) act.add(streaming_activity(h));
+    act.record(r);
     r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
   }
   r.set("helper_kernels", double(L.helpers.size()));

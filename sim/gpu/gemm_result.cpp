@@ -1,5 +1,7 @@
 #include "gpu/gemm_result.h"
 
+#include "gpu/power/activity.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -58,8 +60,8 @@ KernelResult gemm_result(const GpuConfig& g, const GemmPlan& plan, const Estimat
   r.set("dram_util_pct", 100 * dram_util);
   // Shared-memory bytes of the whole kernel, scaled from the simulated SM run.
   const double sim_tile_iters = double(std::max(1, best.full.ctas)) * double(std::max<std::int64_t>(1, best.full.simulated_iterations));
-  r.set("smem_bytes", st.smem_bytes / sim_tile_iters * double(best.tiles) * double(best.iterations));
   r.set("l2_read_bytes", best.traffic.l2_read_bytes);
+  r.set("l2_write_bytes", best.traffic.dram_write_bytes);
   r.set("dram_read_bytes", best.traffic.dram_read_bytes);
   r.set("dram_write_bytes", best.traffic.dram_write_bytes);
   r.set("ctas", double(best.tiles));
@@ -69,6 +71,17 @@ KernelResult gemm_result(const GpuConfig& g, const GemmPlan& plan, const Estimat
   r.set("sm_bandwidth_share_bytes_per_clk", best.env.global_bytes_per_clk);
   r.set("global_latency_cycles", best.env.global_latency);
   r.set("launch_overhead_us", best.launches * g.launch_overhead_s * 1e6);
+
+  // Events for the energy model (power/activity.h), scaled from the simulated SM run like smem_bytes.
+  Activity act;
+  const double scale = double(best.tiles) * double(best.iterations) / sim_tile_iters;
+  act.warp_instructions = st.warp_instructions * scale;
+  act.rf_reads = st.rf_reads * scale;
+  (tensor ? act.tensor_fma : act.ffma) = best.executed_fma;
+  act.smem_bytes = st.smem_bytes * scale;
+  // Global loads through L1 (LDG before sm_80; cp.async and TMA bypass it).
+  act.l1_bytes = m.copy == CopyEngine::ldg_sts ? best.traffic.l2_read_bytes : 0;
+  act.record(r);
 
   if (best.full.extrapolated)
     r.notes.push_back("steady state extrapolated after " + std::to_string(best.full.simulated_iterations) + " of " +

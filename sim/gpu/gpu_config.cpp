@@ -191,6 +191,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");
+  g.power = read_power_config(c, g.clock_hz);
 
   // Semantic checks, reported at the offending key.
   try {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/power/power_config.h"
 #include "numerics/format_id.h"
 
 namespace tcsim::config {
@@ -113,6 +114,9 @@ struct GpuConfig {
   double host_kernel_overhead_s = 0;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
   double host_launch_delay_s = 0;              // the part of it before the kernel's launch
+
+  // Power: limit, idle and leakage power, voltage-frequency curve, energy per event (power/)
+  PowerConfig power;
 
   // Global calibration knobs (documented in sim/gpu/README.md; fitted on V100 only)
   double tile_overhead_cycles = 0;             // per-CTA-round fixed cost (prologue/index math, epilogue)

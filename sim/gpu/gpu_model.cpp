@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/error.h"
 #include "gpu/attention_estimate.h"
@@ -11,6 +12,9 @@
 #include "gpu/gemm_plan.h"
 #include "gpu/kernel_program.h"
 #include "gpu/memory_kernel.h"
+#include "gpu/power/activity.h"
+#include "gpu/power/clock_governor.h"
+#include "gpu/power/energy_model.h"
 
 namespace tcsim::gpu {
 
@@ -26,10 +30,38 @@ GpuModel::GpuModel(GpuConfig config) : config_(std::move(config)), cache_(std::m
 GpuModel::~GpuModel() = default;
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
-  if (kernel.kind == Kernel::Kind::memory) return run_memory(kernel);
-  if (kernel.kind == Kernel::Kind::attention) return estimate_attention(config_, kernel, cache_->attention);
-  if (kernel.kind == Kernel::Kind::conv) return run_conv(config_, kernel, cache_->sm);
-  const GemmPlan plan = plan_gemm(config_, kernel);
+  const double boost = config_.clock_hz;
+  const ClockChoice c = choose_clock(config_.power, boost, kernel.a_format, [&](double hz) {
+    if (hz == boost) return run_at(config_, kernel);
+    GpuConfig g = config_;
+    g.clock_hz = hz;
+    return run_at(g, kernel);
+  });
+  KernelResult r = c.result;
+  const double ratio = config_.power.voltage_ratio(c.clock_hz);
+  const double busy_s = r.cycles / c.clock_hz;
+  const EnergyBreakdown e = kernel_energy(config_.power, Activity::of(r), kernel.a_format, ratio, busy_s, r.time_s);
+  const double total = e.total_j();
+  r.set("clock_mhz", c.clock_hz / 1e6);
+  r.set("power_bound", c.power_bound ? 1 : 0);
+  r.set("energy_j", total);
+  r.set("avg_power_w", r.time_s > 0 ? total / r.time_s : 0);
+  r.set("busy_power_w", c.busy_power_w);
+  for (const auto& [unit, j] : e.parts) r.set("energy_" + unit + "_pct", total > 0 ? 100 * j / total : 0);
+  if (c.power_bound) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "power-limited: %.0f MHz instead of %.0f MHz (%.0f W at the %.0f W limit)",
+                  c.clock_hz / 1e6, boost / 1e6, c.busy_power_w, config_.power.limit_w);
+    r.notes.push_back(buf);
+  }
+  return r;
+}
+
+KernelResult GpuModel::run_at(const GpuConfig& g, const Kernel& kernel) const {
+  if (kernel.kind == Kernel::Kind::memory) return run_memory_kernel(g, kernel);
+  if (kernel.kind == Kernel::Kind::attention) return estimate_attention(g, kernel, cache_->attention);
+  if (kernel.kind == Kernel::Kind::conv) return run_conv(g, kernel, cache_->sm);
+  const GemmPlan plan = plan_gemm(g, kernel);
   if (plan.empty) {
     KernelResult r;
     r.name = kernel.name;
@@ -37,17 +69,15 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
     r.notes = plan.notes;
     r.bound = "latency";
     r.mapping = "none (empty GEMM)";
-    r.time_s = config_.launch_overhead_s;
+    r.time_s = g.launch_overhead_s;
     return r;
   }
 
-  const Estimate best = choose_mapping(config_, plan, cache_->sm);
-  KernelResult r = gemm_result(config_, plan, best);
+  const Estimate best = choose_mapping(g, plan, cache_->sm);
+  KernelResult r = gemm_result(g, plan, best);
   r.name = kernel.name;
   r.flops = kernel.flops();
   return r;
 }
-
-KernelResult GpuModel::run_memory(const Kernel& kernel) const { return run_memory_kernel(config_, kernel); }
 
 }  // namespace tcsim::gpu

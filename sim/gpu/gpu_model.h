@@ -20,7 +20,9 @@ class GpuModel : public Accelerator {
 
   std::string name() const override { return config_.name; }
   double clock_hz() const override { return config_.clock_hz; }
-  // Thread-safe (the per-candidate cache is internally locked); deterministic.
+  // Thread-safe (the per-candidate cache is internally locked); deterministic. With power.mode
+  // boost the kernel runs at the highest clock step the power limit allows (power/clock_governor.h);
+  // every result carries clock_mhz, power_bound, energy_j, avg_power_w and the energy per unit.
   KernelResult run(const Kernel& kernel) const override;
   double memory_bytes() const override { return config_.dram_size_bytes; }
   // CPU time PyTorch spends dispatching one op (config host.kernel_overhead).
@@ -30,7 +32,8 @@ class GpuModel : public Accelerator {
   const GpuConfig& config() const { return config_; }
 
  private:
-  KernelResult run_memory(const Kernel& kernel) const;
+  // The timing model at the clock of `g` (config_ with another clock while the governor searches).
+  KernelResult run_at(const GpuConfig& g, const Kernel& kernel) const;
   GpuConfig config_;
   struct Cache;
   std::unique_ptr<Cache> cache_;

@@ -33,6 +33,50 @@ Schema mma_record() {
   return r;
 }
 
+Schema vf_record() {
+  Schema r("power.vf_curve", "one point of the voltage-frequency curve");
+  r.add({"clock", ParamType::frequency, "", "SM clock", 1e6, 1e10});
+  r.add({"voltage", ParamType::voltage, "", "core voltage the firmware sets at that clock", 0.1, 5});
+  return r;
+}
+
+// Power and energy. Defaults: a V100 SXM2 (configs/gpu/v100.yaml gives each value with its source).
+void add_power(Schema& s) {
+  s.add({"power.mode", ParamType::choice, "fixed",
+         "fixed: every kernel runs at `clock`; boost: at the highest clock step whose predicted board power stays "
+         "within power.limit (what the boost firmware does)",
+         -inf, inf, {"fixed", "boost"}});
+  s.add({"power.limit", ParamType::power, "300W", "board power limit (TDP)", 0, 1e5});
+  s.add({"power.idle", ParamType::power, "0W", "board power at idle (memory, regulators, fans, the idle chip)", 0, 1e5});
+  s.add({"power.leakage", ParamType::power, "0W",
+         "extra static power of the busy chip at the reference voltage (the curve's last point; scales with the voltage)", 0, 1e5});
+  s.add({"power.min_clock", ParamType::frequency, "1MHz", "lowest clock the firmware lowers to under the power limit",
+         1e3, 1e10});
+  s.add({"power.clock_step", ParamType::frequency, "15MHz", "clock step of the firmware's table", 1e3, 1e9});
+  s.add_list("power.vf_curve", vf_record(),
+             "voltage-frequency curve: {clock, voltage} points, clocks increasing, voltages not decreasing");
+  const char* at_nominal = " at the reference voltage (the curve's last point)";
+  auto energy = [&](const char* key, const char* what) {
+    s.add({std::string("power.energy.") + key, ParamType::energy, "0J", std::string(what) + at_nominal, 0, 1e-6});
+  };
+  energy("instruction", "dynamic energy per warp instruction issued (fetch, decode, schedule, operand collection)");
+  energy("ffma", "dynamic energy per thread FP32 lane operation (FFMA, FADD, FMUL)");
+  energy("mufu", "dynamic energy per thread special-function result (MUFU ex2, rcp, rsqrt)");
+  energy("rf_read", "dynamic energy per warp-register read (32 lanes x 32 bit)");
+  energy("mma_fp16", "dynamic energy per dense tensor-core MAC, fp16 operands");
+  energy("mma_bf16", "dynamic energy per dense tensor-core MAC, bf16 operands");
+  energy("mma_tf32", "dynamic energy per dense tensor-core MAC, tf32 operands");
+  energy("mma_fp8", "dynamic energy per dense tensor-core MAC, fp8 (e4m3/e5m2) operands");
+  energy("mma_int8", "dynamic energy per dense tensor-core MAC, int8 (and int4) operands");
+  auto per_byte = [&](const char* key, const char* what) {
+    s.add({std::string("power.energy.") + key, ParamType::energy_per_byte, "0pJ/B", what, 0, 1e-6});
+  };
+  per_byte("smem", "dynamic energy per shared-memory byte read or written, at the reference voltage");
+  per_byte("l1", "dynamic energy per L1 byte (global loads through L1), at the reference voltage");
+  per_byte("l2", "dynamic energy per L2 byte read or written (crossbar included), at the reference voltage");
+  per_byte("dram", "energy per DRAM byte read or written, interface included (its own supply: not scaled with the core voltage)");
+}
+
 Schema make_schema() {
   Schema s("gpu", "An NVIDIA GPU: SMs of sub-cores with tensor cores, shared memory, L1, L2 and DRAM");
   s.add({"name", ParamType::string, "gpu", "name shown in results, e.g. V100-SXM2"});
@@ -113,6 +157,7 @@ Schema make_schema() {
          "follow the rules learnt from cuDNN 7.6's heuristic; from 8 on, benchmark mode (the fastest modelled "
          "algorithm), as PyTorch with cudnn.benchmark runs it. See sim/gpu/README.md, Convolutions",
          5, 20});
+  add_power(s);
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});
   s.add({"calibration.mma_efficiency", ParamType::number, "1",

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpu/memory_launch.h"
+#include "gpu/power/activity.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -120,6 +121,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("dram_read_bytes", dram_read);
   r.set("dram_write_bytes", l2_resident ? 0.0 : bytes_written);
   r.set("l2_read_bytes", l2_bytes - bytes_written);
+  r.set("l2_write_bytes", bytes_written);
   r.set("dram_util_pct", 100 * (l2_resident ? 0.0 : level_bytes) / (g.dram_bytes_per_clk() * r.cycles));
   r.set("l2_util_pct", 100 * l2_bytes / (g.l2_bytes_per_clk * r.cycles));
   r.set("ctas", double(l.ctas));
@@ -127,6 +129,16 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
   r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
+  // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
+  // loads/stores when the instructions are not counted, 2 register sources per instruction.
+  Activity act;
+  act.ffma = lane_ops;
+  act.mufu = double(l.elements) * l.sfu_per_element;
+  act.warp_instructions = lane_ops / 32 + act.mufu / 32 +
+                          (l.instructions_per_element > 0 ? 0.0 : (bytes + reread_bytes) / (32 * 16));
+  act.rf_reads = 2 * act.warp_instructions;
+  act.l1_bytes = bytes + reread_bytes;
+  act.record(r);
   if (l2_resident) r.notes.push_back("footprint fits in L2: back-to-back runs read and write L2, not DRAM");
   if (reread == Level::memory) r.notes.push_back("rows re-read from memory: the resident CTAs' rows exceed L1 and L2");
   return r;

@@ -276,6 +276,9 @@ class Sim {
     now_ = t;
     const Instr& in = current(w);
     ++stats_.issued;
+    // Warp instructions other than MMAs the group stands for (an MMA's issue and operand delivery
+    // are part of the energy per MAC, see power/activity.h).
+    if (in.op != Op::mma) stats_.warp_instructions += double(in.count);
     if (env_.record_issues)
       stats_.issues.push_back({t, w.cta, w.local, w.subcore, w.section, w.iter, w.pc, in.op});
     double stall = t + 1;

@@ -52,6 +52,7 @@ struct SmRunStats {
   double rf_reads = 0, rf_busy = 0;      // register-file reads (MMA/FFMA sources) and port cycles, all sub-cores
   double global_read_bytes = 0, global_write_bytes = 0, global_busy = 0;
   std::int64_t issued = 0;               // instructions (groups count once)
+  double warp_instructions = 0;          // warp instructions other than MMAs the groups stand for (energy model)
   std::vector<IssueRecord> issues;       // when SmEnvironment::record_issues
 };
 

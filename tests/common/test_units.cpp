@@ -34,6 +34,25 @@ TEST_CASE("frequencies, bandwidths, times and cycles") {
   CHECK(parse_cycles("33") == 33);
 }
 
+TEST_CASE("power, energy, voltage and energy per byte") {
+  CHECK(parse_power_w("250W") == doctest::Approx(250));
+  CHECK(parse_power_w("1.2kW") == doctest::Approx(1200));
+  CHECK(parse_power_w("500mW") == doctest::Approx(0.5));
+  CHECK_THROWS_AS(parse_power_w("250"), ParseError);  // a unit is required
+  CHECK_THROWS_AS(parse_power_w("250J"), ParseError);
+  CHECK(parse_energy_j("3.9pJ") == doctest::Approx(3.9e-12));
+  CHECK(parse_energy_j("1.2nJ") == doctest::Approx(1.2e-9));
+  CHECK_THROWS_AS(parse_energy_j("-1pJ"), ParseError);
+  CHECK(parse_voltage_v("850mV") == doctest::Approx(0.85));
+  CHECK_THROWS_AS(parse_voltage_v("0V"), ParseError);
+  CHECK(parse_energy_per_byte_j("3.9pJ/bit") == doctest::Approx(31.2e-12));
+  CHECK(parse_energy_per_byte_j("31pJ/B") == doctest::Approx(31e-12));
+  CHECK_THROWS_AS(parse_energy_per_byte_j("31pJ"), ParseError);
+  CHECK(format_power(250) == "250W");
+  CHECK(format_energy(3.9e-12) == "3.9pJ");
+  CHECK(format_energy(0.25) == "250mJ");
+}
+
 TEST_CASE("strict plain numbers") {
   CHECK(parse_integer("42") == 42);
   CHECK(parse_integer("-7") == -7);
