@@ -88,15 +88,17 @@ int run_gpu(const RunRequest& req) {
 
   if (!req.output_dir.empty()) io::write_result_dir(req.output_dir, rs, true);
 
-  double total_s = 0, flops = 0, cycles = 0;
+  double total_s = 0, flops = 0, cycles = 0, energy = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     total_s += results[i].time_s * static_cast<double>(kernels[i].count);
+    energy += results[i].get("energy_j").value_or(0) * static_cast<double>(kernels[i].count);
     flops += results[i].flops * static_cast<double>(kernels[i].count);
     cycles += results[i].cycles;  // what was simulated: each kernel once
   }
   std::cerr << "tcsim run: " << kernels.size() << " kernels on " << loaded.accelerator->name() << ": total "
             << format_number("%.6g", total_s * 1e6) << " us (x count), " << format_number("%.4g", total_s > 0 ? flops / total_s / 1e12 : 0)
-            << " TFLOP/s; simulated " << format_number("%.4g", cycles) << " cycles in " << format_number("%.3g", wall_s) << " s wall = "
+            << " TFLOP/s, " << format_number("%.4g", energy) << " J at "
+            << format_number("%.4g", total_s > 0 ? energy / total_s : 0) << " W; simulated " << format_number("%.4g", cycles) << " cycles in " << format_number("%.3g", wall_s) << " s wall = "
             << format_number("%.3g", wall_s > 0 ? cycles / wall_s : 0) << " cycles/s (" << jobs << (jobs == 1 ? " thread)" : " threads)")
             << (req.output_dir.empty() ? "" : "; wrote " + req.output_dir) << "\n";
   return 0;

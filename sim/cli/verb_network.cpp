@@ -42,6 +42,15 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs) {
   if (e.host_time_s > 0) std::cout << ", host " << format_number("%.3g", e.host_time_s * 1e3) << " ms";
   std::cout << "), " << format_number("%.4g", e.step_time_s > 0 ? e.flops / e.step_time_s / 1e12 : 0) << " TFLOP/s, "
             << format_number("%.5g", e.throughput()) << " " << e.throughput_unit() << (e.host_bound ? "  [host-bound]" : "") << "\n";
+  if (e.energy_modelled) {
+    std::cout << "Energy: " << format_number("%.4g", e.energy_j) << " J per step, " << format_number("%.0f", e.avg_power_w())
+              << " W average, " << format_number("%.4g", e.energy_per_item_j() * 1e3) << " mJ per "
+              << (e.tokens ? "token" : "sample");
+    if (e.power_bound_launches > 0)
+      std::cout << "; " << e.power_bound_launches << " of " << e.launches
+                << " launches run below the boost clock (power limit; kernels.csv: clock_mhz)";
+    std::cout << "\n";
+  }
   std::cout << "\nMost expensive layers:\n" << io::format_text_table(engine::network_top_layers_table(e, 5));
   const auto& m = e.footprint;
   std::cout << "\nMemory: weights " << gib(m.weights);
@@ -76,8 +85,10 @@ int network_verb(const std::vector<std::string>& args) {
   bool cuda_graphs = false, fuse = false;
   int jobs = 0;
   po::options_description opts("Options");
+  std::string clock_mode;
   opts.add_options()
       ("config,c", po::value(&config_path)->required(), "hardware config (configs/gpu/*.yaml or configs/systolic/*.yaml)")
+      ("clock", po::value(&clock_mode), kClockHelp)
       ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=3TB/s (repeatable)")
       ("batch", po::value(&batch), "samples per step (default: the model's)")
       ("seq", po::value(&seq), "tokens per sample (token models; default: the model's)")
@@ -102,6 +113,7 @@ int network_verb(const std::vector<std::string>& args) {
       "  tcsim network -c configs/gpu/h100.yaml models/llama2_7b.yaml --seq 1 --kv-len 4096 --batch 16 --precision fp16\n"
       "  tcsim network -c configs/gpu/v100.yaml models/bert_large.yaml --pass train --compare fp32,amp-fp16 -o out/bert";
   if (!parse_options(args, "tcsim network -c CONFIG MODEL.yaml [options]", example, opts, &pos, vm)) return 0;
+  apply_clock_option(clock_mode, overrides);
   if (positional.size() != 1) throw InputError("tcsim network", "expected one model file (models/*.yaml)");
   model = positional[0];
   if (format != "table" && format != "csv" && format != "json")

@@ -20,8 +20,10 @@ std::vector<RunBackend>& backends() {
 int run_verb(const std::vector<std::string>& args) {
   RunRequest req;
   po::options_description opts("Options");
+  std::string clock_mode;
   opts.add_options()
       ("config,c", po::value(&req.config_path)->required(), "hardware config (YAML with `kind: gpu|systolic`, or a SCALE-Sim .cfg)")
+      ("clock", po::value(&clock_mode), kClockHelp)
       ("set", po::value(&req.overrides)->composing(), "override a config value: --set dram.bandwidth=1TB/s (repeatable)")
       ("output,o", po::value(&req.output_dir), "write summary.csv, summary.json, results.h5, config.resolved.yaml here")
       ("gemm", po::value(&req.gemms)->composing(), "a single GEMM MxNxK[xBATCH] instead of a trace (repeatable)")
@@ -41,6 +43,7 @@ int run_verb(const std::vector<std::string>& args) {
       "  tcsim run -c configs/gpu/a100.yaml --gemm 4096x4096x4096 --formats f16.f16.f32\n"
       "  tcsim run -c configs/systolic/scalesim_32x32_os.yaml --topology resnet18.csv -o out/rn18";
   if (!parse_options(args, "tcsim run -c CONFIG [TRACE.csv ...] [options]", example, opts, &pos, vm)) return 0;
+  apply_clock_option(clock_mode, req.overrides);
   if (req.format != "table" && req.format != "csv" && req.format != "json")
     throw InputError("--format", "expected table, csv or json, got '" + req.format + "'");
   req.command_line = "tcsim run " + join(args, " ");

@@ -35,8 +35,10 @@ int validate_verb(const std::vector<std::string>& args) {
   double max_mape = -1, min_measured_us = 0;
   int jobs = 0;
   po::options_description opts("Options");
+  std::string clock_mode;
   opts.add_options()
       ("config,c", po::value(&config_path)->required(), "hardware config (YAML with `kind: gpu|systolic`, or a SCALE-Sim .cfg)")
+      ("clock", po::value(&clock_mode), kClockHelp)
       ("set", po::value(&overrides)->composing(), "override a config value: --set dram.bandwidth=1TB/s (repeatable)")
       ("output,o", po::value(&output_dir), "write summary.csv (rows), metrics.csv, summary.json, results.h5, config.resolved.yaml here")
       ("max-mape", po::value(&max_mape), "exit with code 3 when the MAPE over all rows exceeds this (percent)")
@@ -61,6 +63,7 @@ int validate_verb(const std::vector<std::string>& args) {
       "throughput CSV (../shared/data/networks/dle_single_gpu.csv), run with models/<model>.yaml.\n"
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
+  apply_clock_option(clock_mode, overrides);
   if (format != "table" && format != "csv" && format != "json")
     throw InputError("--format", "expected table, csv or json, got '" + format + "'");
   if (vm.count("max-mape") && !(max_mape >= 0)) throw InputError("--max-mape", "expected a percentage >= 0");

@@ -83,6 +83,12 @@ bool parse_options(const std::vector<std::string>& args, const std::string& usag
   return true;
 }
 
+void apply_clock_option(const std::string& clock, std::vector<std::string>& overrides) {
+  if (clock.empty()) return;
+  if (clock != "fixed" && clock != "boost") throw InputError("--clock", "expected fixed or boost, got '" + clock + "'");
+  overrides.push_back("power.mode=" + clock);
+}
+
 int check_sub_verb(const std::string& verb, const std::vector<std::string>& args,
                    const std::vector<SubVerb>& subs) {
   bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");

@@ -36,6 +36,14 @@ bool parse_options(const std::vector<std::string>& args, const std::string& usag
                    const boost::program_options::positional_options_description* positional,
                    boost::program_options::variables_map& out);
 
+// `--clock fixed|boost` (run, network, validate): every kernel at the config clock, or at the
+// highest clock the power limit allows. Adds the matching power.mode override (GPU configs only;
+// a systolic config rejects it as an unknown key). Throws InputError for another value.
+void apply_clock_option(const std::string& clock, std::vector<std::string>& overrides);
+constexpr const char* kClockHelp =
+    "fixed: every kernel at the config clock; boost: the highest clock within the board's power limit "
+    "(default: the config's power.mode)";
+
 // For verbs with sub-verbs (`tcsim mma dot`): prints the list and returns 2 when `args` is empty
 // or names an unknown sub-verb; otherwise returns -1 and the caller dispatches.
 struct SubVerb {

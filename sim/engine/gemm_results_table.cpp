@@ -60,25 +60,28 @@ io::Table gemm_results_table(const std::vector<Kernel>& kernels, const std::vect
 io::Table terminal_view(const io::Table& full) {
   return io::select_columns_if(full, [](const std::string& n) {
     return n == "name" || n == "m" || n == "n" || n == "k" || n == "batch" || n == "time_us" || n == "tflops" ||
-           n == "bound" || n == "mapping" || n.find("util") != std::string::npos;
+           n == "bound" || n == "mapping" || n.find("util") != std::string::npos || n == "clock_mhz" ||
+           n == "avg_power_w";
   });
 }
 
 io::Table totals_table(const std::vector<Kernel>& kernels, const std::vector<KernelResult>& results) {
   struct Totals {
-    double time = 0, flops = 0, cycles = 0;
+    double time = 0, flops = 0, cycles = 0, energy = 0;
     std::int64_t runs = 0, kernels = 0;
   } s;
+  bool energy = false;
   for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i) {
     const double c = static_cast<double>(kernels[i].count);
     s.time += results[i].time_s * c;
     s.flops += results[i].flops * c;
     s.cycles += results[i].cycles * c;
     s.runs += kernels[i].count;
+    if (const auto j = results[i].get("energy_j")) s.energy += *j * c, energy = true;
   }
   s.kernels = static_cast<std::int64_t>(kernels.size());
   using Col = io::ColumnOf<Totals>;
-  const std::vector<Col> cols = {
+  std::vector<Col> cols = {
       {"kernels", "rows", [](const Totals& t) { return io::Cell(t.kernels); }},
       {"runs", "sum of counts", [](const Totals& t) { return io::Cell(t.runs); }},
       {"total_time_us", "sum of time x count", [](const Totals& t) { return io::Cell(t.time * 1e6); }},
@@ -87,6 +90,13 @@ io::Table totals_table(const std::vector<Kernel>& kernels, const std::vector<Ker
       {"avg_tflops", "total flops / total time",
        [](const Totals& t) { return t.time > 0 ? io::Cell(t.flops / t.time / 1e12) : io::Cell(); }},
   };
+  if (energy) {
+    cols.push_back({"total_energy_j", "sum of energy x count", [](const Totals& t) { return io::Cell(t.energy); }});
+    cols.push_back({"avg_power_w", "total energy / total time",
+                    [](const Totals& t) { return t.time > 0 ? io::Cell(t.energy / t.time) : io::Cell(); }});
+    cols.push_back({"tflops_per_w", "total flops / total energy",
+                    [](const Totals& t) { return t.energy > 0 ? io::Cell(t.flops / t.energy / 1e12) : io::Cell(); }});
+  }
   return io::table_of("totals", cols, std::vector<Totals>{s});
 }
 

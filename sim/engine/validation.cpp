@@ -129,6 +129,11 @@ io::Table validation_rows_table(const ValidationReport& report) {
        predicted([](const ValidationRow& r) { return r.measured.kernel.flops() / r.predicted_s() / 1e12; })},
       {"bound", "what limits the simulated kernel", predicted([](const ValidationRow& r) { return r.result.bound; })},
       {"mapping", "the mapping the model chose", predicted([](const ValidationRow& r) { return r.result.mapping; })},
+      {"clock_mhz", "SM clock of the simulated kernel (below boost when the power limit binds; empty: no clock model)",
+       [](const ValidationRow& r) {
+         const auto c = r.result.get("clock_mhz");
+         return r.simulated && c ? io::Cell(*c) : io::Cell();
+       }},
       {"origin", "file:line of the measured row", [](const ValidationRow& r) { return io::Cell(r.measured.origin); }},
       {"skipped", "why the row was not simulated (empty when it was)",
        [](const ValidationRow& r) { return r.simulated ? io::Cell() : io::Cell(r.skip_reason); }},

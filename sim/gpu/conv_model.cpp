@@ -32,11 +32,15 @@ Activity streaming_activity(const StreamingKernel& k) {
   return a;
 }
 
-KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache) {
+// `pinned`: cost the GEMM with this mapping instead of choosing one (the power governor's re-runs).
+KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache,
+                           const Mapping* pinned = nullptr, Mapping* chosen = nullptr) {
   const std::string algo = "cuDNN " + std::string(cudnn_name(L.choice.algo));
   KernelResult r;
   if (L.has_gemm) {
-    r = gemm_result(g, L.gemm, choose_mapping(g, L.gemm, cache));
+    const Estimate best = pinned ? estimate(g, L.gemm.problem, *pinned, cache) : choose_mapping(g, L.gemm, cache);
+    if (chosen) *chosen = best.mapping;
+    r = gemm_result(g, L.gemm, best);
     r.mapping = algo + ": " + r.mapping;
   } else {
     const StreamingCost c = streaming_cost(g, L.direct);
@@ -90,26 +94,37 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
 }
 
 // Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
-std::pair<ConvLowering, KernelResult> fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
+ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   check_conv(k);
   const std::vector<ConvChoice> candidates = conv_candidates(g, k);
-  ConvLowering best_l = lower_conv(g, k, candidates.front());
-  KernelResult best_r = cost_lowering(g, k, best_l, cache);
-  std::string tried = cudnn_name(candidates.front().algo) + std::string(" ") + fmt_us(best_r.time_s);
+  ConvPick best;
+  best.lowering = lower_conv(g, k, candidates.front());
+  best.result = cost_lowering(g, k, best.lowering, cache, nullptr, &best.mapping);
+  std::string tried = cudnn_name(candidates.front().algo) + std::string(" ") + fmt_us(best.result.time_s);
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     ConvLowering l = lower_conv(g, k, candidates[i]);
-    KernelResult r = cost_lowering(g, k, l, cache);
+    Mapping m;
+    KernelResult r = cost_lowering(g, k, l, cache, nullptr, &m);
     tried += std::string(", ") + cudnn_name(candidates[i].algo) + " " + fmt_us(r.time_s);
-    if (r.time_s < best_r.time_s * (1 - 1e-9)) best_l = std::move(l), best_r = std::move(r);
+    if (r.time_s < best.result.time_s * (1 - 1e-9)) best.lowering = std::move(l), best.result = std::move(r), best.mapping = m;
   }
-  if (candidates.size() > 1) best_r.notes.insert(best_r.notes.begin(), "benchmark mode, fastest of: " + tried);
-  return {std::move(best_l), std::move(best_r)};
+  if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), "benchmark mode, fastest of: " + tried);
+  return best;
 }
 
 }  // namespace
 
-ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).first; }
+ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).lowering; }
 
-KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).second; }
+KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).result; }
+
+ConvPick run_conv_picked(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache); }
+
+KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache) {
+  KernelResult r = cost_lowering(g, k, pick.lowering, cache, pick.lowering.has_gemm ? &pick.mapping : nullptr);
+  for (const auto& n : pick.result.notes)
+    if (n.rfind("benchmark mode", 0) == 0) r.notes.insert(r.notes.begin(), n);
+  return r;
+}
 
 }  // namespace tcsim::gpu

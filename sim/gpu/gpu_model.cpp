@@ -18,6 +18,28 @@
 
 namespace tcsim::gpu {
 
+namespace {
+
+KernelResult empty_gemm(const GpuConfig& g, const Kernel& kernel, const GemmPlan& plan) {
+  KernelResult r;
+  r.name = kernel.name;
+  r.flops = kernel.flops();
+  r.notes = plan.notes;
+  r.bound = "latency";
+  r.mapping = "none (empty GEMM)";
+  r.time_s = g.launch_overhead_s;
+  return r;
+}
+
+KernelResult gemm_kernel(const GpuConfig& g, const Kernel& kernel, const GemmPlan& plan, const Estimate& e) {
+  KernelResult r = gemm_result(g, plan, e);
+  r.name = kernel.name;
+  r.flops = kernel.flops();
+  return r;
+}
+
+}  // namespace
+
 struct GpuModel::Cache {
   SmTimeCache sm;
   AttentionSmCache attention;
@@ -31,12 +53,34 @@ GpuModel::~GpuModel() = default;
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
   const double boost = config_.clock_hz;
-  const ClockChoice c = choose_clock(config_.power, boost, kernel.a_format, [&](double hz) {
-    if (hz == boost) return run_at(config_, kernel);
+  auto at_clock = [&](double hz) {
     GpuConfig g = config_;
     g.clock_hz = hz;
-    return run_at(g, kernel);
-  });
+    return g;
+  };
+  RunAtClock run_at = [&](double hz) { return hz == boost ? run_at_clock(config_, kernel) : run_at_clock(at_clock(hz), kernel); };
+  // A GEMM keeps the kernel the library picks at boost: cuBLAS chooses by shape, not by clock (and
+  // re-costing one mapping is cheaper than choosing again at every candidate clock).
+  GemmPlan plan;
+  Estimate best;
+  const bool gemm = kernel.kind == Kernel::Kind::gemm;
+  if (gemm) {
+    plan = plan_gemm(config_, kernel);
+    if (plan.empty) return empty_gemm(config_, kernel, plan);
+    best = choose_mapping(config_, plan, cache_->sm);
+    run_at = [&](double hz) {
+      if (hz == boost) return gemm_kernel(config_, kernel, plan, best);
+      const GpuConfig g = at_clock(hz);
+      return gemm_kernel(g, kernel, plan, estimate(g, plan.problem, best.mapping, cache_->sm));
+    };
+  }
+  // Likewise a convolution keeps the algorithm cuDNN picked at boost.
+  ConvPick conv;
+  if (kernel.kind == Kernel::Kind::conv && config_.power.mode == PowerConfig::Mode::boost) {
+    conv = run_conv_picked(config_, kernel, cache_->sm);
+    run_at = [&](double hz) { return hz == boost ? conv.result : run_conv_pick(at_clock(hz), kernel, conv, cache_->sm); };
+  }
+  const ClockChoice c = choose_clock(config_.power, boost, kernel.a_format, run_at);
   KernelResult r = c.result;
   const double ratio = config_.power.voltage_ratio(c.clock_hz);
   const double busy_s = r.cycles / c.clock_hz;
@@ -57,27 +101,10 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
   return r;
 }
 
-KernelResult GpuModel::run_at(const GpuConfig& g, const Kernel& kernel) const {
+KernelResult GpuModel::run_at_clock(const GpuConfig& g, const Kernel& kernel) const {
   if (kernel.kind == Kernel::Kind::memory) return run_memory_kernel(g, kernel);
   if (kernel.kind == Kernel::Kind::attention) return estimate_attention(g, kernel, cache_->attention);
-  if (kernel.kind == Kernel::Kind::conv) return run_conv(g, kernel, cache_->sm);
-  const GemmPlan plan = plan_gemm(g, kernel);
-  if (plan.empty) {
-    KernelResult r;
-    r.name = kernel.name;
-    r.flops = kernel.flops();
-    r.notes = plan.notes;
-    r.bound = "latency";
-    r.mapping = "none (empty GEMM)";
-    r.time_s = g.launch_overhead_s;
-    return r;
-  }
-
-  const Estimate best = choose_mapping(g, plan, cache_->sm);
-  KernelResult r = gemm_result(g, plan, best);
-  r.name = kernel.name;
-  r.flops = kernel.flops();
-  return r;
+  return run_conv(g, kernel, cache_->sm);
 }
 
 }  // namespace tcsim::gpu

@@ -28,12 +28,15 @@ class GpuModel : public Accelerator {
   // CPU time PyTorch spends dispatching one op (config host.kernel_overhead).
   double host_overhead_s() const override { return config_.host_kernel_overhead_s; }
   double host_launch_delay_s() const override { return config_.host_launch_delay_s; }
+  bool models_energy() const override { return true; }
+  double idle_power_w() const override { return config_.power.idle_w; }
 
   const GpuConfig& config() const { return config_; }
 
  private:
-  // The timing model at the clock of `g` (config_ with another clock while the governor searches).
-  KernelResult run_at(const GpuConfig& g, const Kernel& kernel) const;
+  // The timing model of a memory, attention or conv kernel at the clock of `g` (config_ with
+  // another clock while the governor searches). GEMMs: run() itself.
+  KernelResult run_at_clock(const GpuConfig& g, const Kernel& kernel) const;
   GpuConfig config_;
   struct Cache;
   std::unique_ptr<Cache> cache_;

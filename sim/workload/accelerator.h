@@ -26,6 +26,10 @@ class Accelerator {
   // CPU time from an eager op's call to its kernel's launch (the part of host_overhead_s before
   // the launch): an op timed alone on an idle GPU starts its kernel this late. 0 without a host.
   virtual double host_launch_delay_s() const { return 0; }
+  // Whether run() reports energy (the `energy_j` metric), and the board's power while it idles
+  // (waiting for the host between kernels).
+  virtual bool models_energy() const { return false; }
+  virtual double idle_power_w() const { return 0; }
 };
 
 }  // namespace tcsim

@@ -16,7 +16,8 @@ std::filesystem::path shared_dir() {
   return TCSIM_SHARED_DIR_DEFAULT;
 }
 
-void run_sheet(benchmark::State& state, const char* file) {
+// fixed_clock: power.mode fixed, the model without the boost governor (its cost is the difference).
+void run_sheet(benchmark::State& state, const char* file, bool fixed_clock = false) {
   using namespace tcsim;
   const auto csv = shared_dir() / "data" / "deepbench" / file;
   if (!std::filesystem::exists(csv)) {
@@ -26,7 +27,8 @@ void run_sheet(benchmark::State& state, const char* file) {
   const workload::MeasuredSet set = workload::read_deepbench(csv);
   const auto cfg = config::Config::load(std::filesystem::path(TCSIM_SOURCE_DIR) / "configs/gpu/v100.yaml",
                                         gpu::config_schema());
-  const gpu::GpuConfig g = gpu::GpuConfig::from(cfg);
+  gpu::GpuConfig g = gpu::GpuConfig::from(cfg);
+  if (fixed_clock) g.power.mode = gpu::PowerConfig::Mode::fixed;
   double cycles = 0;
   std::int64_t gemms = 0;
   for (auto _ : state) {
@@ -48,9 +50,17 @@ void run_sheet(benchmark::State& state, const char* file) {
 
 void BM_DeepBenchFp16GemmsV100(benchmark::State& state) { run_sheet(state, "v100_train_fp16_dense_matrix_multiplication.csv"); }
 void BM_DeepBenchFp32GemmsV100(benchmark::State& state) { run_sheet(state, "v100_train_fp32_dense_matrix_multiplication.csv"); }
+void BM_DeepBenchFp16GemmsV100FixedClock(benchmark::State& state) {
+  run_sheet(state, "v100_train_fp16_dense_matrix_multiplication.csv", true);
+}
+void BM_DeepBenchFp32GemmsV100FixedClock(benchmark::State& state) {
+  run_sheet(state, "v100_train_fp32_dense_matrix_multiplication.csv", true);
+}
 
 }  // namespace
 
 BENCHMARK(BM_DeepBenchFp16GemmsV100)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_DeepBenchFp32GemmsV100)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_DeepBenchFp16GemmsV100FixedClock)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_DeepBenchFp32GemmsV100FixedClock)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_MAIN();

@@ -134,3 +134,34 @@ TEST_CASE("tcsim validate on NVIDIA's published network throughputs") {
                                 src("models") + " --max-mape 0.001");
   CHECK(strict.exit_code == 3);
 }
+
+TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare shows what each mode saves") {
+  const auto dir = temp_dir("network_energy");
+  const auto r = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +
+                           " --batch 4 --seq 128 --compare fp32,amp-fp16 -o '" + (dir / "out").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("amp-fp16 energy:") != std::string::npos);
+  CHECK(r.out.find("x less than fp32") != std::string::npos);
+  const std::string compare = slurp(dir / "out" / "compare.csv");
+  CHECK(compare.find("energy_j") != std::string::npos);
+  CHECK(compare.find("energy_saving") != std::string::npos);
+
+  const auto one = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +
+                             " --batch 4 --seq 128 --precision fp32 -o '" + (dir / "one").string() + "'");
+  REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+  CHECK(one.out.find("Energy: ") != std::string::npos);
+  CHECK(one.out.find("mJ per token") != std::string::npos);
+  CHECK(one.out.find("below the boost clock") != std::string::npos);  // fp32 GEMMs on a 250 W board
+  CHECK(slurp(dir / "one" / "summary.csv").find("energy_mj") != std::string::npos);
+  CHECK(slurp(dir / "one" / "kernels.csv").find("clock_mhz") != std::string::npos);
+  CHECK(slurp(dir / "one" / "totals.csv").find("energy_per_item_mj") != std::string::npos);
+
+  // --clock fixed: every kernel at the config clock, faster on the power-limited board, more energy per step.
+  const auto fixed = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +
+                               " --batch 4 --seq 128 --precision fp32 --clock fixed --format csv");
+  REQUIRE_MESSAGE(fixed.exit_code == 0, fixed.err);
+  CHECK(fixed.out.find("below the boost clock") == std::string::npos);
+  const auto bad = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/bert_base.yaml") + " --clock turbo");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--clock") != std::string::npos);
+}

@@ -110,3 +110,21 @@ TEST_CASE("tcsim run (gpu): bad input exits 2 with file:line: field") {
   CHECK(topo.err.starts_with("tcsim: error: --topology:"));
   fs::remove_all(d);
 }
+
+TEST_CASE("tcsim run: clock and power columns, energy totals, and --clock fixed") {
+  const std::string cfg = "'" + (tcsim::test::source_dir() / "configs/gpu/a100_pcie_40gb.yaml").string() + "'";
+  const auto boost = tcsim::test::run_tcsim("run -c " + cfg + " --gemm 8192x8192x8192 --formats f32.f32.f32");
+  REQUIRE_MESSAGE(boost.exit_code == 0, boost.err);
+  CHECK(boost.out.find("clock_mhz") != std::string::npos);
+  CHECK(boost.out.find("avg_power_w") != std::string::npos);
+  CHECK(boost.err.find(" J at ") != std::string::npos);
+  const auto fixed = tcsim::test::run_tcsim("run -c " + cfg + " --gemm 8192x8192x8192 --formats f32.f32.f32 --clock fixed");
+  REQUIRE_MESSAGE(fixed.exit_code == 0, fixed.err);
+  CHECK(fixed.out.find(" 1410 ") != std::string::npos);
+  CHECK(boost.out.find(" 1410 ") == std::string::npos);
+  // --clock on a systolic config: power.mode is not one of its keys.
+  const std::string sys = "'" + (tcsim::test::source_dir() / "configs/systolic/tpu_v1.yaml").string() + "'";
+  const auto bad = tcsim::test::run_tcsim("run -c " + sys + " --gemm 64x64x64 --clock fixed");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("power.mode") != std::string::npos);
+}

@@ -20,6 +20,11 @@ double NetworkEstimate::throughput() const {
   return double(batch) * double(tokens ? std::max<std::int64_t>(1, seq) : 1) / step_time_s;
 }
 
+double NetworkEstimate::energy_per_item_j() const {
+  const double items = double(batch) * double(tokens ? std::max<std::int64_t>(1, seq) : 1);
+  return items > 0 ? energy_j / items : 0;
+}
+
 namespace {
 
 // Everything that determines a kernel's result (not its name or count): identical keys are
@@ -190,6 +195,10 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     }
     r.flops += k.result.flops * double(n);
     e.flops += k.result.flops * double(n);
+    const double kernel_energy = k.result.get("energy_j").value_or(0) * double(n);
+    r.energy_j += kernel_energy;
+    e.energy_j += kernel_energy;
+    if (k.result.get("power_bound").value_or(0) > 0) e.power_bound_launches += n;
     if (t > top) {
       top = t;
       r.bound = k.result.bound;
@@ -264,6 +273,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   e.host_time_s = q.host_s();
   e.step_time_s = q.finish_s();
   e.host_bound = e.step_time_s > 0 && (e.step_time_s - e.gpu_time_s) > 0.5 * e.step_time_s;
+  e.energy_modelled = acc.models_energy();
+  if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - e.gpu_time_s);
   for (LayerEstimate& r : e.layers)
     if (r.launches > 0 && host > 0 && r.time_s() / double(r.launches) < host) r.bound = "host";
   if (e.host_bound)

@@ -38,6 +38,7 @@ struct LayerEstimate {
   std::int64_t launches = 0;   // kernel launches per step, copies included
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double flops = 0;
+  double energy_j = 0;         // its kernels' energy per step (0 when the accelerator models none)
   std::string bound;           // of its longest kernel; "host" when its kernels are shorter than a launch
   std::vector<std::string> flags;  // padding, off-tensor-core layers, not-modelled kernels
   double time_s() const { return forward_s + backward_s + optimizer_s; }
@@ -54,6 +55,13 @@ struct NetworkEstimate {
   double step_time_s = 0;                // launch queue: the GPU waits for the host where it must
   bool host_bound = false;               // the GPU idles for the host more than half the step
   double flops = 0;
+  // Energy per step: the kernels' (their dynamic, leakage and idle power over their time) plus idle
+  // power while the GPU waits for the host. 0 (and energy_modelled false) without an energy model.
+  bool energy_modelled = false;
+  double energy_j = 0;
+  std::int64_t power_bound_launches = 0;  // launches that run below the boost clock (power limit)
+  double avg_power_w() const { return step_time_s > 0 ? energy_j / step_time_s : 0; }
+  double energy_per_item_j() const;       // per sample (images) or per token (token models)
   std::int64_t launches = 0;
   std::int64_t distinct_kernels = 0;     // simulated; the rest reused their results
   std::int64_t not_modelled = 0;         // kernels the accelerator does not model (time excluded)

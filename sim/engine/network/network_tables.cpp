@@ -30,7 +30,7 @@ std::size_t baseline_of(const std::vector<NetworkEstimate>& modes) {
 namespace {
 
 io::Table layers_table(const NetworkEstimate& e, double total) {
-  const std::vector<ColumnOf<LayerEstimate>> cols = {
+  std::vector<ColumnOf<LayerEstimate>> cols = {
       {"layer", "layer name (repeat groups as group.name)", [](const LayerEstimate& l) { return Cell(l.name); }},
       {"kind", "layer kind", [](const LayerEstimate& l) { return Cell(l.kind); }},
       {"shape", "per-sample output shape", [](const LayerEstimate& l) { return Cell(l.shape); }},
@@ -48,7 +48,28 @@ io::Table layers_table(const NetworkEstimate& e, double total) {
       {"flags", "padding, off-tensor-core sizes, not-modelled kernels",
        [](const LayerEstimate& l) { return Cell(join(l.flags, "; ")); }},
   };
+  if (e.energy_modelled) {
+    const double energy = e.energy_j;
+    cols.insert(cols.end() - 1,
+                {{"energy_mj", "energy of its kernels per step, copies included",
+                  [](const LayerEstimate& l) { return Cell(l.energy_j * 1e3); }},
+                 {"avg_power_w", "board power while its kernels run",
+                  [](const LayerEstimate& l) { return Cell(l.time_s() > 0 ? l.energy_j / l.time_s() : 0.0); }},
+                 {"energy_share_pct", "share of the step's energy",
+                  [energy](const LayerEstimate& l) { return Cell(energy > 0 ? 100 * l.energy_j / energy : 0.0); }}});
+  }
   return io::table_of("layers", cols, e.layers);
+}
+
+// Step energy, power and energy per sample or token (totals and compare tables).
+std::vector<ColumnOf<NetworkEstimate>> energy_columns() {
+  return {{"energy_j", "one step: kernels, leakage and idle power while the GPU waits for the host",
+           [](const NetworkEstimate& x) { return Cell(x.energy_j); }},
+          {"avg_power_w", "board power over the step", [](const NetworkEstimate& x) { return Cell(x.avg_power_w()); }},
+          {"energy_per_item_mj", "per sample (images) or per token (token models), as throughput_unit",
+           [](const NetworkEstimate& x) { return Cell(x.energy_per_item_j() * 1e3); }},
+          {"power_bound_launches", "kernel launches the power limit runs below the boost clock",
+           [](const NetworkEstimate& x) { return Cell(x.power_bound_launches); }}};
 }
 
 double layers_time(const NetworkEstimate& e) {
@@ -62,7 +83,7 @@ double layers_time(const NetworkEstimate& e) {
 io::Table network_layers_table(const NetworkEstimate& e) { return layers_table(e, layers_time(e)); }
 
 io::Table network_kernels_table(const NetworkEstimate& e) {
-  const std::vector<ColumnOf<KernelEstimate>> cols = {
+  std::vector<ColumnOf<KernelEstimate>> cols = {
       {"kernel", "kernel name (layer.part)", [](const KernelEstimate& k) { return Cell(k.lowered.kernel.name); }},
       {"phase", "forward, backward or optimizer",
        [](const KernelEstimate& k) { return Cell(std::string(workload::to_string(k.lowered.phase))); }},
@@ -75,11 +96,20 @@ io::Table network_kernels_table(const NetworkEstimate& e) {
        [](const KernelEstimate& k) { return Cell(k.modelled ? k.result.mapping : k.not_modelled_reason); }},
       {"notes", "the model's notes", [](const KernelEstimate& k) { return Cell(join(k.result.notes, "; ")); }},
   };
+  if (e.energy_modelled) {
+    auto metric = [](const char* name, double scale) {
+      return [name, scale](const KernelEstimate& k) { return Cell(k.result.get(name).value_or(0) * scale); };
+    };
+    cols.insert(cols.end() - 2, {{"clock_mhz", "SM clock it runs at (below boost when power-bound)", metric("clock_mhz", 1)},
+                                 {"power_bound", "1 when the power limit lowers its clock", metric("power_bound", 1)},
+                                 {"energy_mj", "one launch", metric("energy_j", 1e3)},
+                                 {"avg_power_w", "board power over one launch", metric("avg_power_w", 1)}});
+  }
   return io::table_of("kernels", cols, e.kernels);
 }
 
 io::Table network_totals_table(const NetworkEstimate& e) {
-  const std::vector<ColumnOf<NetworkEstimate>> cols = {
+  std::vector<ColumnOf<NetworkEstimate>> cols = {
       {"network", "", [](const NetworkEstimate& x) { return Cell(x.network); }},
       {"accelerator", "", [](const NetworkEstimate& x) { return Cell(x.accelerator); }},
       {"pass", "infer or train", [](const NetworkEstimate& x) { return Cell(x.pass); }},
@@ -100,6 +130,8 @@ io::Table network_totals_table(const NetworkEstimate& e) {
       {"distinct_kernels", "simulated (the rest reuse their results)", [](const NetworkEstimate& x) { return Cell(x.distinct_kernels); }},
       {"not_modelled_kernels", "launches the accelerator does not model", [](const NetworkEstimate& x) { return Cell(x.not_modelled); }},
   };
+  if (e.energy_modelled)
+    for (auto& c : energy_columns()) cols.push_back(std::move(c));
   return io::table_of("totals", cols, std::vector<NetworkEstimate>{e});
 }
 
@@ -123,7 +155,7 @@ io::Table network_compare_table(const std::vector<NetworkEstimate>& modes) {
   const std::size_t b = baseline_of(modes);
   const double base = modes.empty() ? 0 : modes[b].step_time_s;
   const std::string base_name = modes.empty() ? "" : modes[b].precision;
-  const std::vector<ColumnOf<NetworkEstimate>> cols = {
+  std::vector<ColumnOf<NetworkEstimate>> cols = {
       {"precision", "", [](const NetworkEstimate& x) { return Cell(x.precision); }},
       {"step_time_us", "", [](const NetworkEstimate& x) { return Cell(x.step_time_s * 1e6); }},
       {"speedup", "over " + base_name,
@@ -136,6 +168,13 @@ io::Table network_compare_table(const std::vector<NetworkEstimate>& modes) {
       {"throughput", "", [](const NetworkEstimate& x) { return Cell(x.throughput()); }},
       {"memory_bytes", "footprint", [](const NetworkEstimate& x) { return Cell(x.footprint.total()); }},
   };
+  if (!modes.empty() && modes[b].energy_modelled) {
+    const double base_energy = modes[b].energy_j;
+    for (auto& c : energy_columns())
+      if (c.name != "power_bound_launches") cols.push_back(std::move(c));
+    cols.push_back({"energy_saving", "energy of " + base_name + " over this mode's",
+                    [base_energy](const NetworkEstimate& x) { return Cell(x.energy_j > 0 ? base_energy / x.energy_j : 0.0); }});
+  }
   return io::table_of("compare", cols, modes);
 }
 
@@ -195,6 +234,22 @@ std::vector<std::string> compare_summary(const std::vector<NetworkEstimate>& mod
       line += "; no gain in " + join(flat, ", ") + ": memory-bound or host-bound kernels whose bytes do not shrink "
               "(fp32 master weights, optimizer state, autocast's fp32 ops and casts)";
     out.push_back(line);
+    if (modes[i].energy_modelled && modes[i].energy_j > 0) {
+      std::map<std::string, double> be, ie;
+      for (const auto& l : modes[b].layers) be[l.kind] += l.energy_j;
+      for (const auto& l : modes[i].layers) ie[l.kind] += l.energy_j;
+      std::vector<std::pair<double, std::string>> spared;
+      for (const auto& [kind, j] : be) spared.push_back({j - ie[kind], kind});
+      std::sort(spared.rbegin(), spared.rend());
+      std::string el = modes[i].precision + " energy: " + format_number("%.2f", modes[b].energy_j / modes[i].energy_j) +
+                       "x less than " + modes[b].precision + " (" + format_number("%.4g", modes[i].energy_j) + " vs " +
+                       format_number("%.4g", modes[b].energy_j) + " J per step, " +
+                       format_number("%.4g", modes[i].energy_per_item_j() * 1e3) + " mJ per " +
+                       (modes[i].tokens ? "token" : "sample") + " at " + format_number("%.0f", modes[i].avg_power_w()) + " W)";
+      if (!spared.empty() && spared[0].first > 0)
+        el += "; most saved in " + spared[0].second + " (" + format_number("%.3g", spared[0].first) + " J)";
+      out.push_back(el);
+    }
   }
   return out;
 }

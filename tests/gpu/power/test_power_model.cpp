@@ -1,0 +1,93 @@
+// The power model inside GpuModel: energy and power of real kernels on the shipped configs, the
+// clock the board's limit allows, and the mechanism behind the PCIe/SXM gap of one chip.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "gpu/gpu_model.h"
+#include "gpu/gpu_test_util.h"
+#include "workload/kernel.h"
+
+namespace tcsim::gpu {
+namespace {
+
+double metric(const KernelResult& r, const char* name) {
+  const auto v = r.get(name);
+  REQUIRE_MESSAGE(v.has_value(), name);
+  return *v;
+}
+
+KernelResult run(const std::string& config, const Kernel& k, bool fixed = false) {
+  GpuConfig g = test::shipped(config);
+  if (fixed) g.power.mode = PowerConfig::Mode::fixed;
+  return GpuModel(g).run(k);
+}
+
+}  // namespace
+
+TEST_CASE("every kernel reports its clock, energy, power and energy per unit") {
+  const Kernel k = make_gemm("g", 4096, 4096, 4096, FormatId::fp16, FormatId::fp32);
+  const KernelResult r = run("v100", k);
+  CHECK(metric(r, "clock_mhz") == doctest::Approx(1530));
+  CHECK(metric(r, "power_bound") == 0);
+  const double e = metric(r, "energy_j");
+  CHECK(e > 0);
+  CHECK(metric(r, "avg_power_w") == doctest::Approx(e / r.time_s));
+  CHECK(metric(r, "busy_power_w") <= 300);
+  double shares = 0;
+  for (const char* unit : {"issue", "cuda_core", "sfu", "register_file", "tensor", "shared_memory", "l2", "dram",
+                           "leakage", "idle"})
+    shares += metric(r, (std::string("energy_") + unit + "_pct").c_str());
+  CHECK(shares == doctest::Approx(100));
+  // A tensor-core GEMM spends most of its dynamic energy in the tensor cores, an SGEMM in issuing
+  // FFMA instructions (their fetch, decode and operand delivery, not the arithmetic).
+  CHECK(metric(r, "energy_tensor_pct") > metric(r, "energy_issue_pct"));
+  const KernelResult s = run("v100", make_gemm("s", 4096, 4096, 4096, FormatId::fp32, FormatId::fp32));
+  CHECK(metric(s, "energy_issue_pct") > 5 * metric(s, "energy_cuda_core_pct"));
+  CHECK(metric(s, "tensor_fma_ops") == 0);
+  CHECK(metric(s, "ffma_ops") >= 4096.0 * 4096 * 4096);
+  // Mixed precision saves energy, not only time: the same GEMM in fp16 costs a fraction.
+  CHECK(metric(r, "energy_j") < 0.3 * metric(s, "energy_j"));
+}
+
+TEST_CASE("one chip on two boards: the 250 W PCIe A100 runs a long SGEMM below boost, the 400 W SXM does not") {
+  const Kernel k = make_gemm("sgemm", 8192, 8192, 8192, FormatId::fp32, FormatId::fp32);
+  const KernelResult pcie = run("a100_pcie_40gb", k), pcie_fixed = run("a100_pcie_40gb", k, true);
+  const KernelResult sxm = run("a100", k);
+  CHECK(metric(pcie, "power_bound") == 1);
+  CHECK(metric(pcie, "clock_mhz") < 1300);
+  CHECK(metric(pcie, "busy_power_w") <= 250);
+  CHECK(metric(pcie_fixed, "busy_power_w") > 250);  // what boost would draw
+  CHECK(metric(pcie_fixed, "clock_mhz") == 1410);
+  CHECK(pcie.time_s > 1.08 * pcie_fixed.time_s);
+  CHECK(metric(sxm, "clock_mhz") >= 1380);
+  CHECK(sxm.time_s < pcie.time_s);
+  // The note says why.
+  bool noted = false;
+  for (const auto& n : pcie.notes) noted |= n.find("power-limited") != std::string::npos;
+  CHECK(noted);
+  // A lower clock costs less energy per FMA (V^2), so the PCIe board's run takes longer but less energy.
+  CHECK(metric(pcie, "energy_j") < metric(pcie_fixed, "energy_j"));
+}
+
+TEST_CASE("a DRAM-bound kernel is not slowed by a lower clock as much as a compute-bound one") {
+  // A skinny GEMM streams its operand from DRAM; the governor re-runs the timing at the lower clock.
+  const Kernel skinny = make_gemm("gemv", 8, 16384, 16384, FormatId::fp16, FormatId::fp32);
+  GpuConfig g = test::shipped("t4");
+  const KernelResult boost = GpuModel(g).run(skinny);
+  g.clock_hz = 1000e6;
+  g.power.mode = PowerConfig::Mode::fixed;
+  const KernelResult slow = GpuModel(g).run(skinny);
+  CHECK(slow.time_s < boost.time_s * 1590.0 / 1000.0 * 0.9);
+}
+
+TEST_CASE("the power model is deterministic") {
+  const Kernel k = make_gemm("sgemm", 6000, 5000, 3000, FormatId::fp32, FormatId::fp32);
+  const KernelResult a = run("t4", k), b = run("t4", k);
+  CHECK(a.time_s == b.time_s);
+  CHECK(metric(a, "energy_j") == metric(b, "energy_j"));
+  CHECK(metric(a, "clock_mhz") == metric(b, "clock_mhz"));
+}
+
+}  // namespace tcsim::gpu
