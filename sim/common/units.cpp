@@ -57,6 +57,22 @@ const std::vector<Suffix>& byte_suffixes() {
   return s;
 }
 
+// Suffixes "<base><tail>" scaled base x tail ("GB" + "/s", "pJ" + "/bit"). Built in place and never
+// moved, so the views in `suffixes` stay on the strings of `names`.
+struct ComposedSuffixes {
+  std::vector<std::string> names;
+  std::vector<Suffix> suffixes;
+  ComposedSuffixes(const std::vector<Suffix>& base, const std::vector<Suffix>& tails) {
+    for (const auto& b : base)
+      for (const auto& t : tails) names.push_back(std::string(b.name) + std::string(t.name));
+    std::size_t i = 0;
+    for (const auto& b : base)
+      for (const auto& t : tails) suffixes.push_back({names[i++], b.scale * t.scale});
+  }
+  ComposedSuffixes(const ComposedSuffixes&) = delete;
+  ComposedSuffixes& operator=(const ComposedSuffixes&) = delete;
+};
+
 }  // namespace
 
 std::uint64_t parse_bytes(std::string_view text) {
@@ -76,19 +92,8 @@ double parse_frequency_hz(std::string_view text) {
 }
 
 double parse_bandwidth_bytes_per_s(std::string_view text) {
-  // "<size unit>/s": the names are composed once and owned by `names` (never resized after),
-  // so the string_views in `suffixes` stay valid.
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& b : byte_suffixes()) out.push_back(std::string(b.name) + "/s");
-    return out;
-  }();
-  static const std::vector<Suffix> suffixes = [] {
-    std::vector<Suffix> out;
-    for (std::size_t i = 0; i < names.size(); ++i) out.push_back({names[i], byte_suffixes()[i].scale});
-    return out;
-  }();
-  double v = scaled(text, suffixes, "a bandwidth like 900GB/s or 1.555TB/s", false);
+  static const ComposedSuffixes s(byte_suffixes(), {{"/s", 1}});
+  double v = scaled(text, s.suffixes, "a bandwidth like 900GB/s or 1.555TB/s", false);
   if (v <= 0) throw ParseError("expected a positive bandwidth, got '" + std::string(trim(text)) + "'");
   return v;
 }
@@ -142,21 +147,8 @@ double parse_voltage_v(std::string_view text) {
 }
 
 double parse_energy_per_byte_j(std::string_view text) {
-  // "<energy unit>/bit" (x 8 per byte) or "<energy unit>/B"; names composed once, as for bandwidths.
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& e : energy_suffixes()) {
-      out.push_back(std::string(e.name) + "/bit");
-      out.push_back(std::string(e.name) + "/B");
-    }
-    return out;
-  }();
-  static const std::vector<Suffix> suffixes = [] {
-    std::vector<Suffix> out;
-    for (std::size_t i = 0; i < names.size(); ++i) out.push_back({names[i], energy_suffixes()[i / 2].scale * (i % 2 == 0 ? 8 : 1)});
-    return out;
-  }();
-  double v = scaled(text, suffixes, "an energy per bit or byte like 3.9pJ/bit or 31pJ/B", false);
+  static const ComposedSuffixes s(energy_suffixes(), {{"/bit", 8}, {"/B", 1}});
+  double v = scaled(text, s.suffixes, "an energy per bit or byte like 3.9pJ/bit or 31pJ/B", false);
   if (v < 0) throw ParseError("expected a non-negative energy per byte, got '" + std::string(trim(text)) + "'");
   return v;
 }

@@ -11,27 +11,9 @@
 namespace tcsim::gpu {
 namespace {
 
-std::string v100_text() {
-  std::ifstream in(tcsim::test::source_dir() / "configs" / "gpu" / "v100.yaml");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string load_error(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    GpuConfig::from(config::Config::from_yaml_text(text, config_schema(), "v100.yaml", sets));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
+std::string v100_text() { return test::config_text("v100"); }
+using test::load_error;
+using test::replace;
 
 }  // namespace
 

@@ -1,40 +1,15 @@
 // The `power:` section: shipped values, the voltage curve, and the checks `tcsim config check` runs.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
 #include "config/config.h"
 #include "gpu/gpu_config.h"
 #include "gpu/gpu_test_util.h"
 
 namespace tcsim::gpu {
-namespace {
-
-std::string config_text(const std::string& name) {
-  std::ifstream in(tcsim::test::source_dir() / "configs" / "gpu" / (name + ".yaml"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string load_error(const std::string& text, const std::vector<std::string>& sets = {}) {
-  try {
-    GpuConfig::from(config::Config::from_yaml_text(text, config_schema(), "v100.yaml", sets));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string replace(std::string s, const std::string& from, const std::string& to) {
-  const auto at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
-
-}  // namespace
+using test::config_text;
+using test::load_error;
+using test::replace;
 
 TEST_CASE("every shipped GPU config states its board's power limit and a boost curve") {
   struct Board {
