@@ -48,6 +48,13 @@ LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& file
                    "no model for kind '" + out.kind + "'; expected gpu or systolic (or a SCALE-Sim .cfg)");
 }
 
+std::string resolve_config_yaml(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  const std::string kind = config_kind(file);
+  if (kind == "gpu") return config::Config::load(file, gpu::config_schema(), overrides).resolved_yaml();
+  if (kind == "systolic") return config::Config::load(file, systolic::config_schema(), overrides).resolved_yaml();
+  return load_accelerator_with_config(file, overrides).resolved_yaml;
+}
+
 std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& file,
                                               const std::vector<std::string>& overrides) {
   return load_accelerator_with_config(file, overrides).accelerator;

@@ -27,6 +27,10 @@ struct LoadedAccelerator {
 LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& config_file,
                                                const std::vector<std::string>& overrides = {});
 
+// The config's checks only (keys, types, units, ranges), not the model's checks of how values fit
+// together: a sweep checks each axis value alone with it. Returns the resolved config text.
+std::string resolve_config_yaml(const std::filesystem::path& config_file, const std::vector<std::string>& overrides = {});
+
 std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& config_file,
                                               const std::vector<std::string>& overrides = {});
 

@@ -91,7 +91,7 @@ Expansion expand_points(const SweepSpec& s) {
   for (const auto& a : s.axes)
     for (const auto& v : a.values) {
       try {
-        (void)load_accelerator_with_config(s.base, v.overrides);
+        (void)resolve_config_yaml(s.base, v.overrides);
       } catch (const InputError& e) {
         throw InputError(location(file, a.line, "axes: " + a.name),
                          "value '" + v.label + "' does not apply to " + s.base.string() + ": " + e.what());

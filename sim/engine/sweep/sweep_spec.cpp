@@ -98,6 +98,7 @@ Axis read_axis(const Reader& r, const YAML::Node& n, std::size_t i) {
       if (!kv.second.IsMap() && !kv.second.IsNull()) r.fail(kv.second, pkey, "expected a {config.path: value} map ({} for the base)");
       if (kv.second.IsMap())
         for (const auto& ov : kv.second) v.overrides.push_back(ov.first.as<std::string>() + "=" + r.value_text(ov.second));
+      v.si = si_value(v.label);  // "2", "64KiB": a numeric preset axis plots as a number
       a.values.push_back(std::move(v));
     }
     return a;
