@@ -176,7 +176,7 @@ SweepStats run_sweep(const PreparedSweep& p, const SweepOptions& o) {
       const std::size_t task = todo[i];
       try {
         const SweepPoint& pt = p.expansion.points[task / W];
-        const auto acc = cache.get(p.spec.base, pt.overrides, pt.resolved_yaml);
+        const auto acc = cache.get(p.spec.base, pt.overrides, pt.resolved_yaml, pt.kind);
         const WorkloadRun run = run_workload(*acc, p.workloads[task % W]);
         lookups += std::uint64_t(run.kernels);
         Record r = make_record(p.spec, pt, task % W, run);
