@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "engine/sweep/constraint_expr.h"
 #include "engine/sweep/sweep_points.h"
+#include "engine/sweep/sweep_runner.h"
 #include "engine/sweep/sweep_spec.h"
 #include "engine/sweep/sweep_table.h"
 #include "test_support.h"
@@ -119,4 +120,18 @@ TEST_CASE("sweep records: every cell reads back exactly; damaged records are rej
   CHECK_FALSE(decode_record(text, "abd", 4, back));                        // another sweep
   CHECK_FALSE(decode_record(text, "abc", 5, back));                        // other columns
   CHECK_FALSE(decode_record(text.substr(0, text.size() - 4), "abc", 4, back));  // cut short
+}
+
+TEST_CASE("sweep hash: the same spec reached through another path spelling is the same sweep") {
+  namespace fs = std::filesystem;
+  const auto dir = test::temp_dir("sweep_spec_hash");
+  const auto file = dir / "spec.yaml";
+  std::ofstream(file) << "base: " << fs::relative(test::source_dir() / "configs/gpu/a100.yaml", dir).string() << "\n"
+                      << "axes:\n  - path: sm.count\n    values: [54, 108]\n"
+                      << "workloads:\n  - {model: " << fs::relative(test::source_dir() / "models/resnet18.yaml", dir).string()
+                      << ", batch: 1}\n";
+  const auto absolute = prepare_sweep(file);
+  const auto relative = prepare_sweep(fs::relative(file, fs::current_path()));
+  CHECK(absolute.hash == relative.hash);
+  CHECK(absolute.resolved_spec == relative.resolved_spec);
 }

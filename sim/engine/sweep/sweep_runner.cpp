@@ -127,6 +127,17 @@ void open_folder(const fs::path& dir, const Manifest& want, const std::string& r
   write_file_atomically(dir / "sweep.manifest", encode_manifest(want));  // last: the folder is now a sweep's
 }
 
+// A resolved config less its leading comment, which names the config file as the path was written
+// (relative or absolute): the same sweep started from another folder is the same sweep.
+std::string without_header(const std::string& yaml) {
+  std::size_t i = 0;
+  while (i < yaml.size() && yaml[i] == '#') {
+    const std::size_t nl = yaml.find('\n', i);
+    i = nl == std::string::npos ? yaml.size() : nl + 1;
+  }
+  return yaml.substr(i);
+}
+
 }  // namespace
 
 PreparedSweep prepare_sweep(const fs::path& spec_file) {
@@ -138,7 +149,7 @@ PreparedSweep prepare_sweep(const fs::path& spec_file) {
   p.resolved_spec = resolved_spec_text(p);
   Hasher h;
   h.add(p.resolved_spec);
-  for (const auto& pt : p.expansion.points) h.add(pt.resolved_yaml);
+  for (const auto& pt : p.expansion.points) h.add(without_header(pt.resolved_yaml));
   for (const auto& w : p.spec.workloads) h.add(read_file(w.file));
   p.hash = h.hex();
   return p;
