@@ -12,6 +12,7 @@
 #include "engine/load_accelerator.h"
 #include "engine/network/network_estimate.h"
 #include "engine/network/network_tables.h"
+#include "engine/network/network_workload.h"
 #include "io/writers.h"
 #include "workload/network/reader/network_reader.h"
 
@@ -23,10 +24,7 @@ namespace {
 std::string gib(double bytes) { return format_number("%.2f GiB", bytes / double(1ull << 30)); }
 
 workload::Precision precision_option(const std::string& text, const char* option) {
-  workload::Precision p;
-  if (!workload::parse_precision(text, p))
-    throw InputError(option, "expected one of " + workload::precision_names() + ", got '" + text + "'");
-  return p;
+  return engine::parse_precision_or_throw(text, option);
 }
 
 void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs) {
@@ -144,13 +142,15 @@ int network_verb(const std::vector<std::string>& args) {
     modes.push_back(precision_option(precision, "--precision"));
   }
 
-  workload::NetworkVariables vars;
-  if (vm.count("batch")) vars.batch = batch;
-  if (vm.count("seq")) vars.seq = seq;
-  if (vm.count("kv-len")) vars.past = kv_len;
-  const workload::Network net = workload::read_network(model, vars);
-  if ((vm.count("seq") || vm.count("kv-len")) && net.task != "tokens")
-    throw InputError(vm.count("seq") ? "--seq" : "--kv-len", model + " is an image network: it has no sequence");
+  engine::NetworkWorkloadArgs wargs;
+  wargs.model = model;
+  wargs.pass = pass;
+  wargs.precision = workload::to_string(modes.front());
+  if (vm.count("batch")) wargs.batch = batch;
+  if (vm.count("seq")) wargs.seq = seq;
+  if (vm.count("kv-len")) wargs.kv_len = kv_len;
+  const workload::Network net =
+      engine::read_network_workload(wargs, "--precision", "--pass", vm.count("seq") ? "--seq" : "--kv-len").network;
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
   const auto t0 = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #include "engine/load_accelerator.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include "common/error.h"
 #include "config/config.h"
 #include "config/registry.h"
@@ -46,6 +48,27 @@ LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& file
   }
   throw InputError(location(file.string(), 0, "kind"),
                    "no model for kind '" + out.kind + "'; expected gpu or systolic (or a SCALE-Sim .cfg)");
+}
+
+std::string resolve_config_yaml(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  const std::string kind = config_kind(file);
+  if (kind == "gpu") return config::Config::load(file, gpu::config_schema(), overrides).resolved_yaml();
+  if (kind == "systolic") return config::Config::load(file, systolic::config_schema(), overrides).resolved_yaml();
+  return load_accelerator_with_config(file, overrides).resolved_yaml;
+}
+
+std::string kernel_relevant_config(const std::string& kind, const std::string& resolved_yaml) {
+  YAML::Node y = YAML::Load(resolved_yaml);
+  if (!y.IsMap()) return resolved_yaml;
+  y.remove("name");
+  if (kind == "gpu") {
+    // gpu_model.h: host.* feeds host_overhead_s / host_launch_delay_s, dram.size memory_bytes().
+    y.remove("host");
+    if (y["dram"] && y["dram"].IsMap()) y["dram"].remove("size");
+  }
+  YAML::Emitter e;
+  e << y;
+  return e.c_str();
 }
 
 std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& file,

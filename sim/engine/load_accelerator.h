@@ -27,6 +27,15 @@ struct LoadedAccelerator {
 LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& config_file,
                                                const std::vector<std::string>& overrides = {});
 
+// The config's checks only (keys, types, units, ranges), not the model's checks of how values fit
+// together: a sweep checks each axis value alone with it. Returns the resolved config text.
+std::string resolve_config_yaml(const std::filesystem::path& config_file, const std::vector<std::string>& overrides = {});
+
+// The part of a resolved config that can change Accelerator::run's results: the resolved text less
+// what only the other getters read (GPU: name, host.* and dram.size). Two configs with the same
+// text give the same kernel results (the sweep's kernel cache is keyed by it).
+std::string kernel_relevant_config(const std::string& kind, const std::string& resolved_yaml);
+
 std::unique_ptr<Accelerator> load_accelerator(const std::filesystem::path& config_file,
                                               const std::vector<std::string>& overrides = {});
 

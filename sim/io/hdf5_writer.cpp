@@ -60,7 +60,16 @@ class Writer {
     if (n) check(H5Awrite(attr.get(), type.get(), ptrs.data()), "write attribute '" + name + "'");
   }
 
+  // Creation properties without modification times: the same tables give the same bytes
+  // (tcsim sweep compares a resumed run's results.h5 with an uninterrupted one).
+  static Handle untimed(hid_t cls) {
+    Handle p(H5Pcreate(cls), H5Pclose);
+    H5Pset_obj_track_times(p.get(), false);
+    return p;
+  }
+
   void column(hid_t group, const Table& t, std::size_t c) const {
+    const Handle dcpl = untimed(H5P_DATASET_CREATE);
     const Column& col = t.columns[c];
     const std::string what = "dataset '/" + t.name + "/" + col.name + "'";
     const hsize_t n = t.rows.size();
@@ -74,7 +83,7 @@ class Writer {
         else if (const auto* d = std::get_if<double>(&row[c])) data.push_back(*d);
         else data.push_back(std::nan(""));
       }
-      Handle ds(check(H5Dcreate2(group, col.name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+      Handle ds(check(H5Dcreate2(group, col.name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, dcpl.get(),
                                  H5P_DEFAULT),
                       "create " + what),
                 H5Dclose);
@@ -86,7 +95,7 @@ class Writer {
       for (const auto& row : t.rows) text.push_back(valid_utf8(exact_text(row[c])));
       std::vector<const char*> ptrs;
       for (const auto& s : text) ptrs.push_back(s.c_str());
-      Handle ds(check(H5Dcreate2(group, col.name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+      Handle ds(check(H5Dcreate2(group, col.name.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
                                  H5P_DEFAULT),
                       "create " + what),
                 H5Dclose);
@@ -101,7 +110,8 @@ class Writer {
   }
 
   void table(hid_t file, const Table& t) const {
-    Handle group(check(H5Gcreate2(file, t.name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+    const Handle gcpl = untimed(H5P_GROUP_CREATE);
+    Handle group(check(H5Gcreate2(file, t.name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
                        "create group '/" + t.name + "'"),
                  H5Gclose);
     std::vector<std::string> names;

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
 
@@ -26,28 +27,6 @@ double NetworkEstimate::energy_per_item_j() const {
 }
 
 namespace {
-
-// Everything that determines a kernel's result (not its name or count): identical keys are
-// simulated once.
-std::string kernel_key(const Kernel& k) {
-  std::ostringstream os;
-  const ConvShape& c = k.conv;
-  const AttentionShape& a = k.attention;
-  os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
-     << int(k.b_format) << ',' << int(k.c_format) << ',' << int(k.d_format) << '|' << int(k.layout) << ','
-     << int(k.pass);
-  if (k.kind == Kernel::Kind::conv)
-    os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
-       << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','
-       << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout) << ',' << c.cudnn_version;
-  if (k.kind == Kernel::Kind::attention)
-    os << '|' << a.batch << ',' << a.heads << ',' << a.kv_heads << ',' << a.q_len << ',' << a.kv_len << ','
-       << a.head_dim << ',' << a.causal;
-  if (k.kind == Kernel::Kind::memory)
-    os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
-       << k.memory.elements << ',' << k.memory.row_length;
-  return os.str();
-}
 
 bool mentions_padding(const KernelResult& r) {
   for (const auto& n : r.notes)

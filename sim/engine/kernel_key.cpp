@@ -1,0 +1,27 @@
+#include "engine/kernel_key.h"
+
+#include <sstream>
+
+namespace tcsim::engine {
+
+std::string kernel_key(const Kernel& k) {
+  std::ostringstream os;
+  const ConvShape& c = k.conv;
+  const AttentionShape& a = k.attention;
+  os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
+     << int(k.b_format) << ',' << int(k.c_format) << ',' << int(k.d_format) << '|' << int(k.layout) << ','
+     << int(k.pass);
+  if (k.kind == Kernel::Kind::conv)
+    os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
+       << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','
+       << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout) << ',' << c.cudnn_version;
+  if (k.kind == Kernel::Kind::attention)
+    os << '|' << a.batch << ',' << a.heads << ',' << a.kv_heads << ',' << a.q_len << ',' << a.kv_len << ','
+       << a.head_dim << ',' << a.causal;
+  if (k.kind == Kernel::Kind::memory)
+    os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
+       << k.memory.elements << ',' << k.memory.row_length;
+  return os.str();
+}
+
+}  // namespace tcsim::engine
