@@ -114,11 +114,9 @@ ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
 
 }  // namespace
 
+ConvPick run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache); }
+
 ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).lowering; }
-
-KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).result; }
-
-ConvPick run_conv_picked(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache); }
 
 KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache) {
   KernelResult r = cost_lowering(g, k, pick.lowering, cache, pick.lowering.has_gemm ? &pick.mapping : nullptr);

@@ -10,21 +10,19 @@
 
 namespace tcsim::gpu {
 
-KernelResult run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache);
-
-// run_conv that also returns what it picked (algorithm and GEMM mapping), and the cost of that pick
-// at another clock (the power governor re-costs the boost clock's choice: cuDNN's algorithm and
-// kernel do not follow the clock).
+// The convolution as cuDNN runs it: what it picked (with one candidate algorithm, conv_candidates,
+// that one; else, cuDNN 8 benchmark mode, the fastest modelled), its GEMM mapping and cost; and
+// the cost of that pick at another clock (the power governor re-costs the boost clock's choice:
+// cuDNN's algorithm and kernel do not follow the clock).
 struct ConvPick {
   ConvLowering lowering;
   Mapping mapping;       // of its GEMM (when lowering.has_gemm)
   KernelResult result;   // at the clock it was picked at
 };
-ConvPick run_conv_picked(const GpuConfig& g, const Kernel& k, SmTimeCache& cache);
+ConvPick run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache);
 KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache);
 
-// The lowering run_conv costs: with one candidate algorithm (conv_candidates) that one, else
-// (cuDNN 8 benchmark mode) the one with the shortest modelled time.
+// The lowering run_conv picks (kernel_program's GEMM of a convolution).
 ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache);
 
 }  // namespace tcsim::gpu

@@ -58,13 +58,14 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
     g.clock_hz = hz;
     return g;
   };
-  RunAtClock run_at = [&](double hz) { return hz == boost ? run_at_clock(config_, kernel) : run_at_clock(at_clock(hz), kernel); };
-  // A GEMM keeps the kernel the library picks at boost: cuBLAS chooses by shape, not by clock (and
-  // re-costing one mapping is cheaper than choosing again at every candidate clock).
+  // A GEMM keeps the kernel the library picks at boost, a convolution the algorithm and kernel cuDNN
+  // picks: the libraries choose by shape, not by clock (and re-costing one choice is cheaper than
+  // choosing again at every candidate clock). Memory-bound and attention kernels are re-run.
+  RunAtClock run_at = [&](double hz) { return run_at_clock(hz == boost ? config_ : at_clock(hz), kernel); };
   GemmPlan plan;
   Estimate best;
-  const bool gemm = kernel.kind == Kernel::Kind::gemm;
-  if (gemm) {
+  ConvPick conv;
+  if (kernel.kind == Kernel::Kind::gemm) {
     plan = plan_gemm(config_, kernel);
     if (plan.empty) return empty_gemm(config_, kernel, plan);
     best = choose_mapping(config_, plan, cache_->sm);
@@ -73,11 +74,8 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
       const GpuConfig g = at_clock(hz);
       return gemm_kernel(g, kernel, plan, estimate(g, plan.problem, best.mapping, cache_->sm));
     };
-  }
-  // Likewise a convolution keeps the algorithm cuDNN picked at boost.
-  ConvPick conv;
-  if (kernel.kind == Kernel::Kind::conv && config_.power.mode == PowerConfig::Mode::boost) {
-    conv = run_conv_picked(config_, kernel, cache_->sm);
+  } else if (kernel.kind == Kernel::Kind::conv) {
+    conv = run_conv(config_, kernel, cache_->sm);
     run_at = [&](double hz) { return hz == boost ? conv.result : run_conv_pick(at_clock(hz), kernel, conv, cache_->sm); };
   }
   const ClockChoice c = choose_clock(config_.power, boost, kernel.a_format, run_at);
@@ -91,7 +89,7 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
   r.set("energy_j", total);
   r.set("avg_power_w", r.time_s > 0 ? total / r.time_s : 0);
   r.set("busy_power_w", c.busy_power_w);
-  for (const auto& [unit, j] : e.parts) r.set("energy_" + unit + "_pct", total > 0 ? 100 * j / total : 0);
+  for (const auto& [unit, j] : e.parts) r.set(std::string("energy_") + unit + "_pct", total > 0 ? 100 * j / total : 0);
   if (c.power_bound) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "power-limited: %.0f MHz instead of %.0f MHz (%.0f W at the %.0f W limit)",
@@ -103,8 +101,7 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
 
 KernelResult GpuModel::run_at_clock(const GpuConfig& g, const Kernel& kernel) const {
   if (kernel.kind == Kernel::Kind::memory) return run_memory_kernel(g, kernel);
-  if (kernel.kind == Kernel::Kind::attention) return estimate_attention(g, kernel, cache_->attention);
-  return run_conv(g, kernel, cache_->sm);
+  return estimate_attention(g, kernel, cache_->attention);
 }
 
 }  // namespace tcsim::gpu

@@ -34,8 +34,8 @@ class GpuModel : public Accelerator {
   const GpuConfig& config() const { return config_; }
 
  private:
-  // The timing model of a memory, attention or conv kernel at the clock of `g` (config_ with
-  // another clock while the governor searches). GEMMs: run() itself.
+  // The timing model of a memory-bound or attention kernel at the clock of `g` (config_ with
+  // another clock while the governor searches). GEMMs and convolutions: run() itself.
   KernelResult run_at_clock(const GpuConfig& g, const Kernel& kernel) const;
   GpuConfig config_;
   struct Cache;

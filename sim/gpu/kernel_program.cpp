@@ -36,7 +36,7 @@ KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
   if (kernel.kind == Kernel::Kind::conv) {
     // The GEMM cuDNN's algorithm runs for it (conv_lowering.h), as GpuModel::run costs it.
     SmTimeCache conv_cache;
-    ConvLowering L = pick_conv(g, kernel, conv_cache);
+    ConvLowering L = run_conv(g, kernel, conv_cache).lowering;
     if (!L.has_gemm)
       throw InputError("kernel " + kernel.name, std::string(cudnn_name(L.choice.algo)) + " runs no GEMM program");
     kp.plan = std::move(L.gemm);

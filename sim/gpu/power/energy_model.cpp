@@ -1,6 +1,7 @@
 #include "gpu/power/energy_model.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace tcsim::gpu {
 
@@ -13,7 +14,7 @@ double EnergyBreakdown::total_j() const {
 double EnergyBreakdown::dynamic_j() const {
   double s = 0;
   for (const auto& [name, j] : parts)
-    if (name != "leakage" && name != "idle") s += j;
+    if (std::string_view(name) != "leakage" && std::string_view(name) != "idle") s += j;
   return s;
 }
 

@@ -17,7 +17,7 @@ namespace tcsim::gpu {
 struct EnergyBreakdown {
   // Joules per unit, in report order: issue, cuda_core, sfu, register_file, tensor, shared_memory
   // (+ L1), l2, dram, leakage, idle.
-  std::vector<std::pair<std::string, double>> parts;
+  std::vector<std::pair<const char*, double>> parts;  // names are literals: cheap in the governor's search
   double total_j() const;
   double dynamic_j() const;  // everything but leakage and idle
 };
