@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "gpu/attention_estimate.h"
+#include "gpu/cublas_choice.h"
 #include "gpu/conv_model.h"
 #include "gpu/gemm_estimate.h"
 #include "gpu/gemm_result.h"
@@ -67,6 +68,7 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
   ConvPick conv;
   if (kernel.kind == Kernel::Kind::gemm) {
     plan = plan_gemm(config_, kernel);
+    apply_cublas_choice(config_, plan);
     if (plan.empty) return empty_gemm(config_, kernel, plan);
     best = choose_mapping(config_, plan, cache_->sm);
     run_at = [&](double hz) {

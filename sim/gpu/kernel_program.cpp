@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "gpu/cublas_choice.h"
 #include "gpu/conv_model.h"
 
 namespace tcsim::gpu {
@@ -42,6 +43,7 @@ KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
     kp.plan = std::move(L.gemm);
   } else {
     kp.plan = plan_gemm(g, kernel);
+    apply_cublas_choice(g, kp.plan);
   }
   SmTimeCache cache;
   kp.chosen = choose_mapping(g, kp.plan, cache);

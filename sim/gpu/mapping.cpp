@@ -229,6 +229,11 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     return in;
   };
   const double copy_bytes = tile / m.warps;
+  // cp.async main loops (CUTLASS MmaMultistage::mac_loop_iter) sync after the second-to-last k-step
+  // and load the next tile's first fragment under the last k-step's math. The fragment registers
+  // alternate between two slots, so this needs an even number of k-steps. (The ldg/sts loop of
+  // sm_70/75 keeps its sync at the end of the tile: the calibration of those kernels assumes it.)
+  const bool early_barrier = ksteps >= 2 && ksteps % 2 == 0;
 
   if (m.copy == CopyEngine::ldg_sts) {
     Instr ldg = I(Op::ldg);
@@ -267,6 +272,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     w.prologue.push_back(lds(0, 0, "k-step 0"));
     for (int kk = 0; kk < ksteps; ++kk) {
       if (kk + 1 < ksteps) w.body.push_back(lds((kk + 1) % 2, 0, "k-step " + std::to_string(kk + 1)));
+      else if (early_barrier) w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
       w.body.push_back(math(kk % 2, kk));
       if (kk == 0) {
         Instr cp = I(Op::cp_async);
@@ -275,10 +281,18 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
         w.body.push_back(cp);
         w.body.push_back(I(Op::cp_commit));
       }
+      // CUTLASS MmaMultistage waits for the next stage and syncs after the second-to-last k-step, so
+      // the last k-step's math hides the next tile's first fragment load.
+      if (early_barrier && kk + 2 == ksteps) {
+        w.body.push_back(wt);
+        w.body.push_back(I(Op::bar));
+      }
     }
-    w.body.push_back(wt);
-    w.body.push_back(I(Op::bar));
-    w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
+    if (!early_barrier) {
+      w.body.push_back(wt);
+      w.body.push_back(I(Op::bar));
+      w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
+    }
   }
   Instr st = I(Op::stg);
   st.bytes = out_bytes, st.src[0] = ACCD, st.note = "epilogue";

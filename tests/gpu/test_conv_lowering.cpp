@@ -222,4 +222,17 @@ TEST_CASE("kernel_program of a conv is the GEMM run_conv costs; a depthwise conv
   CHECK_THROWS_AS(kernel_program(g, test::conv_kernel(a)), InputError);
 }
 
+TEST_CASE("a convolution's time does not depend on which kernels the model ran before") {
+  // The forward and data-gradient GEMMs of a 3x3 stride-1 convolution with C = K have the same
+  // sizes and tiles but different operand layouts; the SM-time cache once mixed them up.
+  test::ConvArgs a;
+  a.n = 32, a.h = a.w = 56, a.c = a.k = 64, a.format = FormatId::tf32, a.layout = TensorLayout::nhwc;
+  test::ConvArgs d = a;
+  d.pass = Pass::data_grad;
+  const double alone = GpuModel(test::shipped("a100")).run(test::conv_kernel(d)).time_s;
+  GpuModel warmed(test::shipped("a100"));
+  warmed.run(test::conv_kernel(a));
+  CHECK(warmed.run(test::conv_kernel(d)).time_s == alone);
+}
+
 }  // namespace tcsim::gpu
