@@ -81,7 +81,10 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
       if (k.dur_us > longest) longest = k.dur_us, c.first_kernel = k.name;
     }
     if (c.op < 0) {
-      c.sim.family = to_string(classes.front().family);
+      const std::string& kn = p.kernels[std::size_t(c.kernels.front())].name;
+      c.sim.family = kn.find("nccl") != std::string::npos ? "communication"
+                     : kn.rfind("Memcpy", 0) == 0 || kn.rfind("Memset", 0) == 0 ? "memcpy"
+                                                                                : to_string(classes.front().family);
       c.sim.reason = "no recorded op launched this kernel (record_shapes off, or launched outside an aten op)";
       continue;
     }
