@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "test_support.h"
+#include "workload/profile/nsys_test_db.h"
 #include "workload/profile/small_kineto_trace.h"
 
 namespace fs = std::filesystem;
@@ -81,4 +82,25 @@ TEST_CASE("tcsim validate/replay: a truncated trace is bad input (exit 2, file:l
   CHECK(r.err.find("ends early") != std::string::npos);
   auto p = run_tcsim("replay -c '" + config("a100.yaml") + "' '" + trace.string() + "'");
   CHECK(p.exit_code == 2);
+}
+
+TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV") {
+  const fs::path d = tcsim::test::temp_dir("profile_nsight");
+  tcsim::test::write_nsys_db(d / "run.sqlite");
+  auto r = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + (d / "run.sqlite").string() + "' -o '" + (d / "o").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("my_custom_kernel") != std::string::npos);
+  CHECK(slurp(d / "o" / "summary.csv").find("aten::addmm,forward,gemm,m=64 n=1024 k=512 fp16") != std::string::npos);
+
+  tcsim::test::sqlite_exec(d / "nokernels.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT);");
+  auto bad = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + (d / "nokernels.sqlite").string() + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("CUPTI_ACTIVITY_KIND_KERNEL") != std::string::npos);
+
+  std::ofstream(d / "ncu.csv") << "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n"
+                                  "\"0\",\"volta_h884gemm_64x64_ldg8_nn\",\"10\"\n\"1\",\"volta_sgemm_128x64_nn\",\"30\"\n";
+  auto n = run_tcsim("validate -c '" + config("v100.yaml") + "' '" + (d / "ncu.csv").string() + "' -o '" + (d / "n").string() + "'");
+  REQUIRE_MESSAGE(n.exit_code == 0, n.err);
+  const std::string step = slurp(d / "n" / "step.csv");
+  CHECK(step.find(",2,2,0,2,40,40,0,40,25,") != std::string::npos);  // kernels, calls, none simulated; 25% on tensor cores
 }

@@ -131,6 +131,8 @@ io::Table profile_calls_table(const ProfileEstimate& e, bool replay) {
                     [](const CallRow& r) { return error_cell(r.call->measured_us, r.est->predicted_us, r.est->simulated); }});
   cols.push_back({"predicted_tensor_core_pct", "share of the predicted time on tensor cores",
                   [](const CallRow& r) { return r.est->simulated ? io::Cell(pct(r.est->predicted_tensor_core_us, r.est->predicted_us)) : io::Cell(); }});
+  cols.push_back({"measured_metrics", "its longest kernel's measured counters (Nsight Compute), unit in the name",
+                  [](const CallRow& r) { return io::Cell(r.call->metrics); }});
   cols.push_back({"bound", "what limits its longest kernel", [](const CallRow& r) { return io::Cell(r.est->bound); }});
   cols.push_back({"mapping", "the model's mapping of its longest kernel", [](const CallRow& r) { return io::Cell(r.est->mapping); }});
   cols.push_back({"not_mapped", "why it was not simulated (empty: simulated)", [](const CallRow& r) { return io::Cell(r.est->reason); }});

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "workload/profile/profile_links.h"
 
 namespace tcsim::workload {
 namespace {
@@ -106,31 +107,6 @@ void grid_of(const EventReader& r, const json& args, const char* key, std::array
   if (it == args.end() || !it->is_array()) return;
   const Dims d = r.dims(*it, std::string("args.") + key);
   for (std::size_t i = 0; i < 3 && i < d.size(); ++i) out[i] = d[i];
-}
-
-// Parents: on each thread, ops nest by time (an op contains the ops it calls).
-void link_parents(std::vector<ProfiledOp>& ops) {
-  std::vector<int> order(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) order[i] = int(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const ProfiledOp &x = ops[std::size_t(a)], &y = ops[std::size_t(b)];
-    if (x.tid != y.tid) return x.tid < y.tid;
-    if (x.start_us != y.start_us) return x.start_us < y.start_us;
-    return x.dur_us > y.dur_us;  // the longer one encloses
-  });
-  std::vector<int> stack;
-  std::int64_t tid = 0;
-  for (int i : order) {
-    ProfiledOp& op = ops[std::size_t(i)];
-    if (stack.empty() || op.tid != tid) stack.clear(), tid = op.tid;
-    while (!stack.empty()) {
-      const ProfiledOp& top = ops[std::size_t(stack.back())];
-      if (op.start_us + op.dur_us <= top.start_us + top.dur_us + 1e-3) break;
-      stack.pop_back();
-    }
-    op.parent = stack.empty() ? -1 : stack.back();
-    stack.push_back(i);
-  }
 }
 
 }  // namespace
@@ -237,7 +213,7 @@ Profile parse_kineto_trace(std::string_view text, const std::string& file_name) 
     }
     if (auto o = op_of_external.find(ext); o != op_of_external.end()) p.kernels[i].op = o->second;
   }
-  link_parents(p.ops);
+  link_op_parents(p.ops);
   // Kernels in start order (the trace's event order is by thread, not by time).
   std::vector<std::size_t> order(p.kernels.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -130,7 +130,8 @@ void add_gemm(Call& c, std::int64_t m, std::int64_t n, std::int64_t k, std::int6
   g.m = m, g.n = n, g.k = k, g.batch = batch;
   g.layout = layout;
   if (!c.gemm_formats(g, type_index)) {
-    c.fail("gemm", "input type '" + c.type(type_index) + "' is not a GEMM format");
+    c.fail("gemm", c.type(type_index).empty() ? "no dtype recorded for its inputs (nor in its kernels' names)"
+                                               : "input type '" + c.type(type_index) + "' is not a GEMM format");
     return;
   }
   c.out.mapped = true;

@@ -36,6 +36,9 @@ struct ProfiledKernel {
   std::array<std::int64_t, 3> grid{0, 0, 0}, block{0, 0, 0};
   int op = -1;                      // the op call that launched it (innermost on the CPU stack), -1: none known
   std::string origin;
+  // Hardware counters the profiler measured (Nsight Compute), unit in the name:
+  // sm_throughput_pct, dram_throughput_pct, tensor_pipe_pct.
+  std::vector<std::pair<std::string, double>> metrics;
 };
 
 struct Profile {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/strings.h"
+
 namespace tcsim::workload {
 
 const char* to_string(ProfilePhase p) {
@@ -78,14 +80,24 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
       classes.push_back(classify_kernel_name(k.name));
       c.measured_us += k.dur_us;
       if (classes.back().path == MathPath::tensor_core) c.measured_tensor_core_us += k.dur_us;
-      if (k.dur_us > longest) longest = k.dur_us, c.first_kernel = k.name;
+      if (k.dur_us > longest) {
+        longest = k.dur_us;
+        c.first_kernel = k.name;
+        c.metrics.clear();
+        for (const auto& [name, v] : k.metrics)
+          c.metrics += (c.metrics.empty() ? "" : " ") + name + "=" + format_number("%.4g", v);
+      }
     }
     if (c.op < 0) {
       const std::string& kn = p.kernels[std::size_t(c.kernels.front())].name;
       c.sim.family = kn.find("nccl") != std::string::npos ? "communication"
                      : kn.rfind("Memcpy", 0) == 0 || kn.rfind("Memset", 0) == 0 ? "memcpy"
                                                                                 : to_string(classes.front().family);
-      c.sim.reason = "no recorded op launched this kernel (record_shapes off, or launched outside an aten op)";
+      c.sim.reason = p.format.rfind("ncu", 0) == 0
+                         ? "Nsight Compute records no framework op or problem size for its kernels"
+                     : p.format == "nsys-sqlite"
+                         ? "no NVTX op range with sizes around its launch (record with torch.autograd.profiler.emit_nvtx(record_shapes=True))"
+                         : "no recorded op launched this kernel (record_shapes off, or launched outside an aten op)";
       continue;
     }
     const ProfiledOp& op = p.ops[std::size_t(c.op)];

@@ -25,7 +25,8 @@ struct ProfiledCall {
   OpKernels sim;                    // what tcsim runs for it (sim.mapped false: listed, not simulated)
   double measured_us = 0;           // its kernels' summed durations
   double measured_tensor_core_us = 0;  // of those whose names say tensor cores
-  std::string first_kernel;         // the name of its first (or longest) kernel, for reports
+  std::string first_kernel;         // the name of its longest kernel, for reports
+  std::string metrics;              // that kernel's measured counters ("sm_throughput_pct=71.2 ..."), if any
   std::string origin;
 };
 
