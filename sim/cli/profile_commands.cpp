@@ -7,7 +7,7 @@
 #include "engine/load_accelerator.h"
 #include "engine/profile/profile_estimate.h"
 #include "io/writers.h"
-#include "workload/profile/read_profile.h"
+#include "workload/profile/readers/read_profile.h"
 
 namespace tcsim::cli {
 

@@ -18,7 +18,7 @@
 #include "workload/deepbench.h"
 #include "workload/measured.h"
 #include "workload/measured_h5.h"
-#include "workload/profile/read_profile.h"
+#include "workload/profile/readers/read_profile.h"
 
 namespace po = boost::program_options;
 

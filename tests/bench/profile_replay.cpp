@@ -10,7 +10,7 @@
 
 #include "engine/load_accelerator.h"
 #include "engine/profile/profile_estimate.h"
-#include "workload/profile/kineto_trace.h"
+#include "workload/profile/readers/kineto_trace.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "workload/profile/kernel_name.h"
-#include "workload/profile/kineto_trace.h"
+#include "workload/profile/readers/kineto_trace.h"
 #include "workload/profile/profile_mapping.h"
 #include "small_kineto_trace.h"
 

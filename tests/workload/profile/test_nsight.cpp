@@ -1,4 +1,4 @@
-// Nsight Systems SQLite exports and Nsight Compute CSVs (sim/workload/profile/nsys_sqlite.h,
+// Nsight Systems SQLite exports and Nsight Compute CSVs (sim/workload/profile/readers/nsys_sqlite.h,
 // ncu_csv.h): reading, NVTX op ranges linked to kernels, and the errors.
 #include <doctest/doctest.h>
 
@@ -7,10 +7,10 @@
 #include "common/error.h"
 #include "nsys_test_db.h"
 #include "test_support.h"
-#include "workload/profile/ncu_csv.h"
-#include "workload/profile/nsys_sqlite.h"
+#include "workload/profile/readers/ncu_csv.h"
+#include "workload/profile/readers/nsys_sqlite.h"
 #include "workload/profile/profile_mapping.h"
-#include "workload/profile/read_profile.h"
+#include "workload/profile/readers/read_profile.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

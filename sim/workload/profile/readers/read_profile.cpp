@@ -1,9 +1,9 @@
-#include "workload/profile/read_profile.h"
+#include "workload/profile/readers/read_profile.h"
 
 #include "common/error.h"
-#include "workload/profile/kineto_trace.h"
-#include "workload/profile/ncu_csv.h"
-#include "workload/profile/nsys_sqlite.h"
+#include "workload/profile/readers/kineto_trace.h"
+#include "workload/profile/readers/ncu_csv.h"
+#include "workload/profile/readers/nsys_sqlite.h"
 
 namespace tcsim::workload {
 

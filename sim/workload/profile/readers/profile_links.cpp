@@ -1,4 +1,4 @@
-#include "workload/profile/profile_links.h"
+#include "workload/profile/readers/profile_links.h"
 
 #include <algorithm>
 

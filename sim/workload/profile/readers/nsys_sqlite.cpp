@@ -1,4 +1,4 @@
-#include "workload/profile/nsys_sqlite.h"
+#include "workload/profile/readers/nsys_sqlite.h"
 
 #include <sqlite3.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
-#include "workload/profile/profile_links.h"
+#include "workload/profile/readers/profile_links.h"
 
 namespace tcsim::workload {
 namespace {

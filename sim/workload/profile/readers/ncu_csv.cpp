@@ -1,4 +1,4 @@
-#include "workload/profile/ncu_csv.h"
+#include "workload/profile/readers/ncu_csv.h"
 
 #include <cmath>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "workload/profile/kineto_trace.h"
+#include "workload/profile/readers/kineto_trace.h"
 
 #include <algorithm>
 #include <fstream>
@@ -7,7 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "workload/profile/profile_links.h"
+#include "workload/profile/readers/profile_links.h"
 
 namespace tcsim::workload {
 namespace {
