@@ -27,7 +27,7 @@ int replay_verb(const std::vector<std::string>& args) {
       ("precision", po::value(&precision),
        "run the profiled ops in this precision mode instead (fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8)")
       ("output,o", po::value(&req.output_dir), "write calls (summary.csv), families.csv, not_mapped.csv, step.csv here")
-      ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
+      ("jobs,j", po::value(&jobs), "worker threads (default: 1, for results independent of thread timing)")
       ("format", po::value(&req.format), "terminal output: table, csv (the calls) or json")
       ("input", po::value(&inputs)->composing(), "the profile");
   po::positional_options_description pos;
@@ -46,7 +46,7 @@ int replay_verb(const std::vector<std::string>& args) {
   if (inputs.size() != 1) throw InputError("tcsim replay", "give exactly one profile");
   req.input = inputs.front();
   if (!precision.empty()) req.precision = engine::parse_precision_or_throw(precision, "--precision");
-  req.jobs = engine::resolve_jobs(jobs);
+  req.jobs = vm.count("jobs") ? engine::resolve_jobs(jobs) : 1;
   req.command_line = "tcsim replay " + join(args, " ");
   return run_profile_command(req);
 }

@@ -82,7 +82,9 @@ int validate_verb(const std::vector<std::string>& args) {
     if (inputs.size() != 1) throw InputError("tcsim validate", "give one profile at a time");
     ProfileRequest req;
     req.config_path = config_path, req.overrides = overrides, req.input = inputs.front();
-    req.output_dir = output_dir, req.format = format, req.jobs = engine::resolve_jobs(jobs);
+    // One thread unless -j is given: the GPU model's shared SM-time caches can make a kernel's
+    // result depend on which kernels other threads simulated first (seen on conv dgrad/wgrad).
+    req.output_dir = output_dir, req.format = format, req.jobs = vm.count("jobs") ? engine::resolve_jobs(jobs) : 1;
     req.command_line = "tcsim validate " + join(args, " ");
     return run_profile_command(req);
   }

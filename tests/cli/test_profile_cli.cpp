@@ -70,6 +70,9 @@ TEST_CASE("tcsim replay: a profiled run on another GPU and precision") {
 
   auto bad = run_tcsim("replay -c '" + config("h100.yaml") + "' '" + trace.string() + "' --precision fp7");
   CHECK(bad.exit_code == 2);
+  auto no_bf16 = run_tcsim("replay -c '" + config("v100.yaml") + "' '" + trace.string() + "' --precision amp-bf16");
+  CHECK(no_bf16.exit_code == 2);
+  CHECK(no_bf16.err.find("amp-bf16 is not available on") != std::string::npos);
 }
 
 TEST_CASE("tcsim validate/replay: a truncated trace is bad input (exit 2, file:line:column)") {

@@ -23,6 +23,15 @@ bool on_tensor_cores(const Kernel& k) {
 
 ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile& profile,
                                  std::optional<workload::Precision> precision, int jobs) {
+  if (precision) {  // a mode the accelerator cannot run at all is an error, as in `tcsim network`
+    const workload::PrecisionFormats f = workload::formats_of(*precision);
+    try {
+      (void)acc.run(make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc));
+    } catch (const InputError& err) {
+      throw InputError("--precision", std::string(workload::to_string(*precision)) + " is not available on " + acc.name() +
+                                          ": " + err.what());
+    }
+  }
   ProfileEstimate e;
   e.accelerator = acc.name();
   e.mapping = workload::map_profile(profile, precision);

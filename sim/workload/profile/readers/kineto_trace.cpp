@@ -119,7 +119,7 @@ bool is_kineto_trace_text(std::string_view head) {
 bool is_kineto_trace_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
-  std::string head(4096, '\0');
+  std::string head(65536, '\0');  // "deviceProperties" of a multi-GPU host comes before "traceEvents"
   in.read(head.data(), std::streamsize(head.size()));
   head.resize(std::size_t(in.gcount()));
   return is_kineto_trace_text(head);
