@@ -2,7 +2,13 @@
 // and the mapping of op calls to tcsim kernels (sim/workload/profile/).
 #include <doctest/doctest.h>
 
+#include <zlib.h>
+
+#include <fstream>
+
 #include "common/error.h"
+#include "test_support.h"
+#include "workload/profile/readers/read_profile.h"
 #include "workload/profile/kernel_name.h"
 #include "workload/profile/readers/kineto_trace.h"
 #include "workload/profile/profile_mapping.h"
@@ -197,4 +203,21 @@ TEST_CASE("profile mapping: convolutions without Concrete Inputs are listed, not
   REQUIRE(m.calls.size() == 1);
   CHECK_FALSE(m.calls[0].sim.mapped);
   CHECK(m.calls[0].sim.reason.find("Concrete Inputs") != std::string::npos);
+}
+
+TEST_CASE("kineto trace: gzip-compressed files (tensorboard_trace_handler(use_gzip=True)) read as they are") {
+  const auto d = test::temp_dir("kineto_gz");
+  const auto file = d / "worker.pt.trace.json.gz";
+  const std::string text = test::small_kineto_trace();
+  gzFile f = gzopen(file.string().c_str(), "wb");
+  REQUIRE(f);
+  REQUIRE(gzwrite(f, text.data(), unsigned(text.size())) == int(text.size()));
+  gzclose(f);
+  REQUIRE(is_profile_file(file));
+  const Profile p = read_profile(file);
+  CHECK(p.kernels.size() == 9);
+  // A damaged one is an error, not a crash.
+  std::string bytes = test::slurp(file);
+  std::ofstream(d / "bad.json.gz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  CHECK_THROWS_AS((void)read_kineto_trace(d / "bad.json.gz"), InputError);
 }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <zlib.h>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -116,10 +117,42 @@ bool is_kineto_trace_text(std::string_view head) {
   return p != std::string_view::npos && head[p] == '{' && head.find("\"traceEvents\"") != std::string_view::npos;
 }
 
+namespace {
+
+bool is_gzip(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+// Up to `limit` bytes of a gzip file, uncompressed (tensorboard_trace_handler(use_gzip=True)).
+std::string read_gzip(const std::filesystem::path& file, std::size_t limit) {
+  gzFile f = gzopen(file.string().c_str(), "rb");
+  if (!f) throw InputError(file.string(), "cannot open the gzip file");
+  std::string out;
+  char buf[1 << 16];
+  int n;
+  while (out.size() < limit && (n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, std::size_t(n));
+  int err = Z_OK;
+  const std::string why = n < 0 ? gzerror(f, &err) : "";
+  gzclose(f);
+  if (n < 0) throw InputError(file.string(), "damaged gzip data: " + why);
+  return out;
+}
+
+}  // namespace
+
 bool is_kineto_trace_file(const std::filesystem::path& file) {
+  constexpr std::size_t kHead = 65536;  // "deviceProperties" of a multi-GPU host comes before "traceEvents"
+  try {
+    if (is_gzip(file)) return is_kineto_trace_text(read_gzip(file, kHead));
+  } catch (const InputError&) {
+    return false;
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return false;
-  std::string head(65536, '\0');  // "deviceProperties" of a multi-GPU host comes before "traceEvents"
+  std::string head(kHead, '\0');
   in.read(head.data(), std::streamsize(head.size()));
   head.resize(std::size_t(in.gcount()));
   return is_kineto_trace_text(head);
@@ -229,6 +262,7 @@ Profile parse_kineto_trace(std::string_view text, const std::string& file_name) 
 Profile read_kineto_trace(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) throw InputError(file.string(), "file not found");
+  if (is_gzip(file)) return parse_kineto_trace(read_gzip(file, std::string::npos), file.string());
   return parse_kineto_trace(read_file(file), file.string());
 }
 

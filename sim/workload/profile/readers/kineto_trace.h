@@ -1,7 +1,8 @@
 #pragma once
 // PyTorch profiler traces: the Chrome-trace JSON that torch.profiler writes through Kineto
 // (prof.export_chrome_trace(path), or tensorboard_trace_handler), recorded with
-// record_shapes=True. Format in traces/README.md ("PyTorch profiler traces").
+// record_shapes=True; plain or gzip-compressed (use_gzip=True, *.pt.trace.json.gz).
+// Format in traces/README.md ("PyTorch profiler traces").
 //
 // Read: "traceEvents" complete events ("ph": "X") of category
 //  - cpu_op (older traces: Operator): the op calls, args "External id", "Input Dims",
