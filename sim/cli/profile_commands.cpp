@@ -31,7 +31,15 @@ int run_profile_command(const ProfileRequest& req) {
     std::cout << io::format_json(rs);
   } else {
     std::cout << io::format_text_table(rs.tables[1]) << "\n";
-    if (!rs.tables[2].rows.empty()) std::cout << "not mapped (listed, at their measured time):\n" << io::format_text_table(rs.tables[2]) << "\n";
+    if (!rs.tables[2].rows.empty()) {
+      constexpr std::size_t kShown = 20;  // the largest; all of them in not_mapped.csv
+      io::Table top = rs.tables[2];
+      const std::size_t more = top.rows.size() > kShown ? top.rows.size() - kShown : 0;
+      if (more) top.rows.resize(kShown);
+      std::cout << "not mapped (listed, at their measured time):\n" << io::format_text_table(top);
+      if (more) std::cout << "... and " << more << " more (not_mapped.csv with -o, or --format json)\n";
+      std::cout << "\n";
+    }
     std::cout << io::format_text_table(rs.tables[3]);
   }
   std::cout.flush();
