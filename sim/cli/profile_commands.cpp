@@ -1,11 +1,13 @@
 #include "cli/profile_commands.h"
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/result_attributes.h"
 #include "common/strings.h"
 #include "engine/load_accelerator.h"
 #include "engine/profile/profile_estimate.h"
+#include "engine/validation_metrics.h"
 #include "io/writers.h"
 #include "workload/profile/readers/read_profile.h"
 
@@ -51,6 +53,29 @@ int run_profile_command(const ProfileRequest& req) {
             << format_number("%.1f", mapped) << "% of the measured kernel time simulated on " << loaded.accelerator->name()
             << " (" << e.distinct_kernels << " distinct kernels); " << e.not_mapped_calls << " calls not mapped ("
             << format_number("%.4g", e.not_mapped_us) << " us, kept at their measured time)\n";
+  if (!req.replay) {
+    std::vector<double> measured, predicted;
+    for (std::size_t i = 0; i < e.calls.size(); ++i)
+      if (e.calls[i].simulated && e.mapping.calls[i].measured_us > 0)
+        measured.push_back(e.mapping.calls[i].measured_us), predicted.push_back(e.calls[i].predicted_us);
+    const engine::ErrorSummary err = engine::summarize_errors(measured, predicted);
+    std::cerr << verb << ": " << err.rows << " calls compared: MAPE " << format_number("%.2f", err.mape_pct) << "%, median APE "
+              << format_number("%.2f", err.median_ape_pct) << "%, bias " << format_number("%+.2f", err.bias_pct)
+              << "%; tensor cores: " << format_number("%.1f", e.measured_us > 0 ? 100 * e.measured_tensor_core_us / e.measured_us : 0)
+              << "% of the measured kernel time, " << format_number("%.1f", e.predicted_us > 0 ? 100 * e.predicted_tensor_core_us / e.predicted_us : 0)
+              << "% predicted\n";
+    if (req.has_max_mape) {
+      if (err.rows == 0 || !std::isfinite(err.mape_pct)) {
+        std::cerr << verb << ": no call could be compared; --max-mape fails\n";
+        return 3;
+      }
+      if (err.mape_pct > req.max_mape) {
+        std::cerr << verb << ": MAPE " << format_number("%.2f", err.mape_pct) << "% exceeds --max-mape "
+                  << format_number("%g", req.max_mape) << "%\n";
+        return 3;
+      }
+    }
+  }
   if (req.replay)
     std::cerr << verb << ": measured step " << format_number("%.4g", e.mapping.span_us) << " us -> predicted "
               << format_number("%.4g", e.step_us) << " us (speedup " << format_number("%.3g", e.step_us > 0 ? e.mapping.span_us / e.step_us : 0)

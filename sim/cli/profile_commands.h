@@ -17,11 +17,13 @@ struct ProfileRequest {
   int jobs = 1;
   std::string command_line;
   bool replay = false;
+  double max_mape = -1;        // validate: exit 3 when the MAPE over the simulated calls exceeds it
+  bool has_max_mape = false;
 };
 
 // Prints the families, not-mapped and step tables (format table), all tables (json) or the calls
 // (csv); writes calls as summary.csv plus families.csv, not_mapped.csv, step.csv with -o.
-// Returns the exit code (0).
+// Returns the exit code: 0, or 3 when --max-mape is exceeded (or nothing could be compared).
 int run_profile_command(const ProfileRequest& req);
 
 }  // namespace tcsim::cli

@@ -36,7 +36,8 @@ int replay_verb(const std::vector<std::string>& args) {
   const std::string example =
       "  tcsim replay -c configs/gpu/h100.yaml resnet50_train.json\n"
       "  tcsim replay -c configs/gpu/a100.yaml bert_fp32.json --precision amp-bf16 -o out/replay\n"
-      "The profile: a PyTorch profiler trace (traces/README.md). Each op call that tcsim maps is\n"
+      "The profile: a PyTorch profiler trace, an Nsight Systems SQLite export or an Nsight Compute CSV\n"
+      "(traces/README.md). Each op call that tcsim maps is\n"
       "simulated on the config (in --precision when given); the others keep their measured time.\n"
       "Exit codes: 0 ok, 2 bad input.";
   if (!parse_options(args, "tcsim replay -c CONFIG PROFILE [options]", example, opts, &pos, vm)) return 0;
@@ -54,5 +55,5 @@ int replay_verb(const std::vector<std::string>& args) {
 }  // namespace
 }  // namespace tcsim::cli
 
-TCSIM_REGISTER_VERB(replay, "replay", "estimate a profiled run (PyTorch profiler trace) on another GPU or precision",
+TCSIM_REGISTER_VERB(replay, "replay", "estimate a profiled run (PyTorch profiler trace, nsys export) on another GPU or precision",
                     tcsim::cli::replay_verb)

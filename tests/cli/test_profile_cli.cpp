@@ -33,6 +33,10 @@ TEST_CASE("tcsim validate on a PyTorch profiler trace: calls, families, not mapp
   CHECK(r.out.find("ncclKernel_AllReduce") != std::string::npos);
   CHECK(r.out.find("measured_tensor_core_pct") != std::string::npos);
   CHECK(r.err.find("9 kernels in 8 op calls") != std::string::npos);
+  CHECK(r.err.find("5 calls compared: MAPE") != std::string::npos);
+  // The made-up times are far from the model's: --max-mape fails with exit code 3.
+  auto strict = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' --max-mape 1");
+  CHECK(strict.exit_code == 3);
   const std::string calls = slurp(d / "o" / "summary.csv");
   CHECK(calls.rfind("name,phase,family,shape,kernels,kernel,measured_us,measured_tensor_core_pct,predicted_us,error_pct", 0) == 0);
   CHECK(calls.find("aten::convolution_backward,backward,conv") != std::string::npos);
