@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/result_attributes.h"
+#include "common/error.h"
 #include "common/strings.h"
 #include "engine/load_accelerator.h"
 #include "engine/profile/profile_estimate.h"
@@ -15,6 +16,9 @@ namespace tcsim::cli {
 
 int run_profile_command(const ProfileRequest& req) {
   const workload::Profile profile = workload::read_profile(req.input);
+  if (profile.kernels.empty())
+    throw InputError(req.input, "no GPU kernels in the profile (torch.profiler: activities must include "
+                                "ProfilerActivity.CUDA; nsys: --trace=cuda)");
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(req.config_path, req.overrides);
   const engine::ProfileEstimate e = engine::estimate_profile(*loaded.accelerator, profile, req.precision, req.jobs);
 

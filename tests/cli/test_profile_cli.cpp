@@ -89,6 +89,11 @@ TEST_CASE("tcsim validate/replay: a truncated trace is bad input (exit 2, file:l
   CHECK(r.err.find("ends early") != std::string::npos);
   auto p = run_tcsim("replay -c '" + config("a100.yaml") + "' '" + trace.string() + "'");
   CHECK(p.exit_code == 2);
+  const fs::path cpu_only = d / "cpu_only.json";
+  std::ofstream(cpu_only) << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]})";
+  auto empty = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + cpu_only.string() + "'");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("no GPU kernels") != std::string::npos);
 }
 
 TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV") {
