@@ -275,6 +275,7 @@ void map_attention(Call& c, const std::string& b) {
   // is_causal's position in each op's schema.
   std::size_t causal_at = 4;  // _scaled_dot_product_flash_attention
   if (b.find("efficient") != std::string::npos || b.find("cudnn") != std::string::npos) causal_at = 6;
+  if (b == "scaled_dot_product_attention") causal_at = 5;  // (query, key, value, attn_mask, dropout_p, is_causal)
   if (backward) causal_at = 11;
   Kernel k;
   k.kind = Kernel::Kind::attention;
@@ -383,7 +384,7 @@ void map_memory(Call& c, const std::string& b) {
     const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
     return add_memory(c, "softmax", "softmax", f, t.largest, row, 2 * n * eb, n * eb, 4, launches);
   }
-  if (b == "native_layer_norm" || b == "native_layer_norm_backward") {
+  if (b == "native_layer_norm" || b == "native_layer_norm_backward" || b == "layer_norm") {
     const bool bwd = b.back() == 'd';
     const Dims& w = c.dims(bwd ? 5 : 2);
     const std::int64_t row = !w.empty() ? numel(w) : (x.empty() ? 1 : x.back());
@@ -394,7 +395,7 @@ void map_memory(Call& c, const std::string& b) {
     return add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb,
                       n * eb + 2.0 * double(row) * eb, 8, launches);
   }
-  if (b == "native_batch_norm" || b == "cudnn_batch_norm" || b == "batch_norm_impl_index" ||
+  if (b == "native_batch_norm" || b == "cudnn_batch_norm" || b == "batch_norm_impl_index" || b == "batch_norm" ||
       b == "native_batch_norm_backward" || b == "cudnn_batch_norm_backward" || b == "batch_norm_backward") {
     const bool bwd = b.find("backward") != std::string::npos;
     const Dims& in = c.dims(bwd && b != "cudnn_batch_norm_backward" ? 1 : 0);
@@ -439,14 +440,15 @@ const std::unordered_set<std::string>& conv_ops() {
   return s;
 }
 bool is_attention(const std::string& b) {
-  return b.rfind("scaled_dot_product_", 0) == 0 && b.find("attention") != std::string::npos && b != "scaled_dot_product_attention";
+  // The public op too, for traces that give its kernels to the outer op (the inner one wins when known).
+  return b.rfind("scaled_dot_product_", 0) == 0 && b.find("attention") != std::string::npos;
 }
 bool is_memory_op(const std::string& b) {
   static const std::unordered_set<std::string> s = {
       "fused_adam", "fused_adamw", "fused_sgd", "softmax", "log_softmax", "softmax_backward_data",
       "log_softmax_backward_data", "native_layer_norm", "native_layer_norm_backward", "native_batch_norm",
       "cudnn_batch_norm", "batch_norm_impl_index", "native_batch_norm_backward", "cudnn_batch_norm_backward",
-      "batch_norm_backward", "sum", "mean"};
+      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm"};
   double f = 0;
   return s.count(b) || b.rfind("foreach_", 0) == 0 || elementwise_flops(b, f);
 }
