@@ -15,10 +15,33 @@ using lowering_detail::memory_kernel;
 
 bool has_true(std::string_view s) { return s.find("True") != std::string_view::npos || s.find("true") != std::string_view::npos; }
 
+// Sizes are checked before any mapping (sizes_in_range): every dimension in [0, 2^31] and every
+// tensor at most 2^48 elements, so these products cannot overflow.
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
+constexpr double kMaxElements = 281474976710656.0;  // 2^48, as the network lowering's limit
+
 std::int64_t numel(const Dims& d) {
   std::int64_t n = 1;
   for (auto v : d) n *= std::max<std::int64_t>(0, v);
   return n;
+}
+
+bool dims_in_range(const Dims& d) {
+  double n = 1;
+  for (auto v : d) {
+    if (v < 0 || v > kMaxDim) return false;
+    n *= double(v);
+  }
+  return n <= kMaxElements;
+}
+
+bool sizes_in_range(const ProfiledOp& op) {
+  for (const Dims& d : op.input_dims)
+    if (!dims_in_range(d)) return false;
+  for (const auto& list : op.input_lists)
+    for (const Dims& d : list)
+      if (!dims_in_range(d)) return false;
+  return true;
 }
 
 std::string dims_text(const Dims& d) {
@@ -59,7 +82,7 @@ Dims int_list(const std::string& text) {
     if (p.empty()) continue;
     char* end = nullptr;
     const long long v = std::strtoll(p.c_str(), &end, 10);
-    if (end == p.c_str() || *end) return {};
+    if (end == p.c_str() || *end || v < -kMaxDim || v > kMaxDim) return {};
     out.push_back(v);
   }
   return out;
@@ -361,6 +384,7 @@ void map_memory(Call& c, const std::string& b) {
       if (n > 0) ++lists;
     }
     if (elements == 0) return (void)c.fail("optimizer", "no tensor lists in Input Dims");
+    if (double(elements) > kMaxElements) return (void)c.fail("optimizer", "tensor lists above 2^48 elements");
     const double e = double(elements), fp32 = 4;  // lists carry no dtype: fp32 master state assumed
     if (b == "fused_sgd") return add_memory(c, "optimizer", "sgd", FormatId::fp32, elements, 0, 3 * e * fp32, 2 * e * fp32, 4, launches);
     if (b.rfind("fused_adam", 0) == 0)  // p, grad, exp_avg, exp_avg_sq read; p and both moments written
@@ -463,6 +487,10 @@ bool is_known_op(const std::string& name) {
 OpKernels op_kernels(const ProfiledOp& op, const std::vector<KernelNameClass>& launched, std::optional<Precision> precision) {
   Call c{op, launched, precision, {}};
   const std::string b = base_name(op.name);
+  if (!sizes_in_range(op)) {
+    c.fail("other", "input sizes out of range (a dimension above 2^31 or a tensor above 2^48 elements)");
+    return c.out;
+  }
   if (gemm_ops().count(b)) map_gemm(c, b);
   else if (conv_ops().count(b)) map_conv(c, b);
   else if (is_attention(b)) map_attention(c, b);

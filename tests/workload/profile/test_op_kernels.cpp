@@ -107,3 +107,13 @@ TEST_CASE("op kernels: re-typed for another precision (replay)") {
   OpKernels ln = op_kernels(op("aten::native_layer_norm", {{64, 1024}, {}, {1024}, {1024}}, {"float", "", "float", "float"}), {}, Precision::amp_fp16);
   CHECK(ln.kernels[0].a_format == FormatId::fp32);  // on autocast's fp32 list
 }
+
+TEST_CASE("op kernels: sizes out of range are listed, never multiplied into overflow") {
+  OpKernels big = op_kernels(op("aten::mm", {{std::int64_t(1) << 40, 256}, {256, 512}}, {"float", "float"}), {});
+  CHECK_FALSE(big.mapped);
+  CHECK(big.reason.find("out of range") != std::string::npos);
+  OpKernels many = op_kernels(op("aten::add", {{1 << 30, 1 << 30}, {1 << 30, 1 << 30}}, {"float", "float"}), {});
+  CHECK_FALSE(many.mapped);
+  OpKernels neg = op_kernels(op("aten::relu", {{-4, 8}}, {"float"}), {});
+  CHECK_FALSE(neg.mapped);
+}

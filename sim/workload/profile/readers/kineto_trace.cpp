@@ -1,6 +1,7 @@
 #include "workload/profile/readers/kineto_trace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -48,13 +49,19 @@ struct EventReader {
     auto it = e.find(key);
     if (it == e.end()) fail(key, "missing");
     if (!it->is_number()) fail(key, "expected a number");
-    return it->get<double>();
+    const double v = it->get<double>();
+    if (!std::isfinite(v)) fail(key, "expected a finite number");
+    return v;
   }
   std::int64_t integer_or(const json& args, const char* key, std::int64_t fallback) const {
     auto it = args.find(key);
     if (it == args.end() || it->is_null()) return fallback;
     if (it->is_number_integer()) return it->get<std::int64_t>();
-    if (it->is_number()) return std::int64_t(it->get<double>());
+    if (it->is_number()) {
+      const double v = it->get<double>();
+      if (!(std::abs(v) < 9e18)) fail(std::string("args.") + key, "expected an integer");
+      return std::int64_t(v);
+    }
     if (it->is_string()) {  // tid may be a name ("stream 7")
       return fallback;
     }

@@ -49,7 +49,10 @@ std::array<std::int64_t, 3> triple(const std::string& text) {  // "(256, 1, 1)"
   for (char c : text)
     if (c != '(' && c != ')') t += c;
   const auto parts = split(t, ',');
-  for (std::size_t i = 0; i < 3 && i < parts.size(); ++i) out[i] = std::int64_t(number_of(std::string(trim(parts[i]))));
+  for (std::size_t i = 0; i < 3 && i < parts.size(); ++i) {
+    const double v = number_of(std::string(trim(parts[i])));
+    out[i] = v >= 0 && v < 1e12 ? std::int64_t(v) : 0;  // unreadable: 0 (grid and block are only reported)
+  }
   return out;
 }
 
