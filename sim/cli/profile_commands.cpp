@@ -1,5 +1,6 @@
 #include "cli/profile_commands.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -36,7 +37,22 @@ int run_profile_command(const ProfileRequest& req) {
   } else if (req.format == "json") {
     std::cout << io::format_json(rs);
   } else {
-    std::cout << io::format_text_table(rs.tables[1]) << "\n";
+    // The calls with the most measured time first (all of them in summary.csv).
+    io::Table top = io::select_columns(rs.tables[0], {"name", "phase", "shape", "measured_us", "predicted_us",
+                                                      req.replay ? "speedup" : "error_pct", "measured_tflops",
+                                                      "measured_tensor_core_pct", "bound"});
+    std::vector<std::size_t> order(top.rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return e.mapping.calls[a].measured_us > e.mapping.calls[b].measured_us;
+    });
+    constexpr std::size_t kTopCalls = 10;
+    io::Table shown = top;
+    shown.rows.clear();
+    for (std::size_t i = 0; i < order.size() && i < kTopCalls; ++i) shown.rows.push_back(top.rows[order[i]]);
+    std::cout << "op calls with the most measured time (" << std::min(order.size(), kTopCalls) << " of " << order.size()
+              << "; all in summary.csv with -o):\n"
+              << io::format_text_table(shown) << "\n" << io::format_text_table(rs.tables[1]) << "\n";
     if (!rs.tables[2].rows.empty()) {
       constexpr std::size_t kShown = 20;  // the largest; all of them in not_mapped.csv
       io::Table top = rs.tables[2];

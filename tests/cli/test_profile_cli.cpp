@@ -38,7 +38,9 @@ TEST_CASE("tcsim validate on a PyTorch profiler trace: calls, families, not mapp
   auto strict = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' --max-mape 1");
   CHECK(strict.exit_code == 3);
   const std::string calls = slurp(d / "o" / "summary.csv");
-  CHECK(calls.rfind("name,phase,family,shape,kernels,kernel,measured_us,measured_tensor_core_pct,predicted_us,error_pct", 0) == 0);
+  CHECK(calls.rfind("name,phase,family,shape,kernels,kernel,measured_us,measured_tensor_core_pct,predicted_us,measured_tflops,"
+                    "predicted_tflops,error_pct", 0) == 0);
+  CHECK(r.out.find("op calls with the most measured time (8 of 8") != std::string::npos);
   CHECK(calls.find("aten::convolution_backward,backward,conv") != std::string::npos);
   const std::string fams = slurp(d / "o" / "families.csv");
   CHECK(fams.find("gemm,1,1,50,") != std::string::npos);

@@ -74,6 +74,7 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
         }
         const double t = o.result.time_s * 1e6 * double(k.count);
         r.predicted_us += t;
+        r.flops += o.result.flops * double(k.count);
         if (on_tensor_cores(k)) r.predicted_tensor_core_us += t;
         if (t > longest) longest = t, r.bound = o.result.bound, r.mapping = o.result.mapping;
       }
@@ -85,7 +86,7 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
       for (std::size_t i = 0; i < call.sim.kernels.size(); ++i)
         q.launch(outcomes[slots[c][i]].result.time_s, call.sim.kernels[i].count);
     } else {
-      r.predicted_us = r.predicted_tensor_core_us = 0;
+      r.predicted_us = r.predicted_tensor_core_us = r.flops = 0;
       r.bound.clear(), r.mapping.clear();
       e.not_mapped_us += call.measured_us;
       ++e.not_mapped_calls;
@@ -120,7 +121,7 @@ io::Table profile_calls_table(const ProfileEstimate& e, bool replay) {
   using C = io::ColumnOf<CallRow>;
   std::vector<C> cols = {
       {"name", "the op call (or the kernel, when no op launched it)", [](const CallRow& r) { return io::Cell(r.call->name); }},
-      {"phase", "forward, backward or optimizer", [](const CallRow& r) { return io::Cell(std::string(workload::to_string(r.call->phase))); }},
+      {"phase", "forward, backward, optimizer, or unknown (no op launched it)", [](const CallRow& r) { return io::Cell(std::string(workload::to_string(r.call->phase))); }},
       {"family", "gemm, conv, attention, elementwise, softmax, norm, reduce, optimizer, other",
        [](const CallRow& r) { return io::Cell(r.call->sim.family); }},
       {"shape", "what tcsim simulates", [](const CallRow& r) { return io::Cell(r.call->sim.shape); }},
@@ -132,6 +133,10 @@ io::Table profile_calls_table(const ProfileEstimate& e, bool replay) {
       {"predicted_us", "tcsim's time of the call (empty: not simulated)",
        [](const CallRow& r) { return r.est->simulated ? io::Cell(r.est->predicted_us) : io::Cell(); }},
   };
+  cols.push_back({"measured_tflops", "the call's useful work over its measured time (how close to peak it ran)",
+                  [](const CallRow& r) { return r.est->simulated && r.call->measured_us > 0 && r.est->flops > 0 ? io::Cell(r.est->flops / r.call->measured_us * 1e-6) : io::Cell(); }});
+  cols.push_back({"predicted_tflops", "the same work over the predicted time",
+                  [](const CallRow& r) { return r.est->simulated && r.est->predicted_us > 0 && r.est->flops > 0 ? io::Cell(r.est->flops / r.est->predicted_us * 1e-6) : io::Cell(); }});
   if (replay)
     cols.push_back({"speedup", "measured / predicted",
                     [](const CallRow& r) { return r.est->simulated && r.est->predicted_us > 0 ? io::Cell(r.call->measured_us / r.est->predicted_us) : io::Cell(); }});

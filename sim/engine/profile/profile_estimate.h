@@ -22,6 +22,7 @@ struct CallEstimate {
   double predicted_us = 0;          // of the call (its kernels, counts included)
   double predicted_tensor_core_us = 0;  // of its GEMM, convolution and attention kernels in a tensor-core format
   std::string bound, mapping;       // of its longest kernel
+  double flops = 0;                 // useful work of the call (its kernels' flops, counts included)
 };
 
 struct ProfileEstimate {

@@ -12,6 +12,7 @@ const char* to_string(ProfilePhase p) {
     case ProfilePhase::forward: return "forward";
     case ProfilePhase::backward: return "backward";
     case ProfilePhase::optimizer: return "optimizer";
+    case ProfilePhase::unknown: return "unknown";
   }
   return "forward";
 }
@@ -62,7 +63,7 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
       c.op = op;
       c.name = op >= 0 ? p.ops[std::size_t(op)].name : k.name;
       c.origin = op >= 0 ? p.ops[std::size_t(op)].origin : k.origin;
-      c.phase = op >= 0 ? phase_of(p, op) : ProfilePhase::forward;
+      c.phase = op >= 0 ? phase_of(p, op) : ProfilePhase::unknown;
       m.calls.push_back(std::move(c));
       if (op >= 0) call_of_op.emplace(op, ci);
     }

@@ -14,7 +14,7 @@
 
 namespace tcsim::workload {
 
-enum class ProfilePhase { forward, backward, optimizer };
+enum class ProfilePhase { forward, backward, optimizer, unknown };  // unknown: no op launched the kernel
 const char* to_string(ProfilePhase p);
 
 struct ProfiledCall {
