@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/profile_commands.h"
 #include "cli/result_attributes.h"
 #include "cli/validate_networks.h"
 #include "cli/verbs.h"
@@ -17,6 +18,7 @@
 #include "workload/deepbench.h"
 #include "workload/measured.h"
 #include "workload/measured_h5.h"
+#include "workload/profile/readers/read_profile.h"
 
 namespace po = boost::program_options;
 
@@ -61,6 +63,9 @@ int validate_verb(const std::vector<std::string>& args) {
       "detected by header. NeuSight times include PyTorch's host overhead (config host.kernel_overhead).\n"
       "Whole networks: NeuSight model files (<model>-<inf|train>-<seq>-<batch>.json) and NVIDIA's\n"
       "throughput CSV (../shared/data/networks/dle_single_gpu.csv), run with models/<model>.yaml.\n"
+      "Profiles: a PyTorch profiler trace (torch.profiler, record_shapes=True; Chrome-trace JSON, or .json.gz),\n"
+      "an Nsight Systems SQLite export or an Nsight Compute CSV: each op call simulated beside its kernels'\n"
+      "measured time, per family, not-mapped calls listed (traces/README.md); --max-mape on the simulated calls.\n"
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
   apply_clock_option(clock_mode, overrides);
@@ -74,6 +79,17 @@ int validate_verb(const std::vector<std::string>& args) {
   else if (precision == "fp32") prec = workload::DeepBenchPrecision::fp32;
   else if (!precision.empty()) throw InputError("--precision", "expected fp16 or fp32, got '" + precision + "'");
   if (inputs.empty()) throw InputError("tcsim validate", "give at least one measured-data file");
+  if (workload::is_profile_file(inputs.front())) {  // a profiled run: profile_commands.cpp
+    if (inputs.size() != 1) throw InputError("tcsim validate", "give one profile at a time");
+    ProfileRequest req;
+    req.config_path = config_path, req.overrides = overrides, req.input = inputs.front();
+    // One thread unless -j is given: the GPU model's shared SM-time caches can make a kernel's
+    // result depend on which kernels other threads simulated first (seen on conv dgrad/wgrad).
+    req.output_dir = output_dir, req.format = format, req.jobs = vm.count("jobs") ? engine::resolve_jobs(jobs) : 1;
+    req.command_line = "tcsim validate " + join(args, " ");
+    req.max_mape = max_mape, req.has_max_mape = vm.count("max-mape") > 0;
+    return run_profile_command(req);
+  }
   if (is_network_measurement(inputs.front()))  // whole networks: validate_networks.cpp
     return validate_network_files({config_path, overrides, inputs, models_dir, output_dir, format, max_mape,
                                    vm.count("max-mape") > 0, engine::resolve_jobs(jobs), "tcsim validate " + join(args, " ")});
@@ -154,5 +170,5 @@ int validate_verb(const std::vector<std::string>& args) {
 }  // namespace
 }  // namespace tcsim::cli
 
-TCSIM_REGISTER_VERB(validate, "validate", "simulate measured kernels (ours, DeepBench) and report the prediction error",
+TCSIM_REGISTER_VERB(validate, "validate", "simulate measured kernels (ours, DeepBench, NeuSight, Vidur, profiles) and report the prediction error",
                     tcsim::cli::validate_verb)

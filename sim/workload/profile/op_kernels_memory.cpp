@@ -1,0 +1,157 @@
+// The memory-bound ops of a profile (elementwise, softmax, norms, reductions, optimizer) as tcsim
+// memory kernels with the bytes of their tensors (op_kernels.h).
+#include <algorithm>
+#include <unordered_set>
+
+#include "workload/profile/op_kernels_call.h"
+
+namespace tcsim::workload::op_kernels_detail {
+namespace {
+
+using lowering_detail::memory_kernel;
+
+// The tensors of the call: (elements, format) of each tensor argument with a known floating format.
+struct Tensors {
+  std::int64_t largest = 0;   // elements of the largest tensor (the output of a broadcast)
+  double read_bytes = 0;      // all tensor inputs
+  std::optional<FormatId> format;  // the first tensor's
+};
+
+Tensors tensors_of(const Call& c) {
+  Tensors t;
+  for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
+    const auto f = format_of_type(c.type(i));
+    if (!f || c.type(i).empty()) continue;
+    if (c.dims(i).empty() && c.op.input_lists[i].empty()) continue;  // a 0-d tensor: a scalar
+    const std::int64_t n = numel(c.dims(i));
+    if (!t.format) t.format = *f;
+    t.largest = std::max(t.largest, n);
+    t.read_bytes += double(n) * bytes_of(*f);
+  }
+  return t;
+}
+
+// Elementwise ops by base name, with their arithmetic per element (a special function counts one).
+bool elementwise_flops(const std::string& b, double& flops) {
+  static const std::unordered_set<std::string> one = {
+      "add", "sub", "mul", "div", "relu", "threshold_backward", "neg", "exp", "sqrt", "rsqrt", "pow", "where",
+      "masked_fill", "addcmul", "addcdiv", "lerp", "clamp", "clamp_min", "silu", "sigmoid", "tanh", "tanh_backward",
+      "sigmoid_backward", "silu_backward", "hardtanh", "hardtanh_backward", "leaky_relu", "abs", "reciprocal", "fill",
+      "zero", "copy", "clone", "to_copy", "contiguous", "native_dropout", "native_dropout_backward", "dropout", "rsub",
+      "log", "sin", "cos", "erf", "gelu", "gelu_backward", "square", "maximum", "minimum", "eq", "ne", "gt", "lt", "ge", "le"};
+  if (!one.count(b)) return false;
+  flops = b == "gelu" || b == "gelu_backward" ? 5 : b == "copy" || b == "clone" || b == "to_copy" || b == "fill" || b == "zero" || b == "contiguous" ? 0 : 1;
+  return true;
+}
+
+void add_memory(Call& c, const std::string& family, const std::string& op, FormatId stored, std::int64_t elements,
+                std::int64_t row, double read_bytes, double write_bytes, double flops, std::int64_t launches) {
+  double scale = 1;
+  const FormatId fmt = c.memory_format(stored, family, scale);
+  launches = std::max<std::int64_t>(1, launches);
+  Kernel k = memory_kernel(c.op.name, op, fmt, std::max<std::int64_t>(1, (elements + launches - 1) / launches), row, 0, 0,
+                           flops, launches, read_bytes * scale / double(launches), write_bytes * scale / double(launches));
+  c.out.kernels.push_back(std::move(k));
+  c.out.mapped = true;
+  c.out.family = family;
+  c.out.shape = std::to_string(elements) + " elements" + (row > 0 ? " rows of " + std::to_string(row) : "") + " " +
+                std::string(format_name(fmt));
+}
+
+}  // namespace
+
+void map_memory(Call& c, const std::string& b) {
+  const Tensors t = tensors_of(c);
+  const std::int64_t launches = std::int64_t(c.launched.size());
+  if (b == "fused_adam" || b == "fused_adamw" || b == "fused_sgd" || b.rfind("foreach_", 0) == 0) {
+    // TensorList arguments: parameters (or the first list) and the lists read alongside.
+    std::int64_t elements = 0, lists = 0;
+    for (std::size_t i = 0; i < c.op.input_lists.size(); ++i) {
+      if (c.op.input_lists[i].empty()) continue;
+      std::int64_t n = 0;
+      for (const auto& d : c.op.input_lists[i]) n += numel(d);
+      if (lists == 0) elements = n;
+      if (n > 0) ++lists;
+    }
+    if (elements == 0) return (void)c.fail("optimizer", "no tensor lists in Input Dims");
+    if (double(elements) > kMaxElements) return (void)c.fail("optimizer", "tensor lists above 2^48 elements");
+    const double e = double(elements), fp32 = 4;  // lists carry no dtype: fp32 master state assumed
+    if (b == "fused_sgd") return add_memory(c, "optimizer", "sgd", FormatId::fp32, elements, 0, 3 * e * fp32, 2 * e * fp32, 4, launches);
+    if (b.rfind("fused_adam", 0) == 0)  // p, grad, exp_avg, exp_avg_sq read; p and both moments written
+      return add_memory(c, "optimizer", b == "fused_adam" ? "adam" : "adamw", FormatId::fp32, elements, 0, 4 * e * fp32, 3 * e * fp32, 12, launches);
+    return add_memory(c, "optimizer", b.substr(8), FormatId::fp32, elements, 0, double(lists) * e * fp32,
+                      e * fp32, 1, launches);
+  }
+  if (!t.format || t.largest == 0) return (void)c.fail("other", "no floating-point tensor input with recorded sizes");
+  const FormatId f = *t.format;
+  const double eb = bytes_of(f), n = double(t.largest);
+  const Dims& x = c.dims(0);
+  if (b == "softmax" || b == "log_softmax") {
+    std::int64_t dim = int_list(c.concrete(1)).empty() ? -1 : int_list(c.concrete(1))[0];
+    if (dim < 0) dim += std::int64_t(x.size());
+    const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
+    return add_memory(c, "softmax", "softmax", f, t.largest, row, n * eb, n * eb, 5, launches);
+  }
+  if (b == "softmax_backward_data" || b == "log_softmax_backward_data") {
+    std::int64_t dim = int_list(c.concrete(2)).empty() ? -1 : int_list(c.concrete(2))[0];
+    if (dim < 0) dim += std::int64_t(x.size());
+    const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
+    return add_memory(c, "softmax", "softmax", f, t.largest, row, 2 * n * eb, n * eb, 4, launches);
+  }
+  if (b == "native_layer_norm" || b == "native_layer_norm_backward" || b == "layer_norm") {
+    const bool bwd = b.back() == 'd';
+    const Dims& w = c.dims(bwd ? 5 : 2);
+    const std::int64_t row = !w.empty() ? numel(w) : (x.empty() ? 1 : x.back());
+    const double rows = n / double(std::max<std::int64_t>(1, row));
+    if (!bwd)  // x, gamma, beta in; y, mean and rstd (fp32) out
+      return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + 2.0 * double(row) * eb, n * eb + 8 * rows, 8, launches);
+    // dy, x, mean, rstd, gamma in; dx, dgamma, dbeta out
+    return add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb,
+                      n * eb + 2.0 * double(row) * eb, 8, launches);
+  }
+  if (b == "native_batch_norm" || b == "cudnn_batch_norm" || b == "batch_norm_impl_index" || b == "batch_norm" ||
+      b == "native_batch_norm_backward" || b == "cudnn_batch_norm_backward" || b == "batch_norm_backward") {
+    const bool bwd = b.find("backward") != std::string::npos;
+    const Dims& in = c.dims(bwd && b != "cudnn_batch_norm_backward" ? 1 : 0);
+    if (in.size() < 2) return (void)c.fail("norm", "expected a batch-norm input of rank >= 2");
+    const std::int64_t per_channel = numel(in) / std::max<std::int64_t>(1, in[1]);
+    // training: statistics pass and normalise pass (lowering_memory.cpp's batch_norm rule)
+    if (!bwd) return add_memory(c, "norm", "batch_norm", f, t.largest, per_channel, 2 * n * eb, n * eb, 6, launches);
+    return add_memory(c, "norm", "batch_norm", f, t.largest, per_channel, 4 * n * eb, n * eb, 12, launches);
+  }
+  if (b == "sum" || b == "mean") {
+    const Dims dims = int_list(c.concrete(1));
+    std::int64_t reduced = 1;
+    for (auto d : dims) {
+      const std::int64_t i = d < 0 ? d + std::int64_t(x.size()) : d;
+      if (i >= 0 && i < std::int64_t(x.size())) reduced *= x[std::size_t(i)];
+    }
+    if (dims.empty()) reduced = t.largest;
+    const std::int64_t out = std::max<std::int64_t>(1, t.largest / std::max<std::int64_t>(1, reduced));
+    return add_memory(c, "reduce", "reduce", f, out, reduced, n * eb, double(out) * eb, double(reduced), launches);
+  }
+  double flops = 1;
+  if (elementwise_flops(b, flops)) {
+    // copy_ (dst, src) reads src and writes dst in dst's format; other ops write the largest tensor.
+    if (b == "copy" && c.op.input_dims.size() >= 2) {
+      const auto fd = format_of_type(c.type(0)), fs = format_of_type(c.type(1));
+      if (fd && fs) return add_memory(c, "elementwise", "copy", *fd, numel(c.dims(0)), 0, double(numel(c.dims(1))) * bytes_of(*fs),
+                                      double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
+    }
+    const bool writes_only = b == "fill" || b == "zero";
+    return add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb, flops, launches);
+  }
+  c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
+}
+
+bool is_memory_op(const std::string& b) {
+  static const std::unordered_set<std::string> s = {
+      "fused_adam", "fused_adamw", "fused_sgd", "softmax", "log_softmax", "softmax_backward_data",
+      "log_softmax_backward_data", "native_layer_norm", "native_layer_norm_backward", "native_batch_norm",
+      "cudnn_batch_norm", "batch_norm_impl_index", "native_batch_norm_backward", "cudnn_batch_norm_backward",
+      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm"};
+  double f = 0;
+  return s.count(b) || b.rfind("foreach_", 0) == 0 || elementwise_flops(b, f);
+}
+
+}  // namespace tcsim::workload::op_kernels_detail

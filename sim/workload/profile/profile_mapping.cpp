@@ -1,0 +1,130 @@
+#include "workload/profile/profile_mapping.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/strings.h"
+
+namespace tcsim::workload {
+
+const char* to_string(ProfilePhase p) {
+  switch (p) {
+    case ProfilePhase::forward: return "forward";
+    case ProfilePhase::backward: return "backward";
+    case ProfilePhase::optimizer: return "optimizer";
+    case ProfilePhase::unknown: return "unknown";
+  }
+  return "forward";
+}
+
+namespace {
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+ProfilePhase phase_of(const Profile& p, int op) {
+  for (int i = op; i >= 0; i = p.ops[std::size_t(i)].parent) {
+    const std::string& n = p.ops[std::size_t(i)].name;
+    if (starts_with(n, "Optimizer.") || starts_with(n, "aten::_fused_adam") || starts_with(n, "aten::_fused_sgd") ||
+        starts_with(n, "aten::_foreach_") || starts_with(n, "optimizer_step"))
+      return ProfilePhase::optimizer;
+    if (starts_with(n, "autograd::engine::evaluate_function") || n.find("Backward") != std::string::npos ||
+        n.find("_backward") != std::string::npos)
+      return ProfilePhase::backward;
+  }
+  return ProfilePhase::forward;
+}
+
+// The op a kernel is attributed to: the innermost known op around the launching one.
+int known_op(const Profile& p, int op) {
+  for (int i = op; i >= 0; i = p.ops[std::size_t(i)].parent)
+    if (is_known_op(p.ops[std::size_t(i)].name)) return i;
+  return op;
+}
+
+}  // namespace
+
+ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision) {
+  ProfileMapping m;
+  m.kernels = p.kernels.size();
+  std::unordered_map<int, std::size_t> call_of_op;
+  double first = 0, last = 0;
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    const ProfiledKernel& k = p.kernels[i];
+    m.kernel_time_us += k.dur_us;
+    if (i == 0 || k.start_us < first) first = k.start_us;
+    last = std::max(last, k.start_us + k.dur_us);
+    const int op = k.op >= 0 ? known_op(p, k.op) : -1;
+    std::size_t ci;
+    if (op >= 0 && call_of_op.count(op)) {
+      ci = call_of_op[op];
+    } else {
+      ci = m.calls.size();
+      ProfiledCall c;
+      c.op = op;
+      c.name = op >= 0 ? p.ops[std::size_t(op)].name : k.name;
+      c.origin = op >= 0 ? p.ops[std::size_t(op)].origin : k.origin;
+      c.phase = op >= 0 ? phase_of(p, op) : ProfilePhase::unknown;
+      m.calls.push_back(std::move(c));
+      if (op >= 0) call_of_op.emplace(op, ci);
+    }
+    m.calls[ci].kernels.push_back(int(i));
+  }
+  m.span_us = p.kernels.empty() ? 0 : last - first;
+
+  // Op calls with the same op, shapes and kernel names map the same way: map each once.
+  std::unordered_map<std::string, OpKernels> cache;
+  for (ProfiledCall& c : m.calls) {
+    std::vector<KernelNameClass> classes;
+    double longest = -1;
+    for (int ki : c.kernels) {
+      const ProfiledKernel& k = p.kernels[std::size_t(ki)];
+      classes.push_back(classify_kernel_name(k.name));
+      c.measured_us += k.dur_us;
+      if (classes.back().path == MathPath::tensor_core) c.measured_tensor_core_us += k.dur_us;
+      if (k.dur_us > longest) {
+        longest = k.dur_us;
+        c.first_kernel = k.name;
+        c.metrics.clear();
+        for (const auto& [name, v] : k.metrics)
+          c.metrics += (c.metrics.empty() ? "" : " ") + name + "=" + format_number("%.4g", v);
+      }
+    }
+    if (c.op < 0) {
+      const std::string& kn = p.kernels[std::size_t(c.kernels.front())].name;
+      c.sim.family = kn.find("nccl") != std::string::npos ? "communication"
+                     : kn.rfind("Memcpy", 0) == 0 || kn.rfind("Memset", 0) == 0 ? "memcpy"
+                                                                                : to_string(classes.front().family);
+      c.sim.reason = p.format.rfind("ncu", 0) == 0
+                         ? "Nsight Compute records no framework op or problem size for its kernels"
+                     : p.format == "nsys-sqlite"
+                         ? "no NVTX op range with sizes around its launch (record with torch.autograd.profiler.emit_nvtx(record_shapes=True))"
+                         : "no recorded op launched this kernel (record_shapes off, or launched outside an aten op)";
+      continue;
+    }
+    const ProfiledOp& op = p.ops[std::size_t(c.op)];
+    std::string key = op.name;
+    key.reserve(256);
+    for (const auto& d : op.input_dims) {
+      key += '|';
+      for (auto v : d) key += std::to_string(v) + ',';
+    }
+    for (const auto& l : op.input_lists) key += '#' + std::to_string(l.size()) + (l.empty() ? "" : std::to_string(l.front().size()));
+    for (const auto& t : op.input_types) key += '|' + t;
+    for (const auto& s : op.input_strides) {
+      key += '/';
+      for (auto v : s) key += std::to_string(v) + ',';
+    }
+    for (const auto& t : op.concrete) key += '|' + t;
+    for (int ki : c.kernels) key += '@' + p.kernels[std::size_t(ki)].name;
+    // tensor lists' total sizes matter for the optimizer ops
+    for (const auto& l : op.input_lists)
+      for (const auto& d : l)
+        for (auto v : d) key += std::to_string(v) + ',';
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(std::move(key), op_kernels(op, classes, precision)).first;
+    c.sim = it->second;
+  }
+  return m;
+}
+
+}  // namespace tcsim::workload

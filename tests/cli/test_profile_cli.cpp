@@ -1,0 +1,120 @@
+// End-to-end `tcsim validate PROFILE` and `tcsim replay PROFILE` on a small PyTorch profiler trace
+// (sim/cli/profile_commands.cpp).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+#include "workload/profile/nsys_test_db.h"
+#include "workload/profile/small_kineto_trace.h"
+
+namespace fs = std::filesystem;
+using tcsim::test::run_tcsim;
+using tcsim::test::slurp;
+
+namespace {
+std::string config(const char* name) { return (tcsim::test::source_dir() / "configs/gpu" / name).string(); }
+fs::path write_trace(const fs::path& d, const std::string& text) {
+  const fs::path f = d / "trace.json";
+  std::ofstream(f) << text;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("tcsim validate on a PyTorch profiler trace: calls, families, not mapped, step, -o") {
+  const fs::path d = tcsim::test::temp_dir("profile_validate");
+  const fs::path trace = write_trace(d, tcsim::test::small_kineto_trace());
+  auto r = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' -j 1 -o '" + (d / "o").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("family") != std::string::npos);
+  CHECK(r.out.find("not mapped") != std::string::npos);
+  CHECK(r.out.find("aten::my_custom_op") != std::string::npos);
+  CHECK(r.out.find("ncclKernel_AllReduce") != std::string::npos);
+  CHECK(r.out.find("measured_tensor_core_pct") != std::string::npos);
+  CHECK(r.err.find("9 kernels in 8 op calls") != std::string::npos);
+  CHECK(r.err.find("5 calls compared: MAPE") != std::string::npos);
+  // The made-up times are far from the model's: --max-mape fails with exit code 3.
+  auto strict = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' --max-mape 1");
+  CHECK(strict.exit_code == 3);
+  const std::string calls = slurp(d / "o" / "summary.csv");
+  CHECK(calls.rfind("name,phase,family,shape,kernels,kernel,measured_us,measured_tensor_core_pct,predicted_us,measured_tflops,"
+                    "predicted_tflops,error_pct", 0) == 0);
+  CHECK(r.out.find("op calls with the most measured time (8 of 8") != std::string::npos);
+  CHECK(calls.find("aten::convolution_backward,backward,conv") != std::string::npos);
+  const std::string fams = slurp(d / "o" / "families.csv");
+  CHECK(fams.find("gemm,1,1,50,") != std::string::npos);
+  const std::string nm = slurp(d / "o" / "not_mapped.csv");
+  CHECK(nm.find("my_custom_kernel") == std::string::npos);  // listed by op, not by kernel
+  CHECK(nm.find("aten::my_custom_op,other,1,1,15,") != std::string::npos);
+  const std::string step = slurp(d / "o" / "step.csv");
+  CHECK(step.find("measured_span_us") != std::string::npos);
+  CHECK(step.find("mapped_error_pct") != std::string::npos);
+  // Same inputs, same outputs. (-j 1: with several threads the GPU model's SM-time cache, keyed on
+  // rounded values, can make the result depend on which kernel was simulated first; reported.)
+  auto again = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' -j 1 --format csv");
+  auto once = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "' -j 1 --format csv");
+  CHECK(again.out == once.out);
+  CHECK(once.out == calls);
+}
+
+TEST_CASE("tcsim replay: a profiled run on another GPU and precision") {
+  const fs::path d = tcsim::test::temp_dir("profile_replay");
+  const fs::path trace = write_trace(d, tcsim::test::small_kineto_trace());
+  auto same = run_tcsim("replay -c '" + config("h100.yaml") + "' '" + trace.string() + "' -o '" + (d / "a").string() + "'");
+  REQUIRE_MESSAGE(same.exit_code == 0, same.err);
+  CHECK(same.err.find("speedup") != std::string::npos);
+  auto amp = run_tcsim("replay -c '" + config("h100.yaml") + "' '" + trace.string() + "' --precision amp-bf16 -o '" +
+                       (d / "b").string() + "'");
+  REQUIRE_MESSAGE(amp.exit_code == 0, amp.err);
+  const std::string calls = slurp(d / "b" / "summary.csv");
+  CHECK(calls.find("speedup") != std::string::npos);
+  CHECK(calls.find("bf16") != std::string::npos);
+  CHECK(slurp(d / "b" / "step.csv").find("bottleneck") != std::string::npos);
+  // bf16 convolutions on the tensor cores beat the profiled TF32 ones on the same GPU.
+  CHECK(slurp(d / "b" / "step.csv") != slurp(d / "a" / "step.csv"));
+
+  auto bad = run_tcsim("replay -c '" + config("h100.yaml") + "' '" + trace.string() + "' --precision fp7");
+  CHECK(bad.exit_code == 2);
+  auto no_bf16 = run_tcsim("replay -c '" + config("v100.yaml") + "' '" + trace.string() + "' --precision amp-bf16");
+  CHECK(no_bf16.exit_code == 2);
+  CHECK(no_bf16.err.find("amp-bf16 is not available on") != std::string::npos);
+}
+
+TEST_CASE("tcsim validate/replay: a truncated trace is bad input (exit 2, file:line:column)") {
+  const fs::path d = tcsim::test::temp_dir("profile_bad");
+  const std::string full = tcsim::test::small_kineto_trace();
+  const fs::path trace = write_trace(d, full.substr(0, full.size() - 40));
+  auto r = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + trace.string() + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(trace.string() + ":") != std::string::npos);
+  CHECK(r.err.find("ends early") != std::string::npos);
+  auto p = run_tcsim("replay -c '" + config("a100.yaml") + "' '" + trace.string() + "'");
+  CHECK(p.exit_code == 2);
+  const fs::path cpu_only = d / "cpu_only.json";
+  std::ofstream(cpu_only) << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]})";
+  auto empty = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + cpu_only.string() + "'");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("no GPU kernels") != std::string::npos);
+}
+
+TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV") {
+  const fs::path d = tcsim::test::temp_dir("profile_nsight");
+  tcsim::test::write_nsys_db(d / "run.sqlite");
+  auto r = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + (d / "run.sqlite").string() + "' -o '" + (d / "o").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("my_custom_kernel") != std::string::npos);
+  CHECK(slurp(d / "o" / "summary.csv").find("aten::addmm,forward,gemm,m=64 n=1024 k=512 fp16") != std::string::npos);
+
+  tcsim::test::sqlite_exec(d / "nokernels.sqlite", "CREATE TABLE StringIds (id INTEGER, value TEXT);");
+  auto bad = run_tcsim("validate -c '" + config("a100.yaml") + "' '" + (d / "nokernels.sqlite").string() + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("CUPTI_ACTIVITY_KIND_KERNEL") != std::string::npos);
+
+  std::ofstream(d / "ncu.csv") << "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"usecond\"\n"
+                                  "\"0\",\"volta_h884gemm_64x64_ldg8_nn\",\"10\"\n\"1\",\"volta_sgemm_128x64_nn\",\"30\"\n";
+  auto n = run_tcsim("validate -c '" + config("v100.yaml") + "' '" + (d / "ncu.csv").string() + "' -o '" + (d / "n").string() + "'");
+  REQUIRE_MESSAGE(n.exit_code == 0, n.err);
+  const std::string step = slurp(d / "n" / "step.csv");
+  CHECK(step.find(",2,2,0,2,40,40,0,40,25,") != std::string::npos);  // kernels, calls, none simulated; 25% on tensor cores
+}

@@ -1,0 +1,119 @@
+// One profiled op call to tcsim kernels (sim/workload/profile/op_kernels.h), op by op.
+#include <doctest/doctest.h>
+
+#include "workload/profile/op_kernels.h"
+
+using namespace tcsim;
+using namespace tcsim::workload;
+
+namespace {
+ProfiledOp op(const std::string& name, std::vector<Dims> dims, std::vector<std::string> types,
+              std::vector<std::string> concrete = {}, std::vector<Dims> strides = {}) {
+  ProfiledOp o;
+  o.name = name;
+  o.input_dims = std::move(dims);
+  o.input_lists.assign(o.input_dims.size(), {});
+  o.input_types = std::move(types);
+  o.concrete = std::move(concrete);
+  o.input_strides = std::move(strides);
+  return o;
+}
+std::vector<KernelNameClass> named(std::initializer_list<const char*> names) {
+  std::vector<KernelNameClass> out;
+  for (const char* n : names) out.push_back(classify_kernel_name(n));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("op kernels: GEMM ops, their layouts and formats") {
+  const auto sgemm = named({"volta_sgemm_128x64_nn"});
+  const auto tc = named({"sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_kernel"});
+  OpKernels mm = op_kernels(op("aten::mm", {{128, 256}, {256, 512}}, {"float", "float"}), sgemm);
+  REQUIRE(mm.mapped);
+  CHECK(mm.kernels[0].a_format == FormatId::fp32);  // CUDA cores: plain fp32
+  CHECK(mm.kernels[0].layout == Layout::NN);
+  OpKernels mm_tc = op_kernels(op("aten::mm", {{128, 256}, {256, 512}}, {"float", "float"}, {}, {{1, 128}, {512, 1}}), tc);
+  CHECK(mm_tc.kernels[0].a_format == FormatId::tf32);  // tensor-core kernel on fp32 tensors: TF32
+  CHECK(mm_tc.kernels[0].layout == Layout::TN);        // A stored transposed
+  OpKernels bmm = op_kernels(op("aten::bmm", {{12, 128, 64}, {12, 64, 128}}, {"c10::BFloat16", "c10::BFloat16"}), tc);
+  REQUIRE(bmm.mapped);
+  CHECK(bmm.kernels[0].batch == 12);
+  CHECK(bmm.kernels[0].a_format == FormatId::bf16);
+  OpKernels lin = op_kernels(op("aten::linear", {{8, 128, 768}, {3072, 768}, {3072}}, {"c10::Half", "c10::Half", "c10::Half"}), tc);
+  REQUIRE(lin.mapped);
+  CHECK(lin.kernels[0].m == 1024);
+  CHECK(lin.kernels[0].n == 3072);
+  CHECK(lin.kernels[0].k == 768);
+  CHECK(lin.kernels[0].layout == Layout::NT);
+  OpKernels mat = op_kernels(op("aten::matmul", {{8, 12, 128, 64}, {8, 12, 64, 128}}, {"c10::Half", "c10::Half"}), tc);
+  REQUIRE(mat.mapped);
+  CHECK(mat.kernels[0].batch == 96);
+  OpKernels bad = op_kernels(op("aten::mm", {{128, 256}, {128, 512}}, {"float", "float"}), sgemm);
+  CHECK_FALSE(bad.mapped);
+  CHECK(bad.reason.find("inner sizes differ") != std::string::npos);
+  OpKernels notype = op_kernels(op("aten::mm", {{128, 256}, {256, 512}}, {}), sgemm);
+  CHECK_FALSE(notype.mapped);
+  CHECK(notype.reason.find("no dtype") != std::string::npos);
+}
+
+TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
+  const std::vector<KernelNameClass> none;
+  OpKernels fa = op_kernels(op("aten::_scaled_dot_product_flash_attention", {{4, 16, 1024, 64}, {4, 16, 1024, 64}, {4, 16, 1024, 64}, {}, {}},
+                               {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"}, {"", "", "", "0.", "True", "False", ""}),
+                            named({"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64>>(Flash_fwd_params)"}));
+  REQUIRE(fa.mapped);
+  CHECK(fa.kernels[0].kind == Kernel::Kind::attention);
+  CHECK(fa.kernels[0].attention.causal);
+  CHECK(fa.kernels[0].attention.q_len == 1024);
+  CHECK(fa.kernels[0].pass == Pass::forward);
+  OpKernels fab = op_kernels(op("aten::_scaled_dot_product_flash_attention_backward",
+                                {{4, 16, 1024, 64}, {4, 16, 1024, 64}, {4, 16, 1024, 64}, {4, 16, 1024, 64}}, {"c10::BFloat16", "c10::BFloat16"}),
+                             none);
+  REQUIRE(fab.mapped);
+  CHECK(fab.kernels[0].pass == Pass::data_grad);
+  CHECK_FALSE(fab.kernels[0].attention.causal);
+
+  OpKernels ln = op_kernels(op("aten::native_layer_norm", {{1024, 768}, {}, {768}, {768}, {}}, {"float", "", "float", "float", "Scalar"}), none);
+  REQUIRE(ln.mapped);
+  CHECK(ln.family == "norm");
+  CHECK(ln.kernels[0].memory.row_length == 768);
+  CHECK(ln.kernels[0].memory.op == "layer_norm");
+  OpKernels sm = op_kernels(op("aten::_softmax", {{32, 12, 128, 128}, {}, {}}, {"c10::Half", "Scalar", "Scalar"}, {"", "-1", "False"}), none);
+  REQUIRE(sm.mapped);
+  CHECK(sm.kernels[0].memory.row_length == 128);
+  CHECK(sm.kernels[0].bytes_read == 32u * 12 * 128 * 128 * 2);
+  OpKernels sum = op_kernels(op("aten::sum", {{64, 1000}, {}}, {"float", "ScalarList"}, {"", "[0]"}), none);
+  REQUIRE(sum.mapped);
+  CHECK(sum.kernels[0].memory.elements == 1000);
+  CHECK(sum.kernels[0].memory.row_length == 64);
+  OpKernels cp = op_kernels(op("aten::copy_", {{1024, 1024}, {1024, 1024}, {}}, {"c10::Half", "float", "Scalar"}), none);
+  REQUIRE(cp.mapped);
+  CHECK(cp.kernels[0].bytes_read == 4u * 1024 * 1024);
+  CHECK(cp.kernels[0].bytes_written == 2u * 1024 * 1024);
+  OpKernels idx = op_kernels(op("aten::index_select", {{1000, 64}, {}, {32}}, {"float", "Scalar", "long int"}), none);
+  CHECK_FALSE(idx.mapped);
+  CHECK(idx.reason.find("aten::index_select") != std::string::npos);
+}
+
+TEST_CASE("op kernels: re-typed for another precision (replay)") {
+  const auto sgemm = named({"volta_sgemm_128x64_nn"});
+  OpKernels lin = op_kernels(op("aten::linear", {{64, 1024}, {4096, 1024}, {4096}}, {"float", "float", "float"}), sgemm, Precision::amp_fp16);
+  REQUIRE(lin.kernels.size() == 2);  // the weight cast autocast adds, then the GEMM
+  CHECK(lin.kernels[0].memory.op == "cast");
+  CHECK(lin.kernels[1].a_format == FormatId::fp16);
+  OpKernels add = op_kernels(op("aten::add", {{64, 1024}, {64, 1024}, {}}, {"float", "float", "Scalar"}), {}, Precision::amp_fp16);
+  REQUIRE(add.mapped);
+  CHECK(add.kernels[0].bytes_read == 2u * 64 * 1024 * 2);  // half the fp32 bytes
+  OpKernels ln = op_kernels(op("aten::native_layer_norm", {{64, 1024}, {}, {1024}, {1024}}, {"float", "", "float", "float"}), {}, Precision::amp_fp16);
+  CHECK(ln.kernels[0].a_format == FormatId::fp32);  // on autocast's fp32 list
+}
+
+TEST_CASE("op kernels: sizes out of range are listed, never multiplied into overflow") {
+  OpKernels big = op_kernels(op("aten::mm", {{std::int64_t(1) << 40, 256}, {256, 512}}, {"float", "float"}), {});
+  CHECK_FALSE(big.mapped);
+  CHECK(big.reason.find("out of range") != std::string::npos);
+  OpKernels many = op_kernels(op("aten::add", {{1 << 30, 1 << 30}, {1 << 30, 1 << 30}}, {"float", "float"}), {});
+  CHECK_FALSE(many.mapped);
+  OpKernels neg = op_kernels(op("aten::relu", {{-4, 8}}, {"float"}), {});
+  CHECK_FALSE(neg.mapped);
+}
