@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/error.h"
 #include "numerics/fdpa_core.h"
 #include "numerics/gemm_kernel.h"
 
@@ -78,6 +79,17 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
                                 std::to_string(B.cols()) + ", C " + std::to_string(C.rows()) + "x" +
                                 std::to_string(C.cols()));
   if (A.rows() == 0 || B.cols() == 0) return BitMatrix(A.rows(), B.cols());
+  if (ins.sparse)
+    throw InputError("instruction", ins.describe() + " is a 2:4 sparse instruction: use sparse_gemm (sparse.h)");
+  // Checked here, on the calling thread: the workers must not throw.
+  if (ins.a_fmt == FormatId::b1)
+    for (const BitMatrix* m : {&A, &B})
+      for (Eigen::Index j = 0; j < m->cols(); ++j)
+        for (Eigen::Index i = 0; i < m->rows(); ++i)
+          if ((*m)(i, j) > 1)
+            throw InputError(std::string(m == &A ? "A" : "B") + "(" + std::to_string(i) + "," + std::to_string(j) + ")",
+                             "a b1 (1-bit MMA) operand must be a bit vector of 0 and 1, got the pattern " +
+                                 std::to_string((*m)(i, j)));
   if (detail::fast_gemm_supported(ins)) {
     detail::FastGemm fg(ins, A, B, opt.mma);
     BitMatrix D(A.rows(), B.cols());

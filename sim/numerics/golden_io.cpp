@@ -375,25 +375,11 @@ void write_golden_case(const fs::path& dir, const GoldenCase& gc) {
 namespace tcsim::num {
 
 std::optional<Arch> gpu_arch(const std::string& gpu) {
-  if (auto a = parse_arch(gpu)) return a;
-  // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB": drop the vendor words, look at the model.
-  std::string s;
-  for (char ch : to_lower(gpu))
-    if (std::isalnum(static_cast<unsigned char>(ch))) s.push_back(ch);
-  for (const char* vendor : {"nvidia", "tesla"})
-    if (s.starts_with(vendor)) s = s.substr(std::string_view(vendor).size());
-  struct Model {
-    const char* prefix;
-    Arch arch;
-  };
-  // A30 is GA100 (sm_80; Khattak's HPEC-2025 run, spec section 1). H200/H800/GH200 are GH100
-  // (sm_90; spec section 8 item 9 for H800).
-  static constexpr Model models[] = {{"v100", Arch::sm70}, {"t4", Arch::sm75},   {"a100", Arch::sm80},
-                                     {"a30", Arch::sm80},  {"h100", Arch::sm90}, {"h200", Arch::sm90},
-                                     {"h800", Arch::sm90}, {"gh200", Arch::sm90}};
-  for (const auto& m : models)
-    if (s.starts_with(m.prefix)) return m.arch;
-  return std::nullopt;
+  // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB", "Ada", "L40S", "B200", "RTXPRO6000": the GPU
+  // name table lives with the architectures (parse_arch). A30 is GA100 (sm_80; Khattak's HPEC-2025
+  // run, spec section 1); A2 is GA107 (sm_86; A2TC.m models it as A100TC.m); "Ada" is the
+  // Khattak-Mikaitis folder name of their RTX 1000 Ada (AdaTC.m).
+  return parse_arch(gpu);
 }
 
 GoldenPlan plan_golden(const GoldenCase& gc, FormatId acc, const GoldenOptions& opt) {
@@ -411,7 +397,7 @@ GoldenPlan plan_golden(const GoldenCase& gc, FormatId acc, const GoldenOptions& 
     plan.arch_from = "GPU name " + gc.gpu;
   } else {
     throw InputError(gc.a_file().string(), "unknown GPU '" + gc.gpu +
-                                               "': cannot tell its architecture; give --arch sm_70|sm_75|sm_80|sm_90 "
+                                               "': cannot tell its architecture; give --arch (sm_70 ... sm_120 or a GPU name) "
                                                "(or `arch:` in meta.yaml)");
   }
   const FormatId in = gc.input;
