@@ -96,10 +96,12 @@ struct Builder {
     i.acc_fmt = acc;
     i.F = F;
     i.L = L > i.kept() ? i.kept() : L;
+    i.dense_L = sparse ? (L > k ? k : L) : 0;
     if (is_fp8(a)) {
       const Fp8Params p = fp8_params(arch);
       i.F = p.F;
       i.L = p.L > i.kept() ? i.kept() : p.L;
+      i.dense_L = sparse ? (p.L > k ? k : p.L) : 0;
       i.e_zero = -133;
       i.out_mode = acc == Fmt::fp16 ? p.out_f16 : p.out_f32;
     } else {

@@ -64,6 +64,7 @@ struct Instruction {
   // mma.sp: A is 2:4 structured sparse; k is the logical (dense) K, a holds k/2 kept values
   // per row and instruction, L counts kept products per block (see sparse.h).
   bool sparse = false;
+  int dense_L = 0;         // mma.sp: the block length of the dense reading (L over k positions)
   std::string note;        // e.g. "chain of 4 m8n8k4 blocks", "not measured: rests on MMA-Sim"
 
   int kept() const { return sparse ? k / 2 : k; }   // products per instruction
