@@ -170,7 +170,7 @@ int run_gemm(const std::vector<std::string>& args) {
   const bool sparse = !sparse_text.empty();
   if (sparse && sparse_text != "2:4") throw InputError("--sparse", "expected 2:4 (the only structured sparsity of mma.sp for these formats), got '" + sparse_text + "'");
   if (sparse && !compare.empty()) throw InputError("--sparse", "works with one --format, not with --compare");
-  num::SparseBlocks sparse_blocks = num::SparseBlocks::kept;
+  num::SparseBlocks& sparse_blocks = gopt.mma.sparse_blocks;
   if (sparse_blocks_text == "dense") sparse_blocks = num::SparseBlocks::dense;
   else if (sparse_blocks_text != "kept") throw InputError("--sparse-blocks", "expected kept or dense, got '" + sparse_blocks_text + "'");
   if (!(lo < hi)) throw InputError("--lo", "expected lo < hi");
@@ -247,7 +247,7 @@ int run_gemm(const std::vector<std::string>& args) {
       // The pruned GEMM against the dense one (both from the same rounded inputs).
       const num::Sparse24 S = num::prune_2_4(A, f);
       const num::BitMatrix Ap = num::densify(S).leftCols(A.cols());
-      const num::BitMatrix Dsp = num::sparse_gemm(*r.ins, S, B, C, gopt, sparse_blocks);
+      const num::BitMatrix Dsp = num::sparse_gemm(*r.ins, S, B, C, gopt);
       const Eigen::MatrixXd ref_dense = num::reference_gemm(A, f, B, f, C, acc);
       const Eigen::MatrixXd ref_pruned = num::reference_gemm(Ap, f, B, f, C, acc);
       const num::ErrorStats vs_dense = num::error_stats(Dsp, acc, ref_dense);

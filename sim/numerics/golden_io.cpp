@@ -1,4 +1,5 @@
 #include "numerics/golden_io.h"
+#include "numerics/sparse/structured.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -455,8 +456,66 @@ std::uint32_t acc_to_d_file(Bits bits, FormatId acc) {
   return static_cast<std::uint32_t>(bits & 0xFFFFFFFFu);
 }
 
+namespace {
+// A sparse (mma.sp) case: the a files hold the dense rows (pruned entries +0). meta.yaml
+// `sparse_meta: 0xE` gives the metadata nibble of every group (what the CUDA probe uses); without
+// it each row is pruned with prune_2_4. Every instruction of a chain runs on its own k range.
+std::vector<std::uint32_t> emulate_sparse(const GoldenCase& gc, const GoldenPlan& plan, const MmaOptions& mma) {
+  const Instruction& ins = *plan.instruction;
+  const std::string meta_file = gc.meta.file.string();
+  std::optional<std::uint8_t> nibble;
+  if (auto m = gc.meta.get("sparse_meta")) {
+    const std::string where = location(meta_file, 0, "sparse_meta");
+    unsigned long v = 16;
+    try {
+      std::size_t used = 0;
+      v = std::stoul(*m, &used, 0);
+      if (used != m->size()) v = 16;
+    } catch (const std::exception&) {
+      v = 16;
+    }
+    if (v > 15 || !valid_meta_nibble(static_cast<std::uint8_t>(v)))
+      throw InputError(where, "'" + *m + "' is not 2:4 metadata: expected one nibble i0 | i1<<2 with i0 < i1: 0x4, 0x8, 0x9, 0xC, 0xD or 0xE");
+    nibble = static_cast<std::uint8_t>(v);
+  }
+  const int k = ins.k, T = (gc.k + k - 1) / k, K = T * k;
+  std::vector<std::uint32_t> out(gc.rows);
+  for (std::size_t r = 0; r < gc.rows; ++r) {
+    BitMatrix A = BitMatrix::Zero(1, K), B = BitMatrix::Zero(K, 1), C(1, 1);
+    for (int j = 0; j < gc.k; ++j) {
+      A(0, j) = golden_operand(gc, 'a', r, j);
+      B(j, 0) = golden_operand(gc, 'b', r, j);
+    }
+    C(0, 0) = golden_c(gc, r, plan.acc);
+    Sparse24 S;
+    if (nibble) {
+      const int i0 = *nibble & 3, i1 = (*nibble >> 2) & 3;
+      BitMatrix kept(1, K / 2);
+      for (int g = 0; g < K / 4; ++g) {
+        for (int i = 0; i < 4; ++i)
+          if (i != i0 && i != i1 && to_double(A(0, 4 * g + i), gc.input) != 0.0)
+            throw InputError(location(gc.a_file().string(), static_cast<long>(r) + 1),
+                             "value " + std::to_string(4 * g + i + 1) + " is not zero but sparse_meta " + *gc.meta.get("sparse_meta") +
+                                 " drops position " + std::to_string(i) + " of its group of four (2:4 data keeps only i0, i1)");
+        kept(0, 2 * g) = A(0, 4 * g + i0);
+        kept(0, 2 * g + 1) = A(0, 4 * g + i1);
+      }
+      S = make_sparse_24(gc.input, 1, K, kept, std::vector<std::uint8_t>(static_cast<std::size_t>(K / 4), *nibble), meta_file);
+    } else {
+      S = prune_2_4(A, gc.input);
+    }
+    GemmOptions go;
+    go.threads = 1;
+    go.mma = mma;
+    out[r] = acc_to_d_file(sparse_gemm(ins, S, B, C, go)(0, 0), plan.acc);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<std::uint32_t> emulate_golden(const GoldenCase& gc, const GoldenPlan& plan, const MmaOptions& mma) {
   const Instruction& ins = *plan.instruction;
+  if (ins.sparse) return emulate_sparse(gc, plan, mma);
   if (gc.k > ins.k && gc.k % ins.k != 0)
     throw InputError(gc.a_file().string(),
                      "K = " + std::to_string(gc.k) + " does not fit " + ins.describe() + " (k = " +

@@ -102,6 +102,8 @@ std::string_view tf32_feed_name(Tf32Feed f) {
   return "?";
 }
 
+std::string_view sparse_blocks_name(SparseBlocks s) { return s == SparseBlocks::kept ? "kept" : "dense"; }
+
 std::string_view fp8_f16_rule_name(Fp8F16Rule r) {
   return r == Fp8F16Rule::ptx_direct_fp16 ? "ptx" : "model";
 }

@@ -32,12 +32,18 @@ enum class Fp8F16Rule {
 std::string_view fp8_f16_rule_name(Fp8F16Rule r);
 std::optional<Fp8F16Rule> parse_fp8_f16_rule(std::string_view text);  // "model" | "ptx"
 
+// 2:4 sparse (mma.sp) numerics, see numerics/sparse/structured.h: blocks of L kept products
+// (default) or the dense instruction's blocks of L consecutive k over the zero-filled A.
+enum class SparseBlocks { kept, dense };
+std::string_view sparse_blocks_name(SparseBlocks s);
+
 struct MmaOptions {
   Tf32Feed tf32_feed = Tf32Feed::truncate;
   // Integer MMA: false = wrap around modulo 2^32, true = clamp to [INT32_MIN, INT32_MAX]
   // (.satfinite / satf). Applied to each instruction's exact result c + sum(a*b).
   bool int_saturate = false;
   Fp8F16Rule fp8_f16_rule = Fp8F16Rule::model_fp32_then_fp16;
+  SparseBlocks sparse_blocks = SparseBlocks::kept;
 };
 
 // The numeric parameters of a T-FDPA block (from an Instruction).

@@ -379,3 +379,27 @@ TEST_CASE("mma dot and gemm: new architectures, GPU names, b1, 2:4 sparsity and 
   expect_bad_input("mma gemm --sparse 2:4 --sparse-blocks some", "--sparse-blocks");
   expect_bad_input("mma gemm --sparse 2:4 --compare fp16,bf16", "--sparse");
 }
+
+TEST_CASE("mma batch: 2:4 sparse cases (meta.yaml sparse_meta) and metadata that is not 2:4") {
+  TempDir t;
+  // the mma.sp block probe of the CUDA probe: kept positions 2, 3 of every group (0xE); the big
+  // product at k = 2; kept reading +0, dense reading 2^-16 (numerics/sparse/structured.h)
+  put(t.path / "a_A100_fp16.txt", "00000000 00000000 43000000 3b000000 00000000 00000000 3b000000 3b000000 "
+                                  "00000000 00000000 3b000000 3b000000 00000000 00000000 3b000000 3b000000 \n");
+  put(t.path / "b_A100_fp16.txt", "3b000000 3b000000 43000000 3b000000 3b000000 3b000000 3b000000 3b000000 "
+                                  "3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 \n");
+  put(t.path / "c_A100_fp32.txt", "11000110100000000000000000000000\n");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0xE\n");
+  CommandResult k = run_tcsim("mma batch " + t.str() + " -o '" + (t.path / "k").string() + "'");
+  REQUIRE(k.exit_code == 0);
+  CHECK(slurp(t.path / "k" / "d_A100_fp32.txt") == "00000000000000000000000000000000\n");
+  CommandResult d = run_tcsim("mma batch " + t.str() + " --sparse-blocks dense -o '" + (t.path / "d").string() + "'");
+  REQUIRE(d.exit_code == 0);
+  CHECK(slurp(t.path / "d" / "d_A100_fp32.txt") == "00110111100000000000000000000000\n");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0x5\n");
+  expect_bad_input("mma batch " + t.str(), (t.path / "meta.yaml").string() + ": sparse_meta", "not 2:4");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0x4\n");
+  expect_bad_input("mma batch " + t.str(), (t.path / "a_A100_fp16.txt").string() + ":1", "drops position 2");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0xE\n");
+  expect_bad_input("mma batch " + t.str() + " --sparse-blocks maybe", "--sparse-blocks");
+}

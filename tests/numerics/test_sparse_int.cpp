@@ -94,6 +94,8 @@ TEST_CASE("mma.sp: integers are exact either way; floats follow the block rule")
   const Instruction& d8 = find_instruction(Arch::sm80, "mma.m16n8k32", FormatId::int8, FormatId::int32);
   GemmOptions go;
   go.threads = 2;
+  GemmOptions god = go;
+  god.mma.sparse_blocks = SparseBlocks::dense;
   CHECK((sparse_gemm(sp8, S, B, C, go).array() == gemm(d8, Ap, B, C, go).array()).all());
   // floats, dense reading: the dense instruction (blocks of 8 consecutive k) on the pruned matrix
   const Instruction& sp = find_instruction(Arch::sm80, "mma.sp.m16n8k32", FormatId::fp16, FormatId::fp32);
@@ -101,7 +103,7 @@ TEST_CASE("mma.sp: integers are exact either way; floats follow the block rule")
   const BitMatrix Z = BitMatrix::Zero(4, 3);
   const Sparse24 SF = prune_2_4(F, FormatId::fp16);
   const Instruction& dense16 = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::fp16, FormatId::fp32);
-  CHECK((sparse_gemm(sp, SF, G, Z, go, SparseBlocks::dense).array() == gemm(dense16, densify(SF).leftCols(70), G, Z, go).array()).all());
+  CHECK((sparse_gemm(sp, SF, G, Z, god).array() == gemm(dense16, densify(SF).leftCols(70), G, Z, go).array()).all());
   // thread count does not matter
   GemmOptions one = go;
   one.threads = 1;
@@ -118,11 +120,13 @@ TEST_CASE("mma.sp block probe: kept products per block vs consecutive k (sm_80 m
   std::vector<Bits> b(16, enc(0x1p-9, FormatId::fp16));
   b[0] = enc(128, FormatId::fp16);
   const Bits c = enc(-16384, FormatId::fp32);
+  MmaOptions dense_opt;
+  dense_opt.sparse_blocks = SparseBlocks::dense;
   CHECK(sparse_mma_element(sp, kept, meta, b, c) == 0);
-  CHECK(sparse_mma_element(sp, kept, meta, b, c, {}, SparseBlocks::dense) == enc(0x1p-16, FormatId::fp32));
+  CHECK(sparse_mma_element(sp, kept, meta, b, c, dense_opt) == enc(0x1p-16, FormatId::fp32));
   // H100 (L = 16): both readings are one block of 16 k / 8 kept -> +0
   const Instruction& sp90 = find_instruction(Arch::sm90, "mma.sp.m16n8k16", FormatId::fp16, FormatId::fp32);
-  CHECK(sparse_mma_element(sp90, kept, meta, b, c, {}, SparseBlocks::dense) == 0);
+  CHECK(sparse_mma_element(sp90, kept, meta, b, c, dense_opt) == 0);
   // bad metadata and a dense instruction are input errors
   const std::vector<std::uint8_t> bad = {0x4, 0xF, 0x9, 0xD};
   CHECK(input_error([&] { sparse_mma_element(sp, kept, bad, b, c); }).find("metadata group 1") == 0);

@@ -32,7 +32,8 @@ void check_nibble(std::uint8_t n, const std::string& where) {
 // The products of one instruction: kept a with b at the kept positions (kept order) or the dense
 // zero-filled operands (dense order).
 Bits run_sparse(const Instruction& ins, const Bits* kept, const std::uint8_t* meta, const Bits* b, Bits c,
-                const MmaOptions& opt, SparseBlocks blocks) {
+                const MmaOptions& opt) {
+  const SparseBlocks blocks = opt.sparse_blocks;
   const int k = ins.k;
   Bits pa[256], pb[256];
   if (blocks == SparseBlocks::kept) {
@@ -63,8 +64,6 @@ void require_sparse(const Instruction& ins) {
 }
 
 }  // namespace
-
-std::string_view sparse_blocks_name(SparseBlocks s) { return s == SparseBlocks::kept ? "kept" : "dense"; }
 
 std::uint8_t meta_nibble(int i0, int i1) { return static_cast<std::uint8_t>((i0 & 3) | ((i1 & 3) << 2)); }
 
@@ -146,18 +145,18 @@ std::vector<std::uint32_t> metadata_words(const Sparse24& s, int row) {
 }
 
 Bits sparse_mma_element(const Instruction& ins, std::span<const Bits> kept, std::span<const std::uint8_t> meta,
-                        std::span<const Bits> b, Bits c, const MmaOptions& opt, SparseBlocks blocks) {
+                        std::span<const Bits> b, Bits c, const MmaOptions& opt) {
   require_sparse(ins);
   const std::size_t k = static_cast<std::size_t>(ins.k);
   if (kept.size() != k / 2 || meta.size() != k / 4 || b.size() != k)
     throw InputError("K", ins.describe() + " takes " + std::to_string(k / 2) + " kept a values, " + std::to_string(k / 4) +
                               " metadata nibbles and " + std::to_string(k) + " b values");
   for (std::size_t g = 0; g < meta.size(); ++g) check_nibble(meta[g], "metadata group " + std::to_string(g));
-  return run_sparse(ins, kept.data(), meta.data(), b.data(), c, opt, blocks);
+  return run_sparse(ins, kept.data(), meta.data(), b.data(), c, opt);
 }
 
 BitMatrix sparse_gemm(const Instruction& ins, const Sparse24& A, const BitMatrix& B, const BitMatrix& C,
-                      const GemmOptions& opt, SparseBlocks blocks) {
+                      const GemmOptions& opt) {
   require_sparse(ins);
   if (B.rows() > A.cols || B.rows() + 3 < A.cols || C.rows() != A.rows || C.cols() != B.cols())
     throw InputError("gemm", "shapes do not match: sparse A " + std::to_string(A.rows) + "x" + std::to_string(A.cols) + ", B " +
@@ -184,7 +183,7 @@ BitMatrix sparse_gemm(const Instruction& ins, const Sparse24& A, const BitMatrix
             const int kk = t * k + x;
             bcol[static_cast<std::size_t>(x)] = kk < kb ? B(kk, j) : 0;
           }
-          d = run_sparse(ins, kept.data(), meta.data(), bcol.data(), d, opt.mma, blocks);
+          d = run_sparse(ins, kept.data(), meta.data(), bcol.data(), d, opt.mma);
         }
         D(i, j) = d;
       }

@@ -10,7 +10,7 @@
 // Which threads of a quad supply the word is the instruction's sparsity selector (a register
 // layout choice with no effect on the numbers; validation/gpu/tc_probe_sparse.cu uses 0).
 //
-// Numerics rule implemented (SparseBlocks::kept, the default): one mma.sp instruction of logical
+// Numerics rule implemented (MmaOptions::sparse_blocks = SparseBlocks::kept, the default): one mma.sp instruction of logical
 // depth k computes the k/2 products a_kept[j] * b[4g + i] in increasing k, grouped into T-FDPA
 // blocks of L *kept* products with the dense instruction's F, L, e_zero and rounding. Why: the
 // sparse tensor core doubles throughput by routing only the kept operands (selected by the
@@ -26,9 +26,6 @@
 #include "numerics/gemm.h"
 
 namespace tcsim::num {
-
-enum class SparseBlocks { kept, dense };
-std::string_view sparse_blocks_name(SparseBlocks s);
 
 // The metadata nibble of kept positions i0 < i1 (both 0..3).
 std::uint8_t meta_nibble(int i0, int i1);
@@ -62,12 +59,11 @@ std::vector<std::uint32_t> metadata_words(const Sparse24& s, int row);
 // One mma.sp instruction: kept.size() == ins.k/2, meta.size() == ins.k/4, b.size() == ins.k.
 // Throws InputError for a non-sparse instruction, wrong sizes or a metadata nibble that is not 2:4.
 Bits sparse_mma_element(const Instruction& ins, std::span<const Bits> kept, std::span<const std::uint8_t> meta,
-                        std::span<const Bits> b, Bits c, const MmaOptions& opt = {},
-                        SparseBlocks blocks = SparseBlocks::kept);
+                        std::span<const Bits> b, Bits c, const MmaOptions& opt = {});
 
 // D = A_sparse * B + C with ins (an mma.sp instruction) chained along K in increasing k (the last
 // instruction zero-padded: kept values 0 with metadata 0x4). Each output by one thread.
 BitMatrix sparse_gemm(const Instruction& ins, const Sparse24& A, const BitMatrix& B, const BitMatrix& C,
-                      const GemmOptions& opt = {}, SparseBlocks blocks = SparseBlocks::kept);
+                      const GemmOptions& opt = {});
 
 }  // namespace tcsim::num
