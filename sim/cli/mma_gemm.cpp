@@ -217,7 +217,7 @@ int run_gemm(const std::vector<std::string>& args) {
 
   std::vector<FormatResult> results;
   Eigen::MatrixXd ref_total;
-  if (base_fmt == FormatId::fp64) ref_total = num::reference_gemm(A64, FormatId::fp64, B64, FormatId::fp64, C, acc);
+  if (base_fmt == FormatId::fp64) ref_total = num::reference_gemm(A64, FormatId::fp64, B64, FormatId::fp64, C, acc, gopt.threads);
   for (FormatId f : formats) {
     FormatResult r;
     r.fmt = f;
@@ -248,8 +248,8 @@ int run_gemm(const std::vector<std::string>& args) {
       const num::Sparse24 S = num::prune_2_4(A, f);
       const num::BitMatrix Ap = num::densify(S).leftCols(A.cols());
       const num::BitMatrix Dsp = num::sparse_gemm(*r.ins, S, B, C, gopt);
-      const Eigen::MatrixXd ref_dense = num::reference_gemm(A, f, B, f, C, acc);
-      const Eigen::MatrixXd ref_pruned = num::reference_gemm(Ap, f, B, f, C, acc);
+      const Eigen::MatrixXd ref_dense = num::reference_gemm(A, f, B, f, C, acc, gopt.threads);
+      const Eigen::MatrixXd ref_pruned = num::reference_gemm(Ap, f, B, f, C, acc, gopt.threads);
       const num::ErrorStats vs_dense = num::error_stats(Dsp, acc, ref_dense);
       const num::ErrorStats own = num::error_stats(Dsp, acc, ref_pruned);
       std::size_t nonzero = 0, kept_nonzero = 0;
@@ -270,7 +270,7 @@ int run_gemm(const std::vector<std::string>& args) {
       return 0;
     }
     num::BitMatrix D = num::gemm(*r.ins, A, B, C, gopt);
-    Eigen::MatrixXd ref_own = num::reference_gemm(A, f, B, f, C, acc);
+    Eigen::MatrixXd ref_own = num::reference_gemm(A, f, B, f, C, acc, gopt.threads);
     r.own = num::error_stats(D, acc, ref_own);
     r.own_norm = norm_rel(r.own, ref_own);
     const bool has_total = base_fmt == FormatId::fp64 && !format_is_integer(f);

@@ -36,10 +36,13 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
 // Exact values as doubles (to_double of every element).
 Eigen::MatrixXd to_double(const BitMatrix& m, FormatId f);
 
-// fp64 reference: products exact in double, summed with c in long double with Neumaier
-// compensation, rounded once to double. Non-finite inputs give NaN/inf as IEEE arithmetic does.
+// fp64 reference: c + sum a*b as accurate as twice-double arithmetic rounded once to double
+// (Ogita-Rump-Oishi Dot2) wherever the difference could show at 2^-32 relative (1/512 of an
+// FP32 ulp): elements come from a double GEMM when its error bound proves them that accurate,
+// else they are recomputed with Dot2 (gemm.cpp says how). Non-finite inputs give NaN/inf as IEEE arithmetic does. Rows are
+// split among `threads` (0 = all cores); the result does not depend on it.
 Eigen::MatrixXd reference_gemm(const BitMatrix& A, FormatId a_fmt, const BitMatrix& B,
-                               FormatId b_fmt, const BitMatrix& C, FormatId c_fmt);
+                               FormatId b_fmt, const BitMatrix& C, FormatId c_fmt, int threads = 0);
 
 struct ErrorStats {
   std::size_t count = 0;          // elements compared

@@ -164,3 +164,28 @@ TEST_CASE("random_matrix is deterministic and in range") {
   CHECK(ds.minCoeff() >= -128);
   CHECK(ds.maxCoeff() > 64);
 }
+
+TEST_CASE("reference_gemm: Dot2 accuracy under cancellation, fast path agrees, any thread count") {
+  // Row: 2^15 * 2^15 - 2^15 * 2^15 + 2^-24 * 2^-24 ... : the exact result is tiny after
+  // cancellation; a plain double sum in the wrong order loses it, the reference must not.
+  BitMatrix A(2, 6), B(6, 2), C = BitMatrix::Zero(2, 2);
+  const double av[6] = {32768, 0x1p-24, -32768, 1, 0x1p-14, -1};
+  for (int k = 0; k < 6; ++k) {
+    A(0, k) = from_double(av[k], FormatId::fp16);
+    A(1, k) = from_double(k % 2 ? 0.5 : 0.25, FormatId::fp16);
+    B(k, 0) = from_double(k < 3 ? 32768 : 1, FormatId::fp16);
+    B(k, 1) = from_double(1, FormatId::fp16);
+  }
+  const Eigen::MatrixXd r1 = reference_gemm(A, FormatId::fp16, B, FormatId::fp16, C, FormatId::fp32, 1);
+  const Eigen::MatrixXd r2 = reference_gemm(A, FormatId::fp16, B, FormatId::fp16, C, FormatId::fp32, 2);
+  CHECK(r1(0, 0) == 0x1p-9 + 0x1p-14);  // 2^30 + 2^-9 - 2^30 + 1 + 2^-14 - 1
+  CHECK(r1(0, 1) == 0x1p-24 + 0x1p-14);
+  CHECK(r1(1, 0) == 32769.25);  // 0.25*2^15 + 0.5*2^15 + 0.25*2^15 + 0.5 + 0.25 + 0.5
+  CHECK((r1.array() == r2.array()).all());
+  // a larger random case: the fast path (double GEMM + bound) equals Dot2 everywhere it is used
+  const BitMatrix X = random_matrix(FormatId::fp16, 40, 300, 5), Y = random_matrix(FormatId::fp16, 300, 30, 6);
+  const BitMatrix Z = BitMatrix::Zero(40, 30);
+  const Eigen::MatrixXd f = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp32, 2);
+  const Eigen::MatrixXd d = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp64, 1);  // all Dot2
+  CHECK(((f - d).cwiseAbs().array() <= 0x1p-32 * d.cwiseAbs().array()).all());
+}
