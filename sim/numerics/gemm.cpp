@@ -91,7 +91,7 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
                              "a b1 (1-bit MMA) operand must be a bit vector of 0 and 1, got the pattern " +
                                  std::to_string((*m)(i, j)));
   if (detail::fast_gemm_supported(ins)) {
-    detail::FastGemm fg(ins, A, B, opt.mma);
+    detail::FastGemm fg(ins, A, B, opt.mma, opt.simd);
     BitMatrix D(A.rows(), B.cols());
     const int M = static_cast<int>(A.rows());
     parallel_rows(M, thread_count(opt.threads, M),

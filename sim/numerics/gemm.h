@@ -25,6 +25,8 @@ struct GemmOptions {
   int threads = 0;        // 0 = std::thread::hardware_concurrency(); rows are split among them;
                           // results do not depend on the thread count
   MmaOptions mma;
+  bool simd = true;       // the AVX2 kernel where the CPU has it (chosen at run time); false: the
+                          // plain integer kernel. The bits are the same either way.
 };
 
 // D (M x N, ins.acc_fmt) = A (M x K, ins.a_fmt) * B (K x N, ins.b_fmt) + C (M x N, ins.acc_fmt).

@@ -29,8 +29,8 @@ bool fast_gemm_supported(const Instruction& ins) {
 }
 
 FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B,
-                   const MmaOptions& opt)
-    : ins_(ins), p_(fdpa_params(ins)) {
+                   const MmaOptions& opt, bool simd)
+    : ins_(ins), p_(fdpa_params(ins, opt)) {
   M_ = static_cast<int>(A.rows());
   N_ = static_cast<int>(B.cols());
   const int K = static_cast<int>(A.cols());
@@ -69,6 +69,53 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
     for (int k = 0; k < K; ++k)
       decode_into(B(k, j), ins.b_fmt, lb, static_cast<std::size_t>(j) * Kp_ + k, b_, b_fed_,
                   b_special_[static_cast<std::size_t>(j) * T_ + k / ins.k]);
+  // AVX2: 8 products per 32-bit-lane vector; |a b| << pre_ must stay below 2^31.
+  simd_ = simd && avx2_available() && p_.L % 8 == 0 && p_.L <= 32 &&
+          la.precision() + lb.precision() + pre_ <= 31;
+  if (simd_) {
+    auto split = [](const std::vector<El>& el, std::vector<std::int32_t>& m, std::vector<std::int32_t>& e) {
+      m.resize(el.size());
+      e.resize(el.size());
+      for (std::size_t i = 0; i < el.size(); ++i) {
+        m[i] = el[i].m;
+        e[i] = el[i].e;
+      }
+    };
+    split(a_, am_, ae_);
+    split(b_, bm_, be_);
+  }
+}
+
+void FastGemm::decode_acc(Bits c, std::int64_t& cm, int& ce, bool& cneg) const {
+  const auto cb = static_cast<std::uint32_t>(c);
+  if (acc32_) {
+    const int ef = static_cast<int>((cb >> 23) & 0xFF);
+    cm = (cb & 0x7FFFFF) | (ef ? 0x800000 : 0);
+    ce = ef ? ef - 127 : -126;
+    cneg = (cb >> 31) != 0;
+  } else {
+    const int ef = static_cast<int>((cb >> 10) & 0x1F);
+    cm = (cb & 0x3FF) | (ef ? 0x400 : 0);
+    ce = ef ? ef - 15 : -14;
+    cneg = (cb >> 15) != 0;
+  }
+}
+
+Bits FastGemm::simd_block(std::size_t ai, std::size_t bj, Bits c) const {
+  std::int64_t cm;
+  int ce;
+  bool cneg;
+  decode_acc(c, cm, ce, cneg);
+  const int Ec = cm ? ce : p_.e_zero;
+  std::int64_t S = 0;
+  int Emax = Ec;
+  avx2_block_terms(am_.data() + ai, ae_.data() + ai, bm_.data() + bj, be_.data() + bj, p_.L, p_.e_zero, Ec, pre_, S,
+                   Emax);
+  const int u = Emax - p_.F;
+  const int sh = Ec - fc_ - u;
+  const std::int64_t tc = sh >= 0 ? (cm << sh) : (-sh >= 63 ? 0 : (cm >> -sh));
+  S += cneg ? -tc : tc;
+  return finish_fdpa(p_.out, S, u);
 }
 
 bool FastGemm::acc_special(Bits c) const {
@@ -144,6 +191,10 @@ Bits FastGemm::element(int i, int j, Bits c, KOrder order) const {
       if (special || acc_special(d)) {
         d = generic_block(a_fed_.data() + static_cast<std::size_t>(i) * Kp_ + k0,
                           b_fed_.data() + static_cast<std::size_t>(j) * Kp_ + k0, d);
+        continue;
+      }
+      if (simd_) {
+        d = simd_block(static_cast<std::size_t>(i) * Kp_ + k0, static_cast<std::size_t>(j) * Kp_ + k0, d);
         continue;
       }
       switch (L) {

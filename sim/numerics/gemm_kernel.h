@@ -12,9 +12,19 @@ namespace tcsim::num::detail {
 
 bool fast_gemm_supported(const Instruction& ins);
 
+// gemm_kernel_avx2.cpp: whether this CPU runs AVX2 (false off x86-64), and the products part of a
+// block of L (8, 16 or 32) products in AVX2: Emax = max(Ec, E_i) and S = sum of the truncated
+// aligned products (the plain fast_block's first two loops).
+bool avx2_available();
+void avx2_block_terms(const std::int32_t* am, const std::int32_t* ae, const std::int32_t* bm, const std::int32_t* be,
+                      int L, int e_zero, int Ec, int pre, std::int64_t& S, int& Emax);
+
 class FastGemm {
  public:
-  FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, const MmaOptions& opt);
+  // simd: use the AVX2 block when the CPU has it and the operands fit 32-bit lanes (same bits).
+  FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, const MmaOptions& opt,
+           bool simd = true);
+  bool uses_simd() const { return simd_; }
   // D(i, j) for rows [r0, r1), all columns.
   void run_rows(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const;
 
@@ -25,6 +35,8 @@ class FastGemm {
   };
   template <int L>
   Bits fast_block(const El* a, const El* b, Bits c) const;
+  Bits simd_block(std::size_t ai, std::size_t bj, Bits c) const;  // offsets into the SoA arrays
+  void decode_acc(Bits c, std::int64_t& cm, int& ce, bool& cneg) const;
   Bits generic_block(const std::uint32_t* a, const std::uint32_t* b, Bits c) const;
   Bits element(int i, int j, Bits c, KOrder order) const;
   bool acc_special(Bits c) const;
@@ -38,6 +50,8 @@ class FastGemm {
   std::vector<El> a_, b_;                       // A by rows, B by columns, K padded to T*k
   std::vector<std::uint32_t> a_fed_, b_fed_;    // the fed bit patterns, same layout
   std::vector<std::uint8_t> a_special_, b_special_;  // per (row|col, instruction): inf/NaN inside
+  bool simd_ = false;
+  std::vector<std::int32_t> am_, ae_, bm_, be_;  // a_/b_ as separate arrays (AVX2 loads)
 };
 
 }  // namespace tcsim::num::detail

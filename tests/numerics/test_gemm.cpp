@@ -2,6 +2,7 @@
 // across thread counts, both k orders, error figures on known cases.
 #include <doctest/doctest.h>
 
+#include <tuple>
 #include <cmath>
 #include <vector>
 
@@ -188,4 +189,35 @@ TEST_CASE("reference_gemm: Dot2 accuracy under cancellation, fast path agrees, a
   const Eigen::MatrixXd f = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp32, 2);
   const Eigen::MatrixXd d = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp64, 1);  // all Dot2
   CHECK(((f - d).cwiseAbs().array() <= 0x1p-32 * d.cwiseAbs().array()).all());
+}
+
+TEST_CASE("gemm: the AVX2 kernel and the plain kernel give the same bits for every instruction") {
+  int compared = 0;
+  for (Arch arch : all_archs())
+    for (const Instruction& ins : instructions(arch)) {
+      if (ins.sparse || !is_float(ins.a_fmt) || ins.a_fmt == FormatId::fp64) continue;
+      CAPTURE(ins.describe());
+      const int K = 3 * ins.k + 5;
+      for (bool specials : {false, true}) {
+        const std::uint64_t seed = 77 + static_cast<std::uint64_t>(compared);
+        const BitMatrix A = spiky(ins.a_fmt, 6, K, seed, specials), B = spiky(ins.b_fmt, K, 5, seed + 1, specials);
+        const BitMatrix C = spiky(ins.acc_fmt, 6, 5, seed + 2, specials);
+        GemmOptions vec, plain;
+        vec.threads = plain.threads = 1;
+        plain.simd = false;
+        CHECK((gemm(ins, A, B, C, vec).array() == gemm(ins, A, B, C, plain).array()).all());
+        ++compared;
+      }
+    }
+  // random fp16 / bf16 / fp8 at GEMM size through the sm_80, sm_89, sm_90 and sm_100 rules
+  for (auto [arch, name, f] : {std::tuple{Arch::sm80, "mma.m16n8k16", FormatId::fp16}, std::tuple{Arch::sm90, "mma.m16n8k16", FormatId::bf16},
+                               std::tuple{Arch::sm89, "mma.m16n8k32", FormatId::e4m3}, std::tuple{Arch::sm100, "tcgen05.mma.kind::f8f6f4", FormatId::e5m2}}) {
+    const Instruction& ins = find_instruction(arch, name, f, FormatId::fp32);
+    const BitMatrix A = random_matrix(f, 24, 200, 9, -4, 4), B = random_matrix(f, 200, 16, 10, -4, 4);
+    const BitMatrix C = random_matrix(FormatId::fp32, 24, 16, 11);
+    GemmOptions vec, plain;
+    plain.simd = false;
+    CHECK((gemm(ins, A, B, C, vec).array() == gemm(ins, A, B, C, plain).array()).all());
+  }
+  CHECK(compared > 100);
 }
