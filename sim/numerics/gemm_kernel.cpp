@@ -84,6 +84,61 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
     split(a_, am_, ae_);
     split(b_, bm_, be_);
   }
+  // Vertical kernel: FP32 RZ results, and every block sum |S| < L 2^(pa+pb+pre) + 2^(F+2) < 2^31.
+  const std::int64_t bound = static_cast<std::int64_t>(p_.L) << (la.precision() + lb.precision() + pre_);
+  vertical_ = simd_ && acc32_ && p_.out == OutMode::rz_fp32 && fc_ == 23 &&
+              bound + (std::int64_t{1} << (p_.F + 2)) < (std::int64_t{1} << 31);
+  if (vertical_) {
+    bmT_.resize(static_cast<std::size_t>(Kp_) * N_);
+    beT_.resize(bmT_.size());
+    for (int j = 0; j < N_; ++j)
+      for (int k = 0; k < Kp_; ++k) {
+        bmT_[static_cast<std::size_t>(k) * N_ + j] = bm_[static_cast<std::size_t>(j) * Kp_ + k];
+        beT_[static_cast<std::size_t>(k) * N_ + j] = be_[static_cast<std::size_t>(j) * Kp_ + k];
+      }
+    col_special_.assign(static_cast<std::size_t>(N_), 0);
+    for (int j = 0; j < N_; ++j)
+      for (int t = 0; t < T_; ++t) col_special_[static_cast<std::size_t>(j)] |= b_special_[static_cast<std::size_t>(j) * T_ + t];
+  }
+}
+
+void FastGemm::run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const {
+  const int N8 = N_ / 8 * 8;
+  for (int j0 = 0; j0 < N8; j0 += 8) {
+    bool cols_special = false;
+    for (int l = 0; l < 8; ++l) cols_special = cols_special || col_special_[static_cast<std::size_t>(j0 + l)];
+    for (int i = r0; i < r1; ++i) {
+      bool special = cols_special;
+      for (int t = 0; t < T_ && !special; ++t) special = a_special_[static_cast<std::size_t>(i) * T_ + t] != 0;
+      std::uint32_t d[8];
+      for (int l = 0; l < 8; ++l) {
+        d[l] = static_cast<std::uint32_t>(C(i, j0 + l));
+        special = special || acc_special(d[l]);
+      }
+      if (special) {
+        for (int l = 0; l < 8; ++l) D(i, j0 + l) = element(i, j0 + l, C(i, j0 + l), order);
+        continue;
+      }
+      VerticalArgs va;
+      va.am = am_.data() + static_cast<std::size_t>(i) * Kp_;
+      va.ae = ae_.data() + static_cast<std::size_t>(i) * Kp_;
+      va.bmT = bmT_.data();
+      va.beT = beT_.data();
+      va.N = N_;
+      va.k = ins_.k;
+      va.T = T_;
+      va.L = p_.L;
+      va.F = p_.F;
+      va.pre = pre_;
+      va.e_zero = p_.e_zero;
+      va.decreasing = order == KOrder::decreasing;
+      const std::uint32_t redo = avx2_vertical8(va, j0, d);
+      for (int l = 0; l < 8; ++l)
+        D(i, j0 + l) = (redo >> l) & 1u ? element(i, j0 + l, C(i, j0 + l), order) : Bits{d[l]};
+    }
+  }
+  for (int j = N8; j < N_; ++j)
+    for (int i = r0; i < r1; ++i) D(i, j) = element(i, j, C(i, j), order);
 }
 
 void FastGemm::decode_acc(Bits c, std::int64_t& cm, int& ce, bool& cneg) const {
@@ -212,6 +267,10 @@ Bits FastGemm::element(int i, int j, Bits c, KOrder order) const {
 }
 
 void FastGemm::run_rows(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const {
+  if (vertical_) {
+    run_rows_vertical(r0, r1, C, D, order);
+    return;
+  }
   constexpr int kRowTile = 4;  // reuse each decoded column of B for several rows while in L1
   for (int i0 = r0; i0 < r1; i0 += kRowTile) {
     const int i1 = std::min(r1, i0 + kRowTile);

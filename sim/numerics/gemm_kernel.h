@@ -19,6 +19,19 @@ bool avx2_available();
 void avx2_block_terms(const std::int32_t* am, const std::int32_t* ae, const std::int32_t* bm, const std::int32_t* be,
                       int L, int e_zero, int Ec, int pre, std::int64_t& S, int& Emax);
 
+// The vertical AVX2 kernel: 8 output elements of one row (columns j0..j0+7) in the lanes, through
+// every instruction of the K loop, FP32 accumulator with RZ (gemm_kernel_avx2.cpp). d holds the 8
+// accumulator inputs and receives the results; returns a mask of lanes whose accumulator became
+// inf/NaN on the way (the caller recomputes those with the plain path). No lane may meet an
+// inf/NaN operand (the caller checks), and every block sum must fit in int32 (checked at setup).
+struct VerticalArgs {
+  const std::int32_t *am, *ae;    // the row: Kp mantissas / exponents
+  const std::int32_t *bmT, *beT;  // B as [k][N]
+  int N = 0, k = 0, T = 0, L = 0, F = 0, pre = 0, e_zero = 0;
+  bool decreasing = false;
+};
+std::uint32_t avx2_vertical8(const VerticalArgs& v, int j0, std::uint32_t* d);
+
 class FastGemm {
  public:
   // simd: use the AVX2 block when the CPU has it and the operands fit 32-bit lanes (same bits).
@@ -51,6 +64,10 @@ class FastGemm {
   std::vector<std::uint32_t> a_fed_, b_fed_;    // the fed bit patterns, same layout
   std::vector<std::uint8_t> a_special_, b_special_;  // per (row|col, instruction): inf/NaN inside
   bool simd_ = false;
+  bool vertical_ = false;                         // avx2_vertical8 applies (fp32 RZ, int32 sums)
+  std::vector<std::int32_t> bmT_, beT_;           // B as [k][N] for the vertical kernel
+  std::vector<std::uint8_t> col_special_;         // per column: inf/NaN in any instruction
+  void run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const;
   std::vector<std::int32_t> am_, ae_, bm_, be_;  // a_/b_ as separate arrays (AVX2 loads)
 };
 

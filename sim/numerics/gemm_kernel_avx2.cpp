@@ -63,3 +63,90 @@ void avx2_block_terms(const std::int32_t*, const std::int32_t*, const std::int32
 #endif
 
 }  // namespace tcsim::num::detail
+
+namespace tcsim::num::detail {
+
+#ifdef TCSIM_HAVE_AVX2_KERNEL
+namespace {
+// floor(log2 x) for 0 < x < 2^31 per lane: the float conversion may round up to the next power of
+// two, which the shift test corrects.
+__attribute__((target("avx2"))) inline __m256i ilog2_epi32(__m256i x) {
+  const __m256i f = _mm256_castps_si256(_mm256_cvtepi32_ps(x));
+  __m256i e = _mm256_sub_epi32(_mm256_srli_epi32(f, 23), _mm256_set1_epi32(127));
+  const __m256i over = _mm256_cmpeq_epi32(_mm256_srlv_epi32(x, e), _mm256_setzero_si256());
+  return _mm256_add_epi32(e, over);  // over is -1 where x >> e == 0
+}
+}  // namespace
+
+__attribute__((target("avx2"))) std::uint32_t avx2_vertical8(const VerticalArgs& v, int j0, std::uint32_t* d) {
+  const __m256i zero = _mm256_setzero_si256(), ez = _mm256_set1_epi32(v.e_zero);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m128i vpre = _mm_cvtsi32_si128(v.pre);
+  __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
+  __m256i bad = zero;  // lanes whose accumulator became inf (handled by the caller's plain path)
+  for (int s = 0; s < v.T; ++s) {
+    const int t = v.decreasing ? v.T - 1 - s : s;
+    for (int k0 = t * v.k; k0 < (t + 1) * v.k; k0 += v.L) {
+      // the accumulator: fp32 bits -> integer mantissa, exponent (zero: e_zero), sign
+      const __m256i ef = _mm256_and_si256(_mm256_srli_epi32(c, 23), _mm256_set1_epi32(0xFF));
+      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(ef, _mm256_set1_epi32(0xFF)));
+      const __m256i normal = _mm256_cmpgt_epi32(ef, zero);
+      const __m256i cm = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x7FFFFF)),
+                                         _mm256_and_si256(normal, _mm256_set1_epi32(0x800000)));
+      const __m256i ce = _mm256_blendv_epi8(_mm256_set1_epi32(-126), _mm256_sub_epi32(ef, _mm256_set1_epi32(127)), normal);
+      const __m256i Ec = _mm256_blendv_epi8(ce, ez, _mm256_cmpeq_epi32(cm, zero));
+      const __m256i cneg = _mm256_srai_epi32(c, 31);
+      // products: a broadcast from the row, b from 8 columns
+      __m256i P[32], E[32];
+      __m256i emax = Ec;
+      for (int i = 0; i < v.L; ++i) {
+        const int k = k0 + i;
+        const __m256i am = _mm256_set1_epi32(v.am[k]), ae = _mm256_set1_epi32(v.ae[k]);
+        const __m256i bm = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.bmT + static_cast<std::size_t>(k) * v.N + j0));
+        const __m256i be = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.beT + static_cast<std::size_t>(k) * v.N + j0));
+        P[i] = _mm256_mullo_epi32(am, bm);
+        E[i] = _mm256_blendv_epi8(_mm256_add_epi32(ae, be), ez, _mm256_cmpeq_epi32(P[i], zero));
+        emax = _mm256_max_epi32(emax, E[i]);
+      }
+      // truncated aligned terms, summed exactly (int32 is enough: checked by the caller)
+      __m256i S = zero;
+      for (int i = 0; i < v.L; ++i) {
+        const __m256i mag = _mm256_sll_epi32(_mm256_abs_epi32(P[i]), vpre);
+        const __m256i tt = _mm256_srlv_epi32(mag, _mm256_sub_epi32(emax, E[i]));
+        S = _mm256_add_epi32(S, _mm256_sign_epi32(tt, P[i]));
+      }
+      const __m256i u = _mm256_sub_epi32(emax, _mm256_set1_epi32(v.F));
+      const __m256i sh = _mm256_sub_epi32(_mm256_sub_epi32(Ec, _mm256_set1_epi32(23)), u);
+      const __m256i left = _mm256_max_epi32(sh, zero), right = _mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero);
+      const __m256i tc = _mm256_srlv_epi32(_mm256_sllv_epi32(cm, left), right);
+      S = _mm256_add_epi32(S, _mm256_sub_epi32(_mm256_xor_si256(tc, cneg), cneg));  // -tc where c < 0
+      // RZ into fp32 (finish_fdpa rz_fp32): S == 0 -> +0; |v| >= 2^128 -> inf; subnormal quantum 2^-149
+      const __m256i sneg = _mm256_srai_epi32(S, 31);
+      const __m256i mag = _mm256_abs_epi32(S);
+      const __m256i sign = _mm256_slli_epi32(sneg, 31);
+      const __m256i e = ilog2_epi32(_mm256_max_epi32(mag, one));
+      const __m256i top = _mm256_add_epi32(u, e);
+      const __m256i e23 = _mm256_sub_epi32(e, _mm256_set1_epi32(23));
+      const __m256i mn = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, e23), zero)),
+                                           _mm256_max_epi32(e23, zero));
+      const __m256i normal_out = _mm256_or_si256(
+          sign, _mm256_or_si256(_mm256_slli_epi32(_mm256_add_epi32(top, _mm256_set1_epi32(127)), 23),
+                                _mm256_and_si256(mn, _mm256_set1_epi32(0x7FFFFF))));
+      const __m256i s149 = _mm256_sub_epi32(_mm256_set1_epi32(-149), u);
+      const __m256i ms = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, s149), zero)),
+                                           _mm256_max_epi32(s149, zero));
+      const __m256i sub_out = _mm256_or_si256(sign, ms);
+      const __m256i inf_out = _mm256_or_si256(sign, _mm256_set1_epi32(0x7F800000));
+      __m256i r = _mm256_blendv_epi8(sub_out, normal_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(-127)));
+      r = _mm256_blendv_epi8(r, inf_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(127)));
+      c = _mm256_blendv_epi8(r, zero, _mm256_cmpeq_epi32(S, zero));
+    }
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), c);
+  return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(bad)));
+}
+#else
+std::uint32_t avx2_vertical8(const VerticalArgs&, int, std::uint32_t*) { return 0xFF; }
+#endif
+
+}  // namespace tcsim::num::detail

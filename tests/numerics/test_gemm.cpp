@@ -200,8 +200,9 @@ TEST_CASE("gemm: the AVX2 kernel and the plain kernel give the same bits for eve
       const int K = 3 * ins.k + 5;
       for (bool specials : {false, true}) {
         const std::uint64_t seed = 77 + static_cast<std::uint64_t>(compared);
-        const BitMatrix A = spiky(ins.a_fmt, 6, K, seed, specials), B = spiky(ins.b_fmt, K, 5, seed + 1, specials);
-        const BitMatrix C = spiky(ins.acc_fmt, 6, 5, seed + 2, specials);
+        // N = 19: two groups of 8 columns for the vertical kernel and a tail of 3
+        const BitMatrix A = spiky(ins.a_fmt, 6, K, seed, specials), B = spiky(ins.b_fmt, K, 19, seed + 1, specials);
+        const BitMatrix C = spiky(ins.acc_fmt, 6, 19, seed + 2, specials);
         GemmOptions vec, plain;
         vec.threads = plain.threads = 1;
         plain.simd = false;
@@ -219,5 +220,19 @@ TEST_CASE("gemm: the AVX2 kernel and the plain kernel give the same bits for eve
     plain.simd = false;
     CHECK((gemm(ins, A, B, C, vec).array() == gemm(ins, A, B, C, plain).array()).all());
   }
+  // accumulators that overflow to inf part way through the K loop (the vertical kernel hands such
+  // lanes back to the plain path)
+  const Instruction& bf = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::bf16, FormatId::fp32);
+  const BitMatrix X = random_matrix(FormatId::bf16, 9, 96, 21, -0x1p63, 0x1p63), Y = random_matrix(FormatId::bf16, 96, 17, 22, -0x1p63, 0x1p63);
+  const BitMatrix Z = random_matrix(FormatId::fp32, 9, 17, 23, -0x1p127, 0x1p127);
+  GemmOptions vec, plain;
+  plain.simd = false;
+  const BitMatrix Dv = gemm(bf, X, Y, Z, vec);
+  CHECK((Dv.array() == gemm(bf, X, Y, Z, plain).array()).all());
+  CHECK((Dv.array() == by_dot(bf, X, Y, Z, KOrder::increasing).array()).all());
+  int infs = 0;
+  for (Eigen::Index j = 0; j < Dv.cols(); ++j)
+    for (Eigen::Index i = 0; i < Dv.rows(); ++i) infs += (Dv(i, j) & 0x7FFFFFFFu) == 0x7F800000u;
+  CHECK(infs > 0);
   CHECK(compared > 100);
 }
