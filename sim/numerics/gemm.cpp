@@ -65,6 +65,55 @@ BitMatrix gemm_generic(const Instruction& ins, const BitMatrix& A, const BitMatr
   });
   return D;
 }
+// Integer MMA (s8/u8/s4/u4/b1 -> s32): operands decoded once to int32. Without saturation the
+// per-instruction wrap composes into one wrap of the whole sum, so it is accumulated modulo 2^32
+// (uint32 arithmetic, which the compiler vectorises); with .satfinite each instruction's exact sum
+// (|sum| < 2^24 for every shape) is added to the accumulator and clamped, in the K order.
+BitMatrix gemm_integer(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, const BitMatrix& C,
+                       const GemmOptions& opt) {
+  const int M = static_cast<int>(A.rows()), N = static_cast<int>(B.cols()), K = static_cast<int>(A.cols());
+  const int k = ins.k, T = (K + k - 1) / k, Kp = T * k;
+  const bool b1 = ins.bit_op != BitOp::none, xor_op = ins.bit_op == BitOp::xor_popc;
+  std::vector<std::int32_t> a(static_cast<std::size_t>(M) * Kp, 0), b(static_cast<std::size_t>(N) * Kp, 0);
+  for (int i = 0; i < M; ++i)
+    for (int x = 0; x < K; ++x)
+      a[static_cast<std::size_t>(i) * Kp + x] = static_cast<std::int32_t>(b1 ? A(i, x) : int_value(A(i, x), ins.a_fmt));
+  for (int j = 0; j < N; ++j)
+    for (int x = 0; x < K; ++x)
+      b[static_cast<std::size_t>(j) * Kp + x] = static_cast<std::int32_t>(b1 ? B(x, j) : int_value(B(x, j), ins.b_fmt));
+  // one product: a*b, or for bits a AND b = a*b, a XOR b = a + b - 2ab (zero padding gives 0 both)
+  auto block_sum = [&](const std::int32_t* x, const std::int32_t* y, int n) {
+    std::uint32_t s = 0;
+    if (xor_op)
+      for (int q = 0; q < n; ++q) s += static_cast<std::uint32_t>(x[q] + y[q] - 2 * x[q] * y[q]);
+    else
+      for (int q = 0; q < n; ++q) s += static_cast<std::uint32_t>(x[q] * y[q]);
+    return s;
+  };
+  BitMatrix D(M, N);
+  const bool sat = opt.mma.int_saturate;
+  parallel_rows(M, thread_count(opt.threads, M), [&](int r0, int r1) {
+    for (int i = r0; i < r1; ++i)
+      for (int j = 0; j < N; ++j) {
+        const std::int32_t* x = a.data() + static_cast<std::size_t>(i) * Kp;
+        const std::int32_t* y = b.data() + static_cast<std::size_t>(j) * Kp;
+        if (!sat) {
+          const std::uint32_t s = static_cast<std::uint32_t>(C(i, j)) + block_sum(x, y, Kp);
+          D(i, j) = s;
+          continue;
+        }
+        std::int64_t d = int_value(C(i, j), FormatId::int32);
+        for (int s = 0; s < T; ++s) {
+          const int t = opt.k_order == KOrder::increasing ? s : T - 1 - s;
+          const auto blk = static_cast<std::int32_t>(block_sum(x + t * k, y + t * k, k));  // exact: |sum| < 2^24
+          d = static_cast<std::int64_t>(detail::finish_int32(d + blk, true) & 0xFFFFFFFFu);
+          d = int_value(static_cast<Bits>(d), FormatId::int32);
+        }
+        D(i, j) = static_cast<std::uint32_t>(static_cast<std::uint64_t>(d));
+      }
+  });
+  return D;
+}
 }  // namespace
 
 std::string_view k_order_name(KOrder o) {
@@ -98,6 +147,7 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
                   [&](int r0, int r1) { fg.run_rows(r0, r1, C, D, opt.k_order); });
     return D;
   }
+  if (ins.out_mode == OutMode::int32_exact) return gemm_integer(ins, A, B, C, opt);
   return gemm_generic(ins, A, B, C, opt);
 }
 

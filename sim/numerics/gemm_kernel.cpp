@@ -70,9 +70,15 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
       decode_into(B(k, j), ins.b_fmt, lb, static_cast<std::size_t>(j) * Kp_ + k, b_, b_fed_,
                   b_special_[static_cast<std::size_t>(j) * T_ + k / ins.k]);
   // AVX2: 8 products per 32-bit-lane vector; |a b| << pre_ must stay below 2^31.
-  simd_ = simd && avx2_available() && p_.L % 8 == 0 && p_.L <= 32 &&
-          la.precision() + lb.precision() + pre_ <= 31;
-  if (simd_) {
+  const bool avx2 = simd && avx2_available() && la.precision() + lb.precision() + pre_ <= 31;
+  simd_ = avx2 && p_.L % 8 == 0 && p_.L <= 32;
+  // Vertical kernel (8 columns in the lanes, any L <= 32): FP32 RZ results, and every block sum
+  // |S| < L 2^(pa+pb+pre) + 2^(F+2) < 2^31.
+  const std::int64_t bound = static_cast<std::int64_t>(p_.L) << (la.precision() + lb.precision() + pre_);
+  vertical_ = avx2 && p_.L <= 32 &&
+              ((acc32_ && p_.out == OutMode::rz_fp32 && fc_ == 23) || (!acc32_ && p_.out == OutMode::rne_fp16 && fc_ == 10)) &&
+              bound + (std::int64_t{1} << (p_.F + 2)) < (std::int64_t{1} << 31);
+  if (simd_ || vertical_) {
     auto split = [](const std::vector<El>& el, std::vector<std::int32_t>& m, std::vector<std::int32_t>& e) {
       m.resize(el.size());
       e.resize(el.size());
@@ -84,10 +90,6 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
     split(a_, am_, ae_);
     split(b_, bm_, be_);
   }
-  // Vertical kernel: FP32 RZ results, and every block sum |S| < L 2^(pa+pb+pre) + 2^(F+2) < 2^31.
-  const std::int64_t bound = static_cast<std::int64_t>(p_.L) << (la.precision() + lb.precision() + pre_);
-  vertical_ = simd_ && acc32_ && p_.out == OutMode::rz_fp32 && fc_ == 23 &&
-              bound + (std::int64_t{1} << (p_.F + 2)) < (std::int64_t{1} << 31);
   if (vertical_) {
     bmT_.resize(static_cast<std::size_t>(Kp_) * N_);
     beT_.resize(bmT_.size());
@@ -132,6 +134,7 @@ void FastGemm::run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& 
       va.pre = pre_;
       va.e_zero = p_.e_zero;
       va.decreasing = order == KOrder::decreasing;
+      va.fp16 = !acc32_;
       const std::uint32_t redo = avx2_vertical8(va, j0, d);
       for (int l = 0; l < 8; ++l)
         D(i, j0 + l) = (redo >> l) & 1u ? element(i, j0 + l, C(i, j0 + l), order) : Bits{d[l]};

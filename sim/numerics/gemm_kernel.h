@@ -20,7 +20,7 @@ void avx2_block_terms(const std::int32_t* am, const std::int32_t* ae, const std:
                       int L, int e_zero, int Ec, int pre, std::int64_t& S, int& Emax);
 
 // The vertical AVX2 kernel: 8 output elements of one row (columns j0..j0+7) in the lanes, through
-// every instruction of the K loop, FP32 accumulator with RZ (gemm_kernel_avx2.cpp). d holds the 8
+// every instruction of the K loop, FP32 accumulator with RZ or FP16 with RNE (gemm_kernel_avx2.cpp). d holds the 8
 // accumulator inputs and receives the results; returns a mask of lanes whose accumulator became
 // inf/NaN on the way (the caller recomputes those with the plain path). No lane may meet an
 // inf/NaN operand (the caller checks), and every block sum must fit in int32 (checked at setup).
@@ -29,6 +29,7 @@ struct VerticalArgs {
   const std::int32_t *bmT, *beT;  // B as [k][N]
   int N = 0, k = 0, T = 0, L = 0, F = 0, pre = 0, e_zero = 0;
   bool decreasing = false;
+  bool fp16 = false;              // FP16 accumulator with RNE (else FP32 with RZ)
 };
 std::uint32_t avx2_vertical8(const VerticalArgs& v, int j0, std::uint32_t* d);
 

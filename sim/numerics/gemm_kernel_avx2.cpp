@@ -87,15 +87,16 @@ __attribute__((target("avx2"))) std::uint32_t avx2_vertical8(const VerticalArgs&
   for (int s = 0; s < v.T; ++s) {
     const int t = v.decreasing ? v.T - 1 - s : s;
     for (int k0 = t * v.k; k0 < (t + 1) * v.k; k0 += v.L) {
-      // the accumulator: fp32 bits -> integer mantissa, exponent (zero: e_zero), sign
-      const __m256i ef = _mm256_and_si256(_mm256_srli_epi32(c, 23), _mm256_set1_epi32(0xFF));
-      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(ef, _mm256_set1_epi32(0xFF)));
+      // the accumulator: fp32 / fp16 bits -> integer mantissa, exponent (zero: e_zero), sign
+      const int fb = v.fp16 ? 10 : 23, emask = v.fp16 ? 0x1F : 0xFF, bias = v.fp16 ? 15 : 127;
+      const __m256i ef = _mm256_and_si256(_mm256_srl_epi32(c, _mm_cvtsi32_si128(fb)), _mm256_set1_epi32(emask));
+      bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(ef, _mm256_set1_epi32(emask)));
       const __m256i normal = _mm256_cmpgt_epi32(ef, zero);
-      const __m256i cm = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32(0x7FFFFF)),
-                                         _mm256_and_si256(normal, _mm256_set1_epi32(0x800000)));
-      const __m256i ce = _mm256_blendv_epi8(_mm256_set1_epi32(-126), _mm256_sub_epi32(ef, _mm256_set1_epi32(127)), normal);
+      const __m256i cm = _mm256_or_si256(_mm256_and_si256(c, _mm256_set1_epi32((1 << fb) - 1)),
+                                         _mm256_and_si256(normal, _mm256_set1_epi32(1 << fb)));
+      const __m256i ce = _mm256_blendv_epi8(_mm256_set1_epi32(1 - bias), _mm256_sub_epi32(ef, _mm256_set1_epi32(bias)), normal);
       const __m256i Ec = _mm256_blendv_epi8(ce, ez, _mm256_cmpeq_epi32(cm, zero));
-      const __m256i cneg = _mm256_srai_epi32(c, 31);
+      const __m256i cneg = _mm256_sub_epi32(zero, _mm256_srl_epi32(c, _mm_cvtsi32_si128(v.fp16 ? 15 : 31)));  // 0 or -1
       // products: a broadcast from the row, b from 8 columns
       __m256i P[32], E[32];
       __m256i emax = Ec;
@@ -116,29 +117,64 @@ __attribute__((target("avx2"))) std::uint32_t avx2_vertical8(const VerticalArgs&
         S = _mm256_add_epi32(S, _mm256_sign_epi32(tt, P[i]));
       }
       const __m256i u = _mm256_sub_epi32(emax, _mm256_set1_epi32(v.F));
-      const __m256i sh = _mm256_sub_epi32(_mm256_sub_epi32(Ec, _mm256_set1_epi32(23)), u);
+      const __m256i sh = _mm256_sub_epi32(_mm256_sub_epi32(Ec, _mm256_set1_epi32(fb)), u);
       const __m256i left = _mm256_max_epi32(sh, zero), right = _mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero);
       const __m256i tc = _mm256_srlv_epi32(_mm256_sllv_epi32(cm, left), right);
       S = _mm256_add_epi32(S, _mm256_sub_epi32(_mm256_xor_si256(tc, cneg), cneg));  // -tc where c < 0
-      // RZ into fp32 (finish_fdpa rz_fp32): S == 0 -> +0; |v| >= 2^128 -> inf; subnormal quantum 2^-149
       const __m256i sneg = _mm256_srai_epi32(S, 31);
       const __m256i mag = _mm256_abs_epi32(S);
-      const __m256i sign = _mm256_slli_epi32(sneg, 31);
       const __m256i e = ilog2_epi32(_mm256_max_epi32(mag, one));
       const __m256i top = _mm256_add_epi32(u, e);
-      const __m256i e23 = _mm256_sub_epi32(e, _mm256_set1_epi32(23));
-      const __m256i mn = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, e23), zero)),
-                                           _mm256_max_epi32(e23, zero));
-      const __m256i normal_out = _mm256_or_si256(
-          sign, _mm256_or_si256(_mm256_slli_epi32(_mm256_add_epi32(top, _mm256_set1_epi32(127)), 23),
-                                _mm256_and_si256(mn, _mm256_set1_epi32(0x7FFFFF))));
-      const __m256i s149 = _mm256_sub_epi32(_mm256_set1_epi32(-149), u);
-      const __m256i ms = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, s149), zero)),
-                                           _mm256_max_epi32(s149, zero));
-      const __m256i sub_out = _mm256_or_si256(sign, ms);
-      const __m256i inf_out = _mm256_or_si256(sign, _mm256_set1_epi32(0x7F800000));
-      __m256i r = _mm256_blendv_epi8(sub_out, normal_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(-127)));
-      r = _mm256_blendv_epi8(r, inf_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(127)));
+      __m256i r;
+      if (!v.fp16) {
+        // RZ into fp32 (finish_fdpa rz_fp32): |v| >= 2^128 -> inf; subnormal quantum 2^-149
+        const __m256i sign = _mm256_slli_epi32(sneg, 31);
+        const __m256i e23 = _mm256_sub_epi32(e, _mm256_set1_epi32(23));
+        const __m256i mn = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, e23), zero)),
+                                             _mm256_max_epi32(e23, zero));
+        const __m256i normal_out = _mm256_or_si256(
+            sign, _mm256_or_si256(_mm256_slli_epi32(_mm256_add_epi32(top, _mm256_set1_epi32(127)), 23),
+                                  _mm256_and_si256(mn, _mm256_set1_epi32(0x7FFFFF))));
+        const __m256i s149 = _mm256_sub_epi32(_mm256_set1_epi32(-149), u);
+        const __m256i ms = _mm256_srlv_epi32(_mm256_sllv_epi32(mag, _mm256_max_epi32(_mm256_sub_epi32(zero, s149), zero)),
+                                             _mm256_max_epi32(s149, zero));
+        const __m256i sub_out = _mm256_or_si256(sign, ms);
+        const __m256i inf_out = _mm256_or_si256(sign, _mm256_set1_epi32(0x7F800000));
+        r = _mm256_blendv_epi8(sub_out, normal_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(-127)));
+        r = _mm256_blendv_epi8(r, inf_out, _mm256_cmpgt_epi32(top, _mm256_set1_epi32(127)));
+      } else {
+        // RNE into fp16 (finish_fdpa rne_fp16): 11 bits, or quantum 2^-24 below 2^-14; a carry may
+        // reach the next binade (the encoding absorbs it); >= 2^16 after rounding -> inf
+        const __m256i sign = _mm256_and_si256(_mm256_slli_epi32(sneg, 15), _mm256_set1_epi32(0x8000));
+        const __m256i is_normal = _mm256_cmpgt_epi32(top, _mm256_set1_epi32(-15));
+        // drop = bits below the kept quantum: e - 10 (normal) or -24 - u (subnormal)
+        const __m256i drop = _mm256_blendv_epi8(_mm256_sub_epi32(_mm256_set1_epi32(-24), u),
+                                                _mm256_sub_epi32(e, _mm256_set1_epi32(10)), is_normal);
+        const __m256i dr = _mm256_max_epi32(drop, zero), dl = _mm256_max_epi32(_mm256_sub_epi32(zero, drop), zero);
+        __m256i q = _mm256_sllv_epi32(_mm256_srlv_epi32(mag, dr), dl);
+        // the dropped bits and half a quantum; from 32 dropped bits on, half (>= 2^31) exceeds any
+        // |S| < 2^31, so nothing rounds up there
+        const __m256i low = _mm256_sub_epi32(_mm256_sllv_epi32(one, dr), one);  // dr >= 32: all ones
+        const __m256i dr_big = _mm256_cmpgt_epi32(dr, _mm256_set1_epi32(31));
+        const __m256i rem = _mm256_blendv_epi8(_mm256_and_si256(mag, low), mag, dr_big);
+        const __m256i half = _mm256_blendv_epi8(_mm256_sllv_epi32(one, _mm256_sub_epi32(dr, one)), _mm256_set1_epi32(INT_MAX),
+                                                _mm256_cmpgt_epi32(dr, _mm256_set1_epi32(32)));
+        const __m256i dr32 = _mm256_cmpeq_epi32(dr, _mm256_set1_epi32(32));
+        const __m256i half2 = _mm256_blendv_epi8(half, _mm256_set1_epi32(INT_MAX), dr32);
+        const __m256i has_drop = _mm256_cmpgt_epi32(dr, zero);
+        const __m256i gt = _mm256_cmpgt_epi32(rem, half2);
+        const __m256i tie = _mm256_andnot_si256(_mm256_or_si256(dr32, _mm256_cmpgt_epi32(dr, _mm256_set1_epi32(32))),
+                                                _mm256_cmpeq_epi32(rem, half2));
+        const __m256i odd = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
+        const __m256i up = _mm256_and_si256(has_drop, _mm256_or_si256(gt, _mm256_and_si256(tie, odd)));
+        q = _mm256_sub_epi32(q, up);  // up is -1 where rounding up
+        // encode: subnormal q (< 2^10, or 2^10 = the smallest normal) is the bit pattern itself;
+        // normal: (top + 15) << 10 plus q - 2^10 (a carry q = 2^11 moves into the exponent)
+        const __m256i enc_normal = _mm256_add_epi32(_mm256_slli_epi32(_mm256_add_epi32(top, _mm256_set1_epi32(14)), 10), q);
+        r = _mm256_blendv_epi8(q, enc_normal, is_normal);
+        r = _mm256_min_epi32(r, _mm256_set1_epi32(0x7C00));  // past the largest finite: inf
+        r = _mm256_or_si256(r, sign);
+      }
       c = _mm256_blendv_epi8(r, zero, _mm256_cmpeq_epi32(S, zero));
     }
   }

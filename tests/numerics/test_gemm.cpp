@@ -234,5 +234,16 @@ TEST_CASE("gemm: the AVX2 kernel and the plain kernel give the same bits for eve
   for (Eigen::Index j = 0; j < Dv.cols(); ++j)
     for (Eigen::Index i = 0; i < Dv.rows(); ++i) infs += (Dv(i, j) & 0x7FFFFFFFu) == 0x7F800000u;
   CHECK(infs > 0);
+  // FP16 accumulator (vertical RNE finish): overflow to inf, subnormal results, ties
+  const Instruction& h = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::fp16, FormatId::fp16);
+  for (auto [lo, hi] : {std::pair{-200.0, 200.0}, std::pair{-0x1p-7, 0x1p-7}, std::pair{-2.0, 2.0}}) {
+    const BitMatrix P = random_matrix(FormatId::fp16, 9, 80, 31, lo, hi), Q = random_matrix(FormatId::fp16, 80, 24, 32, lo, hi);
+    const BitMatrix R = random_matrix(FormatId::fp16, 9, 24, 33, lo, hi);
+    const BitMatrix Dh = gemm(h, P, Q, R, vec);
+    CHECK((Dh.array() == gemm(h, P, Q, R, plain).array()).all());
+    GemmOptions dec = vec;
+    dec.k_order = KOrder::decreasing;
+    CHECK((gemm(h, P, Q, R, dec).array() == by_dot(h, P, Q, R, KOrder::decreasing).array()).all());
+  }
   CHECK(compared > 100);
 }
