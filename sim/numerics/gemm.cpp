@@ -204,7 +204,9 @@ Eigen::MatrixXd reference_gemm(const BitMatrix& A, FormatId a_fmt, const BitMatr
     throw std::invalid_argument("reference_gemm(): shapes do not match");
   // Fast path: Eigen's double GEMM R = A*B + C with the a-priori bound
   // |R - exact| <= gamma_{K+1} (|A||B| + |C|), gamma_n = n u / (1 - n u) (Higham, Accuracy and
-  // Stability, 3.1 and 3.5; valid for any summation order). Every element whose bound is not
+  // Stability, 3.1 and 3.5; valid for any summation order), and (|A||B|)_ij <= ||row i of A||_2
+  // ||column j of B||_2 (Cauchy-Schwarz; each computed norm scaled up by 1 + (K+2) 2^-52 to cover
+  // its own rounding). Every element whose bound is not
   // below 2^-32 |R| (9 bits finer than an FP32 ulp), or that is not finite, is recomputed with
   // Dot2, so the result is Dot2-accurate wherever that can be seen in FP32/FP16 error figures.
   // An fp64 accumulator (DMMA) needs more than 2^-32: every element goes through Dot2.
@@ -217,18 +219,19 @@ Eigen::MatrixXd reference_gemm(const BitMatrix& A, FormatId a_fmt, const BitMatr
   Eigen::MatrixXd r(A.rows(), B.cols());
   const int M = static_cast<int>(A.rows());
   if (M == 0) return r;
-  const Eigen::MatrixXd babs = b.cwiseAbs();
+  const double up = 1 + static_cast<double>(K + 2) * 0x1p-52;
+  const Eigen::VectorXd bnorm = b.colwise().norm().transpose() * up;
   parallel_rows(M, thread_count(threads, M), [&](int r0, int r1) {
     const Eigen::Index n = r1 - r0;
     Eigen::MatrixXd part = c.middleRows(r0, n);
     part.noalias() += a.middleRows(r0, n) * b;
-    Eigen::MatrixXd bound = c.middleRows(r0, n).cwiseAbs();
-    bound.noalias() += a.middleRows(r0, n).cwiseAbs() * babs;
+    const Eigen::VectorXd anorm = a.middleRows(r0, n).rowwise().norm() * up;
     for (Eigen::Index j = 0; j < B.cols(); ++j)
       for (Eigen::Index i = 0; i < n; ++i) {
         const double v = part(i, j);
-        if (c_fmt != FormatId::fp64 && std::isfinite(v) && std::isfinite(bound(i, j)) &&
-            gamma * bound(i, j) <= 0x1p-32 * std::fabs(v))
+        const double bound = anorm(i) * bnorm(j) + std::fabs(c(r0 + i, j));
+        if (c_fmt != FormatId::fp64 && std::isfinite(v) && std::isfinite(bound) &&
+            gamma * bound <= 0x1p-32 * std::fabs(v))
           r(r0 + i, j) = v;
         else
           r(r0 + i, j) = dot2(a.data() + (r0 + i) * K, b.data() + j * K, K, c(r0 + i, j), exact);

@@ -91,12 +91,15 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
     split(b_, bm_, be_);
   }
   if (vertical_) {
-    bmT_.resize(static_cast<std::size_t>(Kp_) * N_);
+    // panels of 8 columns, each [k][8] contiguous (sequential reads in the kernel)
+    const int N8 = N_ / 8 * 8;
+    bmT_.resize(static_cast<std::size_t>(Kp_) * N8);
     beT_.resize(bmT_.size());
-    for (int j = 0; j < N_; ++j)
+    for (int j = 0; j < N8; ++j)
       for (int k = 0; k < Kp_; ++k) {
-        bmT_[static_cast<std::size_t>(k) * N_ + j] = bm_[static_cast<std::size_t>(j) * Kp_ + k];
-        beT_[static_cast<std::size_t>(k) * N_ + j] = be_[static_cast<std::size_t>(j) * Kp_ + k];
+        const std::size_t at = static_cast<std::size_t>(j / 8) * Kp_ * 8 + static_cast<std::size_t>(k) * 8 + j % 8;
+        bmT_[at] = bm_[static_cast<std::size_t>(j) * Kp_ + k];
+        beT_[at] = be_[static_cast<std::size_t>(j) * Kp_ + k];
       }
     col_special_.assign(static_cast<std::size_t>(N_), 0);
     for (int j = 0; j < N_; ++j)
@@ -124,9 +127,9 @@ void FastGemm::run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& 
       VerticalArgs va;
       va.am = am_.data() + static_cast<std::size_t>(i) * Kp_;
       va.ae = ae_.data() + static_cast<std::size_t>(i) * Kp_;
-      va.bmT = bmT_.data();
-      va.beT = beT_.data();
-      va.N = N_;
+      va.bmT = bmT_.data() + static_cast<std::size_t>(j0 / 8) * Kp_ * 8;
+      va.beT = beT_.data() + static_cast<std::size_t>(j0 / 8) * Kp_ * 8;
+      va.N = 8;
       va.k = ins_.k;
       va.T = T_;
       va.L = p_.L;
@@ -135,7 +138,7 @@ void FastGemm::run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& 
       va.e_zero = p_.e_zero;
       va.decreasing = order == KOrder::decreasing;
       va.fp16 = !acc32_;
-      const std::uint32_t redo = avx2_vertical8(va, j0, d);
+      const std::uint32_t redo = avx2_vertical8(va, 0, d);
       for (int l = 0; l < 8; ++l)
         D(i, j0 + l) = (redo >> l) & 1u ? element(i, j0 + l, C(i, j0 + l), order) : Bits{d[l]};
     }

@@ -26,7 +26,7 @@ void avx2_block_terms(const std::int32_t* am, const std::int32_t* ae, const std:
 // inf/NaN operand (the caller checks), and every block sum must fit in int32 (checked at setup).
 struct VerticalArgs {
   const std::int32_t *am, *ae;    // the row: Kp mantissas / exponents
-  const std::int32_t *bmT, *beT;  // B as [k][N]
+  const std::int32_t *bmT, *beT;  // B as [k][N] (N = the row stride; the caller passes 8-column panels)
   int N = 0, k = 0, T = 0, L = 0, F = 0, pre = 0, e_zero = 0;
   bool decreasing = false;
   bool fp16 = false;              // FP16 accumulator with RNE (else FP32 with RZ)
@@ -66,7 +66,7 @@ class FastGemm {
   std::vector<std::uint8_t> a_special_, b_special_;  // per (row|col, instruction): inf/NaN inside
   bool simd_ = false;
   bool vertical_ = false;                         // avx2_vertical8 applies (fp32 RZ, int32 sums)
-  std::vector<std::int32_t> bmT_, beT_;           // B as [k][N] for the vertical kernel
+  std::vector<std::int32_t> bmT_, beT_;           // B in 8-column panels [j/8][k][8] (vertical kernel)
   std::vector<std::uint8_t> col_special_;         // per column: inf/NaN in any instruction
   void run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const;
   std::vector<std::int32_t> am_, ae_, bm_, be_;  // a_/b_ as separate arrays (AVX2 loads)
