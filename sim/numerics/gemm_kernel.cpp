@@ -21,7 +21,7 @@ std::uint32_t feed(Bits bits, FormatId f, Tf32Feed how) {
 
 bool fast_gemm_supported(const Instruction& ins) {
   if (ins.out_mode != OutMode::rz_fp32 && ins.out_mode != OutMode::rz_e8m13 &&
-      ins.out_mode != OutMode::rne_fp16)
+      ins.out_mode != OutMode::rne_fp16 && ins.out_mode != OutMode::rz_fp32_rne_fp16)
     return false;
   if (ins.L <= 0 || ins.L > 32 || ins.k % ins.L != 0) return false;
   const int fs = layout(ins.a_fmt).man_bits + layout(ins.b_fmt).man_bits;
