@@ -114,6 +114,45 @@ BitMatrix gemm_integer(const Instruction& ins, const BitMatrix& A, const BitMatr
   });
   return D;
 }
+// DMMA (fp64 mma.m8n8k4): each instruction a chain of IEEE FMAs in increasing k, instructions in
+// the K order; zero padding is part of the chain (fma(0, 0, -0) is +0). 4 columns per AVX2 vector
+// where the CPU has FMA, else std::fma one element at a time: the same operations either way.
+BitMatrix gemm_fp64(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, const BitMatrix& C,
+                    const GemmOptions& opt) {
+  const int M = static_cast<int>(A.rows()), N = static_cast<int>(B.cols()), K = static_cast<int>(A.cols());
+  const int k = ins.k, T = (K + k - 1) / k, Kp = T * k;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> a = Eigen::MatrixXd::Zero(M, Kp);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> bT = Eigen::MatrixXd::Zero(Kp, N);  // [k][N]
+  for (int i = 0; i < M; ++i)
+    for (int x = 0; x < K; ++x) a(i, x) = std::bit_cast<double>(A(i, x));
+  for (int x = 0; x < K; ++x)
+    for (int j = 0; j < N; ++j) bT(x, j) = std::bit_cast<double>(B(x, j));
+  std::vector<int> korder;
+  for (int s = 0; s < T; ++s) {
+    const int t = opt.k_order == KOrder::increasing ? s : T - 1 - s;
+    for (int x = 0; x < k; ++x) korder.push_back(t * k + x);
+  }
+  const bool vec = opt.simd && detail::fma_available();
+  BitMatrix D(M, N);
+  parallel_rows(M, thread_count(opt.threads, M), [&](int r0, int r1) {
+    for (int i = r0; i < r1; ++i) {
+      int j = 0;
+      if (vec)
+        for (; j + 4 <= N; j += 4) {
+          double d[4];
+          for (int l = 0; l < 4; ++l) d[l] = std::bit_cast<double>(C(i, j + l));
+          detail::fma_chain4(a.data() + static_cast<std::size_t>(i) * Kp, bT.data() + j, N, Kp, korder.data(), d);
+          for (int l = 0; l < 4; ++l) D(i, j + l) = std::bit_cast<std::uint64_t>(d[l]);
+        }
+      for (; j < N; ++j) {
+        double d = std::bit_cast<double>(C(i, j));
+        for (int q = 0; q < Kp; ++q) d = std::fma(a(i, korder[q]), bT(korder[q], j), d);
+        D(i, j) = std::bit_cast<std::uint64_t>(d);
+      }
+    }
+  });
+  return D;
+}
 }  // namespace
 
 std::string_view k_order_name(KOrder o) {
@@ -148,6 +187,7 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
     return D;
   }
   if (ins.out_mode == OutMode::int32_exact) return gemm_integer(ins, A, B, C, opt);
+  if (ins.out_mode == OutMode::fp64_fma) return gemm_fp64(ins, A, B, C, opt);
   return gemm_generic(ins, A, B, C, opt);
 }
 

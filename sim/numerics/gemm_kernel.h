@@ -33,6 +33,11 @@ struct VerticalArgs {
 };
 std::uint32_t avx2_vertical8(const VerticalArgs& v, int j0, std::uint32_t* d);
 
+// DMMA: whether the CPU has AVX2+FMA, and 4 columns of one row through the fma chain in the
+// order korder[0..Kp) (B as [k][N], the 4 columns at bT + j0).
+bool fma_available();
+void fma_chain4(const double* arow, const double* bT, int N, int Kp, const int* korder, double* d);
+
 class FastGemm {
  public:
   // simd: use the AVX2 block when the CPU has it and the operands fit 32-bit lanes (same bits).

@@ -186,3 +186,29 @@ std::uint32_t avx2_vertical8(const VerticalArgs&, int, std::uint32_t*) { return 
 #endif
 
 }  // namespace tcsim::num::detail
+
+namespace tcsim::num::detail {
+
+#ifdef TCSIM_HAVE_AVX2_KERNEL
+bool fma_available() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+// DMMA (chain of IEEE fp64 FMAs): 4 output columns per vector, each lane the same fma sequence as
+// the scalar path (padding included), so the same bits.
+__attribute__((target("avx2,fma"))) void fma_chain4(const double* arow, const double* bT, int N, int Kp,
+                                                   const int* korder, double* d) {
+  __m256d acc = _mm256_loadu_pd(d);
+  for (int q = 0; q < Kp; ++q) {
+    const int k = korder[q];
+    acc = _mm256_fmadd_pd(_mm256_set1_pd(arow[k]), _mm256_loadu_pd(bT + static_cast<std::size_t>(k) * N), acc);
+  }
+  _mm256_storeu_pd(d, acc);
+}
+#else
+bool fma_available() { return false; }
+void fma_chain4(const double*, const double*, int, int, const int*, double*) {}
+#endif
+
+}  // namespace tcsim::num::detail
