@@ -63,6 +63,17 @@ check_all() {  # check_all GPUDIR
     local args=("$dir" --arch "$arch" --instr "$instr" --check "$dir")
     [[ "$sat" == true ]] && args+=(--satfinite)
     out=$(timeout 300 "$tcsim" mma batch "${args[@]}" 2>&1); rc=$?
+    local spm; spm=$(meta "$dir/meta.yaml" sparse_meta)
+    if [[ -n "$spm" && "$spm" != none && $rc -eq 3 ]]; then
+      # 2:4 sparse: the default reading (blocks of L kept products) failed; try the dense reading
+      # (numerics/sparse/structured.h) and say which one the hardware follows.
+      local out2 rc2
+      out2=$(timeout 300 "$tcsim" mma batch "${args[@]}" --sparse-blocks dense 2>&1); rc2=$?
+      if [[ $rc2 -eq 0 ]]; then
+        out="$out
+(sparse) the kept-products reading mismatches; --sparse-blocks dense matches: $(printf '%s\n' "$out2" | grep -v '^\s*$' | tail -n 1)"
+      fi
+    fi
     local last; last=$(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)
     case $rc in
       0) printf '%-52s match     %s\n' "$case" "$last" >>"$summary.tmp"; n_ok=$((n_ok + 1)) ;;

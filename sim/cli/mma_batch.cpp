@@ -49,21 +49,23 @@ fs::path expected_file(const num::GoldenCase& gc, const std::string& acc_name, c
 }  // namespace
 
 int run_batch(const std::vector<std::string>& args) {
-  std::string dir, arch_text, instr, out_dir, check, feed_text = "truncate";
+  std::string dir, arch_text, instr, out_dir, check, feed_text = "truncate", sparse_blocks_text = "kept", fp8_f16_text = "model";
   std::vector<std::string> acc_texts;
   bool saturate = false, check_given = false;
   int show = 5;
   po::options_description opts("Options");
   opts.add_options()
       ("dir", po::value(&dir)->required(), "a tc-golden case directory (a_<GPU>_<fmt>.txt, b_..., c_<GPU>_fp32.txt), or a folder with such directories below it")
-      ("arch", po::value(&arch_text), "architecture (sm_70|sm_75|sm_80|sm_90); default: meta.yaml `arch:`, else the GPU name in the file names")
+      ("arch", po::value(&arch_text), "architecture (sm_70 ... sm_120 or a GPU name); default: meta.yaml `arch:`, else the GPU name in the file names")
       ("instr", po::value(&instr), "instruction (e.g. mma.m16n8k16); default: meta.yaml `instruction:`, else the wmma instruction the tc-golden data used, else the GEMM default")
       ("acc", po::value(&acc_texts)->composing(), "accumulator format(s) to compute: fp32, fp16, s32 (default: those of the d files present, else fp32 / s32)")
       ("output,o", po::value(&out_dir), "write d_<GPU>_<acc>.txt here (same layout; sub-directories mirror the input's)")
       ("check", po::value(&check)->implicit_value(""), "compare with expected d: a d_<GPU>_<acc>.txt file, a directory in the same layout, or nothing (the d files in DIR)")
       ("show", po::value(&show), "mismatches to print per case (default 5)")
       ("tf32-feed", po::value(&feed_text), "tf32 operands: truncate (hardware raw feed, default), rna, rne")
-      ("satfinite", po::bool_switch(&saturate), "integer MMA: clamp to s32 instead of wrapping");
+      ("satfinite", po::bool_switch(&saturate), "integer MMA: clamp to s32 instead of wrapping")
+      ("sparse-blocks", po::value(&sparse_blocks_text), "2:4 sparse (mma.sp) cases: kept (default: blocks of L kept products) or dense (blocks of L consecutive k)")
+      ("fp8-f16", po::value(&fp8_f16_text), "Blackwell fp8 with an fp16 accumulator: model (B200TC.m, default) or ptx");
   po::positional_options_description pos;
   pos.add("dir", 1);
   po::variables_map vm;
@@ -87,6 +89,9 @@ int run_batch(const std::vector<std::string>& args) {
   else if (feed_text == "rne") mopt.tf32_feed = num::Tf32Feed::rne;
   else throw InputError("--tf32-feed", "expected truncate, rna or rne, got '" + feed_text + "'");
   mopt.int_saturate = saturate;
+  mopt.fp8_f16_rule = parse_fp8_f16_option(fp8_f16_text, "--fp8-f16");
+  if (sparse_blocks_text == "dense") mopt.sparse_blocks = num::SparseBlocks::dense;
+  else if (sparse_blocks_text != "kept") throw InputError("--sparse-blocks", "expected kept or dense, got '" + sparse_blocks_text + "'");
   std::vector<std::string> acc_names;
   for (const auto& t : acc_texts)
     for (const auto& part : split(t, ',')) {

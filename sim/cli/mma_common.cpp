@@ -95,8 +95,14 @@ std::vector<num::Bits> parse_value_list(const std::string& text, FormatId f, con
 FormatId parse_input_format(const std::string& text, const std::string& where) {
   auto f = parse_format(text);
   if (!f || *f == FormatId::fp32 || *f == FormatId::int32)
-    throw InputError(where, "unknown input format '" + text + "'; expected fp16, bf16, tf32, e4m3, e5m2, s8, u8, s4, u4 or fp64");
+    throw InputError(where, "unknown input format '" + text + "'; expected fp16, bf16, tf32, e4m3, e5m2, s8, u8, s4, u4, b1 or fp64");
   return *f;
+}
+
+num::Fp8F16Rule parse_fp8_f16_option(const std::string& text, const std::string& where) {
+  if (auto r = num::parse_fp8_f16_rule(text)) return *r;
+  throw InputError(where, "expected model (B200TC.m: FP32 block result rounded to fp16) or ptx (direct RNE to the "
+                          ".f16 accumulator), got '" + text + "'");
 }
 
 FormatId parse_acc_format(const std::string& text, const std::string& where) {

@@ -8,6 +8,7 @@
 #include "numerics/arch.h"
 #include "numerics/convert.h"
 #include "numerics/format_id.h"
+#include "numerics/mma.h"
 
 namespace tcsim::cli::mma {
 
@@ -29,11 +30,14 @@ num::Bits parse_value(std::string_view text, FormatId f, const std::string& wher
 std::vector<num::Bits> parse_value_list(const std::string& text, FormatId f, const std::string& where);
 
 // A format name; `kinds` says what is accepted: "input" (fp16 bf16 tf32 e4m3 e5m2 s8 u8 s4 u4
-// fp64), "acc" (fp32 fp16 s32 fp64). InputError(where, ...) otherwise.
+// b1 fp64), "acc" (fp32 fp16 s32 fp64). InputError(where, ...) otherwise.
 FormatId parse_input_format(const std::string& text, const std::string& where);
 FormatId parse_acc_format(const std::string& text, const std::string& where);
 
-// "all" (V100, T4, A100, H100) or a comma list of sm_70/v100/... names.
+// --fp8-f16 model|ptx (num::Fp8F16Rule); InputError(where, ...) otherwise.
+num::Fp8F16Rule parse_fp8_f16_option(const std::string& text, const std::string& where);
+
+// "all" (every architecture) or a comma list of sm_70/v100/... names.
 std::vector<num::Arch> parse_arch_list(const std::string& text, const std::string& where);
 
 // The instruction `dot` and `gemm` use when none is named: the architecture's wmma instruction for

@@ -51,7 +51,7 @@ std::vector<num::Bits> trace_blocks(const num::Instruction& ins, std::vector<num
   b.resize(padded, 0);
   for (auto& x : a) x = feed(x, ins.a_fmt, opt.tf32_feed);
   for (auto& x : b) x = feed(x, ins.b_fmt, opt.tf32_feed);
-  num::FdpaParams p = num::fdpa_params(ins);
+  num::FdpaParams p = num::fdpa_params(ins, opt);
   for (std::size_t off = 0; off < padded; off += static_cast<std::size_t>(ins.L)) {
     c = num::tfdpa_block(p, a.data() + off, b.data() + off, ins.L, c);
     out.push_back(c);
@@ -64,6 +64,7 @@ std::string rounding_text(const num::Instruction& ins) {
     case num::OutMode::rz_fp32: return "RZ fp32";
     case num::OutMode::rz_e8m13: return "RZ e8m13";
     case num::OutMode::rne_fp16: return "RNE fp16";
+    case num::OutMode::rz_fp32_rne_fp16: return "RZ fp32, RNE fp16";
     case num::OutMode::int32_exact: return "exact s32";
     case num::OutMode::fp64_fma: return "fp64 FMA";
   }
@@ -74,20 +75,21 @@ std::string rounding_text(const num::Instruction& ins) {
 
 int run_dot(const std::vector<std::string>& args) {
   std::string a_text, b_text, c_text = "0", arch_text = "all", instr, in_text = "fp16", in_b_text, acc_text = "fp32",
-                      feed_text = "truncate";
+                      feed_text = "truncate", fp8_f16_text = "model";
   bool saturate = false, blocks = false;
   po::options_description opts("Options");
   opts.add_options()
       ("a", po::value(&a_text)->required(), "A row: comma-separated values (1.5, 2^-9, 3*2^-16, 0x1p-9, inf, nan) or hex bit patterns of the input format (0x3c00); VALUExN repeats a value N times")
       ("b", po::value(&b_text)->required(), "B column, same syntax and length as --a")
       ("c", po::value(&c_text), "accumulator input in the --acc format (default 0)")
-      ("arch", po::value(&arch_text), "all (default: V100, T4, A100, H100 side by side) or a list of sm_70|sm_75|sm_80|sm_90 (v100, t4, a100, h100)")
-      ("instr", po::value(&instr), "instruction, e.g. mma.m16n8k16, wmma.m16n16k16, wgmma.m64nNk32 (default: the wmma instruction, else the architecture's GEMM default)")
-      ("in", po::value(&in_text), "input format of a and b: fp16 (default), bf16, tf32, e4m3, e5m2, s8, u8, s4, u4, fp64")
+      ("arch", po::value(&arch_text), "all (default: every architecture side by side) or a comma list of sm names or GPU names: sm_70 (V100), sm_75 (T4), sm_80 (A100), sm_86 (A10, A2), sm_89 (L4, L40S, RTX4090), sm_90 (H100), sm_100 (B200), sm_120 (RTXPRO6000)")
+      ("instr", po::value(&instr), "instruction, e.g. mma.m16n8k16, wmma.m16n16k16, wgmma.m64nNk32, mma.m16n8k32 (fp8, sm_89+), tcgen05.mma.kind::f8f6f4 (sm_100), mma.m8n8k128.xor.popc (b1) (default: the wmma instruction, else the architecture's GEMM default)")
+      ("in", po::value(&in_text), "input format of a and b: fp16 (default), bf16, tf32, e4m3, e5m2, s8, u8, s4, u4, b1 (bits), fp64")
       ("in-b", po::value(&in_b_text), "input format of b when it differs (fp8 mixes e4m3 x e5m2)")
       ("acc", po::value(&acc_text), "accumulator (c and d) format: fp32 (default), fp16, s32, fp64")
       ("tf32-feed", po::value(&feed_text), "how fp32 operands become tf32: truncate (hardware raw feed, default), rna, rne")
       ("satfinite", po::bool_switch(&saturate), "integer MMA: clamp to s32 instead of wrapping")
+      ("fp8-f16", po::value(&fp8_f16_text), "Blackwell fp8 with an fp16 accumulator: model (B200TC.m: FP32 RZ block result, then RNE to fp16; default) or ptx (RNE to fp16 from the exact block sum)")
       ("blocks", po::bool_switch(&blocks), "also print the accumulator after every block of L products");
   po::variables_map vm;
   const std::string example =
@@ -106,6 +108,7 @@ int run_dot(const std::vector<std::string>& args) {
   num::MmaOptions mopt;
   mopt.tf32_feed = parse_tf32_feed(feed_text);
   mopt.int_saturate = saturate;
+  mopt.fp8_f16_rule = parse_fp8_f16_option(fp8_f16_text, "--fp8-f16");
   // tf32 operands are fp32 registers: any fp32 value is accepted and fed as the hardware does.
   auto operand_fmt = [](FormatId f) { return f == FormatId::tf32 ? FormatId::fp32 : f; };
   std::vector<num::Bits> a = parse_value_list(a_text, operand_fmt(in_a), "--a");
@@ -165,7 +168,7 @@ int run_dot(const std::vector<std::string>& args) {
   std::snprintf(exact_text, sizeof exact_text, "%.17g", exact);
   std::cout << "c = " << bits_and_value(c, acc) << "   fp64 value of c + sum a*b: "
             << (std::isnan(exact) ? "nan" : exact_text) << "\n\n";
-  const std::vector<std::size_t> w = {6, 5, 26, 3, 3, 7, 7, 10, 12, 0};
+  const std::vector<std::size_t> w = {6, 12, 26, 3, 3, 7, 7, 10, 12, 0};
   std::cout << pad("arch", w[0]) << " " << pad("GPU", w[1]) << " " << pad("instruction", w[2]) << " " << rpad("F", w[3])
             << " " << rpad("L", w[3]) << " " << rpad("blocks", w[5]) << " " << rpad("e_zero", w[6]) << " "
             << pad("rounding", w[7]) << " " << pad("d bits", w[8]) << " d value\n";

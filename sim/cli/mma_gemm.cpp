@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "numerics/gemm.h"
+#include "numerics/sparse/structured.h"
 
 namespace po = boost::program_options;
 
@@ -83,11 +84,48 @@ double norm_rel(const num::ErrorStats& s, const Eigen::MatrixXd& ref) {
   return m > 0 ? s.max_abs / m : 0.0;
 }
 
+// The mma.sp instruction a 2:4 sparse GEMM uses for a format (PTX mma.sp shapes, sm_80+).
+const num::Instruction& sparse_instruction(num::Arch arch, const std::string& name, FormatId f, FormatId acc) {
+  if (!name.empty()) {
+    const num::Instruction& ins = num::find_instruction(arch, name, f, f, acc, "--instr");
+    if (!ins.sparse) throw InputError("--instr", ins.describe() + " is dense; --sparse 2:4 needs an mma.sp instruction");
+    return ins;
+  }
+  const char* n = nullptr;
+  switch (f) {
+    case FormatId::fp16:
+    case FormatId::bf16: n = "mma.sp.m16n8k32"; break;
+    case FormatId::e4m3:
+    case FormatId::e5m2:
+    case FormatId::int8:
+    case FormatId::uint8: n = "mma.sp.m16n8k64"; break;
+    case FormatId::int4:
+    case FormatId::uint4: n = "mma.sp.m16n8k128"; break;
+    default:
+      throw InputError("--format", "no 2:4 sparse instruction takes " + std::string(format_name(f)) +
+                                       " (tf32 mma.sp is 1:2 sparsity, not modelled); expected fp16, bf16, e4m3, e5m2, s8, u8, s4 or u4");
+  }
+  return num::find_instruction(arch, n, f, f, acc, "--arch/--format");
+}
+
+// ||X - Y||_F / ||Y||_F over finite entries.
+double frobenius_rel(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y) {
+  double num = 0, den = 0;
+  for (Eigen::Index j = 0; j < y.cols(); ++j)
+    for (Eigen::Index i = 0; i < y.rows(); ++i)
+      if (std::isfinite(x(i, j)) && std::isfinite(y(i, j))) {
+        num += (x(i, j) - y(i, j)) * (x(i, j) - y(i, j));
+        den += y(i, j) * y(i, j);
+      }
+  return den > 0 ? std::sqrt(num / den) : 0.0;
+}
+
 }  // namespace
 
 int run_gemm(const std::vector<std::string>& args) {
   long m = 128, n = 128, k = 512;
-  std::string fmt_text = "fp16", acc_text = "fp32", arch_text = "sm_80", instr, a_file, b_file, compare, order_text = "increasing";
+  std::string fmt_text = "fp16", acc_text = "fp32", arch_text = "sm_80", instr, a_file, b_file, compare, order_text = "increasing",
+              sparse_text, sparse_blocks_text = "kept", fp8_f16_text = "model";
   std::uint64_t seed = 1;
   int jobs = 0;
   double lo = -1.0, hi = 1.0;
@@ -96,9 +134,12 @@ int run_gemm(const std::vector<std::string>& args) {
       ("m", po::value(&m), "rows of A and D (default 128)")
       ("n", po::value(&n), "columns of B and D (default 128)")
       ("k", po::value(&k), "the reduction dimension (default 512)")
-      ("format", po::value(&fmt_text), "input format of A and B: fp16 (default), bf16, tf32, e4m3, e5m2, s8, u8, s4, u4, fp64")
+      ("format", po::value(&fmt_text), "input format of A and B: fp16 (default), bf16, tf32, e4m3, e5m2, s8, u8, s4, u4, b1, fp64")
       ("acc", po::value(&acc_text), "accumulator (C and D) format: fp32 (default), fp16, s32, fp64")
-      ("arch", po::value(&arch_text), "architecture: sm_70|sm_75|sm_80 (default)|sm_90 (or v100, t4, a100, h100)")
+      ("arch", po::value(&arch_text), "architecture: sm_70|sm_75|sm_80 (default)|sm_86|sm_89|sm_90|sm_100|sm_120 or a GPU name (V100, T4, A100, A10, A2, L4, L40S, RTX4090, H100, B200, RTXPRO6000)")
+      ("sparse", po::value(&sparse_text), "2:4: prune A by magnitude to 2:4 (cuSPARSELt strip rule), run the mma.sp instruction and report the pruned GEMM's accuracy against the dense one")
+      ("sparse-blocks", po::value(&sparse_blocks_text), "2:4 numerics: kept (default: blocks of L kept products) or dense (the dense instruction on the zero-filled pruned A)")
+      ("fp8-f16", po::value(&fp8_f16_text), "Blackwell fp8 with an fp16 accumulator: model (B200TC.m, default) or ptx")
       ("instr", po::value(&instr), "instruction (default: the wmma instruction for the formats, else the GEMM default)")
       ("seed", po::value(&seed), "random seed (default 1); same seed, same matrices and results")
       ("lo", po::value(&lo), "random values are uniform in [lo, hi) (default -1)")
@@ -112,7 +153,8 @@ int run_gemm(const std::vector<std::string>& args) {
   const std::string example =
       "  tcsim mma gemm --m 256 --n 256 --k 4096 --format fp16 --acc fp32 --arch sm_80\n"
       "  tcsim mma gemm --k 4096 --arch sm_90 --compare fp16,bf16,tf32,e4m3\n"
-      "  tcsim mma gemm --a A.txt --b B.txt --format bf16 --arch h100";
+      "  tcsim mma gemm --a A.txt --b B.txt --format bf16 --arch h100\n"
+      "  tcsim mma gemm --m 256 --n 256 --k 1024 --arch A100 --sparse 2:4";
   if (!parse_options(args, "tcsim mma gemm [--m M --n N --k K | --a FILE --b FILE] [options]", example, opts, nullptr, vm))
     return 0;
 
@@ -124,6 +166,13 @@ int run_gemm(const std::vector<std::string>& args) {
   else throw InputError("--k-order", "expected increasing or decreasing, got '" + order_text + "'");
   if (jobs < 0) throw InputError("--jobs", "expected a thread count >= 0 (0 = all cores)");
   gopt.threads = jobs;
+  gopt.mma.fp8_f16_rule = parse_fp8_f16_option(fp8_f16_text, "--fp8-f16");
+  const bool sparse = !sparse_text.empty();
+  if (sparse && sparse_text != "2:4") throw InputError("--sparse", "expected 2:4 (the only structured sparsity of mma.sp for these formats), got '" + sparse_text + "'");
+  if (sparse && !compare.empty()) throw InputError("--sparse", "works with one --format, not with --compare");
+  num::SparseBlocks& sparse_blocks = gopt.mma.sparse_blocks;
+  if (sparse_blocks_text == "dense") sparse_blocks = num::SparseBlocks::dense;
+  else if (sparse_blocks_text != "kept") throw InputError("--sparse-blocks", "expected kept or dense, got '" + sparse_blocks_text + "'");
   if (!(lo < hi)) throw InputError("--lo", "expected lo < hi");
   std::vector<FormatId> formats;
   const bool comparing = !compare.empty();
@@ -168,12 +217,13 @@ int run_gemm(const std::vector<std::string>& args) {
 
   std::vector<FormatResult> results;
   Eigen::MatrixXd ref_total;
-  if (base_fmt == FormatId::fp64) ref_total = num::reference_gemm(A64, FormatId::fp64, B64, FormatId::fp64, C, acc);
+  if (base_fmt == FormatId::fp64) ref_total = num::reference_gemm(A64, FormatId::fp64, B64, FormatId::fp64, C, acc, gopt.threads);
   for (FormatId f : formats) {
     FormatResult r;
     r.fmt = f;
     try {
-      r.ins = &choose_instruction(arch, instr, f, f, acc, instr.empty() ? "--format/--acc" : "--instr");
+      r.ins = sparse ? &sparse_instruction(arch, instr, f, acc)
+                     : &choose_instruction(arch, instr, f, f, acc, instr.empty() ? "--format/--acc" : "--instr");
     } catch (const InputError&) {
       if (!comparing) throw;
       r.unavailable = "no " + std::string(format_name(f)) + " -> " + std::string(format_name(acc)) + " instruction on " +
@@ -193,8 +243,34 @@ int run_gemm(const std::vector<std::string>& args) {
       A = A64;
       B = B64;
     }
+    if (sparse) {
+      // The pruned GEMM against the dense one (both from the same rounded inputs).
+      const num::Sparse24 S = num::prune_2_4(A, f);
+      const num::BitMatrix Ap = num::densify(S).leftCols(A.cols());
+      const num::BitMatrix Dsp = num::sparse_gemm(*r.ins, S, B, C, gopt);
+      const Eigen::MatrixXd ref_dense = num::reference_gemm(A, f, B, f, C, acc, gopt.threads);
+      const Eigen::MatrixXd ref_pruned = num::reference_gemm(Ap, f, B, f, C, acc, gopt.threads);
+      const num::ErrorStats vs_dense = num::error_stats(Dsp, acc, ref_dense);
+      const num::ErrorStats own = num::error_stats(Dsp, acc, ref_pruned);
+      std::size_t nonzero = 0, kept_nonzero = 0;
+      for (Eigen::Index j = 0; j < A.cols(); ++j)
+        for (Eigen::Index i = 0; i < A.rows(); ++i) {
+          nonzero += num::to_double(A(i, j), f) != 0.0;
+          kept_nonzero += num::to_double(Ap(i, j), f) != 0.0;
+        }
+      std::cout << "GEMM D = A*B (C = 0), M = " << m << ", N = " << n << ", K = " << k << ", accumulator " << format_name(acc)
+                << ", " << num::arch_name(arch) << " (" << num::arch_gpu_name(arch) << ")\n";
+      std::cout << "2:4 sparse: A pruned by magnitude (2 largest |a| of every 4 along K), " << kept_nonzero << " of " << nonzero
+                << " nonzeros of A kept; instruction " << r.ins->describe() << ", " << r.ins->kept() << " products per instruction, blocks of "
+                << r.ins->L << (sparse_blocks == num::SparseBlocks::kept ? " kept products" : " consecutive k (dense reading)") << "\n";
+      std::cout << "pruned GEMM vs the dense GEMM (fp64 of the unpruned inputs): frobenius rel " << fmt_g(frobenius_rel(num::to_double(Dsp, acc), ref_dense))
+                << ", norm rel " << fmt_g(norm_rel(vs_dense, ref_dense)) << ", mean rel " << fmt_g(vs_dense.mean_rel) << "\n";
+      std::cout << "pruned GEMM vs fp64 of the pruned inputs (the MMA's own): norm rel " << fmt_g(norm_rel(own, ref_pruned))
+                << ", max ulps " << fmt_g(own.max_ulps, "%.4g") << ", mean rel " << fmt_g(own.mean_rel) << "\n";
+      return 0;
+    }
     num::BitMatrix D = num::gemm(*r.ins, A, B, C, gopt);
-    Eigen::MatrixXd ref_own = num::reference_gemm(A, f, B, f, C, acc);
+    Eigen::MatrixXd ref_own = num::reference_gemm(A, f, B, f, C, acc, gopt.threads);
     r.own = num::error_stats(D, acc, ref_own);
     r.own_norm = norm_rel(r.own, ref_own);
     const bool has_total = base_fmt == FormatId::fp64 && !format_is_integer(f);

@@ -9,13 +9,18 @@
 
 namespace tcsim::num {
 
-enum class Arch { sm70, sm75, sm80, sm90 };
-// "sm_70" "sm_75" "sm_80" "sm_90"
+enum class Arch { sm70, sm75, sm80, sm86, sm89, sm90, sm100, sm120 };
+// "sm_70" "sm_75" "sm_80" "sm_86" "sm_89" "sm_90" "sm_100" "sm_120"
 std::string_view arch_name(Arch a);
-// "V100" "T4" "A100" "H100"
+// "V100" "T4" "A100" "A10" "L40S" "H100" "B200" "RTX PRO 6000"
 std::string_view arch_gpu_name(Arch a);
-// Accepts sm_70/sm70/70/v100/volta, sm_75/t4/turing, sm_80/a100/ampere, sm_90/sm_90a/h100/hopper
-// (case-insensitive).
+// Accepts an sm name (sm_86, sm86, 86, sm_90a, sm_100a, ...), a generation (volta, turing,
+// ampere = sm_80, ada, hopper, blackwell = sm_100) or a GPU name, case-insensitive, spaces and
+// dashes ignored, vendor words (NVIDIA, Tesla, GeForce, Quadro) dropped, memory suffixes allowed
+// ("NVIDIA A100-SXM4-40GB", "RTX PRO 6000", "GeForce RTX 4090"): V100; T4, RTX 20xx; A100, A30;
+// A10, A10G, A2, A16, A40, RTX 30xx, RTX A6000 (sm_86); L4, L40, L40S, RTX 40xx, RTX 6000 Ada
+// (sm_89); H100, H200, H800, H20, GH200; B200, B100, GB200 (sm_100); RTX PRO 6000, RTX 50xx
+// (sm_120).
 std::optional<Arch> parse_arch(std::string_view text);
 // Same; throws InputError(where, "expected one of sm_70 (v100), ...") for an unknown name.
 Arch parse_arch_or_throw(std::string_view text, const std::string& where);
@@ -26,18 +31,25 @@ enum class OutMode {
   rz_fp32,     // FP32 result, truncated (RZ), |v| >= 2^128 -> inf
   rz_e8m13,    // FP32 storage with 13 fraction bits, RZ (H100 FP8)
   rne_fp16,    // FP16 result, round to nearest even
+  rz_fp32_rne_fp16,  // FP16 accumulator fed from an FP32 RZ block result, then RNE to FP16
+                     // (Blackwell FP8 with an .f16 accumulator as B200TC.m models it; see
+                     // MmaOptions::fp8_f16_rule for the PTX-ISA reading)
   int32_exact, // integer MMA: exact sum into s32 (wrap, or clamp with satfinite)
   fp64_fma,    // DMMA: chain of IEEE fp64 FMAs (RNE)
 };
 std::string_view out_mode_name(OutMode m);
 
-enum class InstrFamily { mma, wmma, wgmma };
+enum class InstrFamily { mma, wmma, wgmma, tcgen05 };
+
+// The 1-bit MMA's bit operation (PTX mma .b1 .xor.popc / .and.popc): d = c + sum popc(a op b).
+enum class BitOp { none, xor_popc, and_popc };
 
 // One instruction variant (one combination of input and accumulator formats) with its numerics.
 struct Instruction {
   Arch arch = Arch::sm80;
   InstrFamily family = InstrFamily::mma;
-  std::string name;        // "mma.m16n8k16", "wmma.m16n16k16", "wgmma.m64nNk16"
+  std::string name;        // "mma.m16n8k16", "wmma.m16n16k16", "wgmma.m64nNk16",
+                           // "tcgen05.mma.kind::f16", "mma.sp.m16n8k32", "mma.m8n8k128.xor.popc"
   int m = 0, n = 0, k = 0; // wgmma: n = 0 means any N in 8..256, step 8
   FormatId a_fmt = FormatId::fp16;
   FormatId b_fmt = FormatId::fp16;
@@ -48,9 +60,15 @@ struct Instruction {
   int e_zero = 0;          // alignment exponent of an exactly-zero term
   OutMode out_mode = OutMode::rz_fp32;
   bool tf32_truncate = false;  // tf32 operands: the hardware ignores the low 13 bits
+  BitOp bit_op = BitOp::none;  // b1 instructions only
+  // mma.sp: A is 2:4 structured sparse; k is the logical (dense) K, a holds k/2 kept values
+  // per row and instruction, L counts kept products per block (see sparse.h).
+  bool sparse = false;
+  int dense_L = 0;         // mma.sp: the block length of the dense reading (L over k positions)
   std::string note;        // e.g. "chain of 4 m8n8k4 blocks", "not measured: rests on MMA-Sim"
 
-  int blocks() const { return L > 0 ? k / L : k; }
+  int kept() const { return sparse ? k / 2 : k; }   // products per instruction
+  int blocks() const { return L > 0 ? kept() / L : kept(); }
   // "sm_80 mma.m16n8k16 f16.f16.f32" (a.b.acc with PTX-style short names)
   std::string describe() const;
 };

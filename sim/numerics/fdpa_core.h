@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "numerics/convert.h"
 #include "numerics/mma.h"
 #include "numerics/round_core.h"
 
@@ -48,6 +49,8 @@ inline Bits finish_fdpa(OutMode out, std::int64_t S, int u) {
     }
     case OutMode::rne_fp16:
       return round_pack(layout(FormatId::fp16), neg, mag, u, false, Rounding::rne, false, inexact);
+    case OutMode::rz_fp32_rne_fp16:
+      return convert(finish_fdpa(OutMode::rz_fp32, S, u), FormatId::fp32, FormatId::fp16, ConvertOptions{});
     default: return 0;
   }
 }
@@ -58,6 +61,7 @@ inline Bits acc_inf(FormatId acc, bool neg) {
 
 // One block (spec section 2, tfdpa()): a, b as they reach the core (tf32 already fed).
 inline Bits tfdpa_generic(const FdpaParams& p, const Bits* a, const Bits* b, int n, Bits c) {
+  // n <= 64 always (L <= 32 in every table entry); the arrays below are sized for it.
   const FloatLayout& la = layout(p.in_a);
   const FloatLayout& lb = layout(p.in_b);
   const FloatLayout& lc = layout(p.acc);

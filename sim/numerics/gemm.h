@@ -25,6 +25,8 @@ struct GemmOptions {
   int threads = 0;        // 0 = std::thread::hardware_concurrency(); rows are split among them;
                           // results do not depend on the thread count
   MmaOptions mma;
+  bool simd = true;       // the AVX2 kernel where the CPU has it (chosen at run time); false: the
+                          // plain integer kernel. The bits are the same either way.
 };
 
 // D (M x N, ins.acc_fmt) = A (M x K, ins.a_fmt) * B (K x N, ins.b_fmt) + C (M x N, ins.acc_fmt).
@@ -36,10 +38,13 @@ BitMatrix gemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B, c
 // Exact values as doubles (to_double of every element).
 Eigen::MatrixXd to_double(const BitMatrix& m, FormatId f);
 
-// fp64 reference: products exact in double, summed with c in long double with Neumaier
-// compensation, rounded once to double. Non-finite inputs give NaN/inf as IEEE arithmetic does.
+// fp64 reference: c + sum a*b as accurate as twice-double arithmetic rounded once to double
+// (Ogita-Rump-Oishi Dot2) wherever the difference could show at 2^-32 relative (1/512 of an
+// FP32 ulp): elements come from a double GEMM when its error bound proves them that accurate,
+// else they are recomputed with Dot2 (gemm.cpp says how). Non-finite inputs give NaN/inf as IEEE arithmetic does. Rows are
+// split among `threads` (0 = all cores); the result does not depend on it.
 Eigen::MatrixXd reference_gemm(const BitMatrix& A, FormatId a_fmt, const BitMatrix& B,
-                               FormatId b_fmt, const BitMatrix& C, FormatId c_fmt);
+                               FormatId b_fmt, const BitMatrix& C, FormatId c_fmt, int threads = 0);
 
 struct ErrorStats {
   std::size_t count = 0;          // elements compared

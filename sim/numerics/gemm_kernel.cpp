@@ -21,7 +21,7 @@ std::uint32_t feed(Bits bits, FormatId f, Tf32Feed how) {
 
 bool fast_gemm_supported(const Instruction& ins) {
   if (ins.out_mode != OutMode::rz_fp32 && ins.out_mode != OutMode::rz_e8m13 &&
-      ins.out_mode != OutMode::rne_fp16)
+      ins.out_mode != OutMode::rne_fp16 && ins.out_mode != OutMode::rz_fp32_rne_fp16)
     return false;
   if (ins.L <= 0 || ins.L > 32 || ins.k % ins.L != 0) return false;
   const int fs = layout(ins.a_fmt).man_bits + layout(ins.b_fmt).man_bits;
@@ -29,8 +29,8 @@ bool fast_gemm_supported(const Instruction& ins) {
 }
 
 FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& B,
-                   const MmaOptions& opt)
-    : ins_(ins), p_(fdpa_params(ins)) {
+                   const MmaOptions& opt, bool simd)
+    : ins_(ins), p_(fdpa_params(ins, opt)) {
   M_ = static_cast<int>(A.rows());
   N_ = static_cast<int>(B.cols());
   const int K = static_cast<int>(A.cols());
@@ -69,6 +69,114 @@ FastGemm::FastGemm(const Instruction& ins, const BitMatrix& A, const BitMatrix& 
     for (int k = 0; k < K; ++k)
       decode_into(B(k, j), ins.b_fmt, lb, static_cast<std::size_t>(j) * Kp_ + k, b_, b_fed_,
                   b_special_[static_cast<std::size_t>(j) * T_ + k / ins.k]);
+  // AVX2: 8 products per 32-bit-lane vector; |a b| << pre_ must stay below 2^31.
+  const bool avx2 = simd && avx2_available() && la.precision() + lb.precision() + pre_ <= 31;
+  simd_ = avx2 && p_.L % 8 == 0 && p_.L <= 32;
+  // Vertical kernel (8 columns in the lanes, any L <= 32): FP32 RZ results, and every block sum
+  // |S| < L 2^(pa+pb+pre) + 2^(F+2) < 2^31.
+  const std::int64_t bound = static_cast<std::int64_t>(p_.L) << (la.precision() + lb.precision() + pre_);
+  vertical_ = avx2 && p_.L <= 32 &&
+              ((acc32_ && p_.out == OutMode::rz_fp32 && fc_ == 23) || (!acc32_ && p_.out == OutMode::rne_fp16 && fc_ == 10)) &&
+              bound + (std::int64_t{1} << (p_.F + 2)) < (std::int64_t{1} << 31);
+  if (simd_ || vertical_) {
+    auto split = [](const std::vector<El>& el, std::vector<std::int32_t>& m, std::vector<std::int32_t>& e) {
+      m.resize(el.size());
+      e.resize(el.size());
+      for (std::size_t i = 0; i < el.size(); ++i) {
+        m[i] = el[i].m;
+        e[i] = el[i].e;
+      }
+    };
+    split(a_, am_, ae_);
+    split(b_, bm_, be_);
+  }
+  if (vertical_) {
+    // panels of 8 columns, each [k][8] contiguous (sequential reads in the kernel)
+    const int N8 = N_ / 8 * 8;
+    bmT_.resize(static_cast<std::size_t>(Kp_) * N8);
+    beT_.resize(bmT_.size());
+    for (int j = 0; j < N8; ++j)
+      for (int k = 0; k < Kp_; ++k) {
+        const std::size_t at = static_cast<std::size_t>(j / 8) * Kp_ * 8 + static_cast<std::size_t>(k) * 8 + j % 8;
+        bmT_[at] = bm_[static_cast<std::size_t>(j) * Kp_ + k];
+        beT_[at] = be_[static_cast<std::size_t>(j) * Kp_ + k];
+      }
+    col_special_.assign(static_cast<std::size_t>(N_), 0);
+    for (int j = 0; j < N_; ++j)
+      for (int t = 0; t < T_; ++t) col_special_[static_cast<std::size_t>(j)] |= b_special_[static_cast<std::size_t>(j) * T_ + t];
+  }
+}
+
+void FastGemm::run_rows_vertical(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const {
+  const int N8 = N_ / 8 * 8;
+  for (int j0 = 0; j0 < N8; j0 += 8) {
+    bool cols_special = false;
+    for (int l = 0; l < 8; ++l) cols_special = cols_special || col_special_[static_cast<std::size_t>(j0 + l)];
+    for (int i = r0; i < r1; ++i) {
+      bool special = cols_special;
+      for (int t = 0; t < T_ && !special; ++t) special = a_special_[static_cast<std::size_t>(i) * T_ + t] != 0;
+      std::uint32_t d[8];
+      for (int l = 0; l < 8; ++l) {
+        d[l] = static_cast<std::uint32_t>(C(i, j0 + l));
+        special = special || acc_special(d[l]);
+      }
+      if (special) {
+        for (int l = 0; l < 8; ++l) D(i, j0 + l) = element(i, j0 + l, C(i, j0 + l), order);
+        continue;
+      }
+      VerticalArgs va;
+      va.am = am_.data() + static_cast<std::size_t>(i) * Kp_;
+      va.ae = ae_.data() + static_cast<std::size_t>(i) * Kp_;
+      va.bmT = bmT_.data() + static_cast<std::size_t>(j0 / 8) * Kp_ * 8;
+      va.beT = beT_.data() + static_cast<std::size_t>(j0 / 8) * Kp_ * 8;
+      va.N = 8;
+      va.k = ins_.k;
+      va.T = T_;
+      va.L = p_.L;
+      va.F = p_.F;
+      va.pre = pre_;
+      va.e_zero = p_.e_zero;
+      va.decreasing = order == KOrder::decreasing;
+      va.fp16 = !acc32_;
+      const std::uint32_t redo = avx2_vertical8(va, 0, d);
+      for (int l = 0; l < 8; ++l)
+        D(i, j0 + l) = (redo >> l) & 1u ? element(i, j0 + l, C(i, j0 + l), order) : Bits{d[l]};
+    }
+  }
+  for (int j = N8; j < N_; ++j)
+    for (int i = r0; i < r1; ++i) D(i, j) = element(i, j, C(i, j), order);
+}
+
+void FastGemm::decode_acc(Bits c, std::int64_t& cm, int& ce, bool& cneg) const {
+  const auto cb = static_cast<std::uint32_t>(c);
+  if (acc32_) {
+    const int ef = static_cast<int>((cb >> 23) & 0xFF);
+    cm = (cb & 0x7FFFFF) | (ef ? 0x800000 : 0);
+    ce = ef ? ef - 127 : -126;
+    cneg = (cb >> 31) != 0;
+  } else {
+    const int ef = static_cast<int>((cb >> 10) & 0x1F);
+    cm = (cb & 0x3FF) | (ef ? 0x400 : 0);
+    ce = ef ? ef - 15 : -14;
+    cneg = (cb >> 15) != 0;
+  }
+}
+
+Bits FastGemm::simd_block(std::size_t ai, std::size_t bj, Bits c) const {
+  std::int64_t cm;
+  int ce;
+  bool cneg;
+  decode_acc(c, cm, ce, cneg);
+  const int Ec = cm ? ce : p_.e_zero;
+  std::int64_t S = 0;
+  int Emax = Ec;
+  avx2_block_terms(am_.data() + ai, ae_.data() + ai, bm_.data() + bj, be_.data() + bj, p_.L, p_.e_zero, Ec, pre_, S,
+                   Emax);
+  const int u = Emax - p_.F;
+  const int sh = Ec - fc_ - u;
+  const std::int64_t tc = sh >= 0 ? (cm << sh) : (-sh >= 63 ? 0 : (cm >> -sh));
+  S += cneg ? -tc : tc;
+  return finish_fdpa(p_.out, S, u);
 }
 
 bool FastGemm::acc_special(Bits c) const {
@@ -146,6 +254,10 @@ Bits FastGemm::element(int i, int j, Bits c, KOrder order) const {
                           b_fed_.data() + static_cast<std::size_t>(j) * Kp_ + k0, d);
         continue;
       }
+      if (simd_) {
+        d = simd_block(static_cast<std::size_t>(i) * Kp_ + k0, static_cast<std::size_t>(j) * Kp_ + k0, d);
+        continue;
+      }
       switch (L) {
         case 4: d = fast_block<4>(arow + k0, bcol + k0, d); break;
         case 8: d = fast_block<8>(arow + k0, bcol + k0, d); break;
@@ -161,6 +273,10 @@ Bits FastGemm::element(int i, int j, Bits c, KOrder order) const {
 }
 
 void FastGemm::run_rows(int r0, int r1, const BitMatrix& C, BitMatrix& D, KOrder order) const {
+  if (vertical_) {
+    run_rows_vertical(r0, r1, C, D, order);
+    return;
+  }
   constexpr int kRowTile = 4;  // reuse each decoded column of B for several rows while in L1
   for (int i0 = r0; i0 < r1; i0 += kRowTile) {
     const int i1 = std::min(r1, i0 + kRowTile);

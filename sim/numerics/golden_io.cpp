@@ -1,4 +1,5 @@
 #include "numerics/golden_io.h"
+#include "numerics/sparse/structured.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -375,25 +376,11 @@ void write_golden_case(const fs::path& dir, const GoldenCase& gc) {
 namespace tcsim::num {
 
 std::optional<Arch> gpu_arch(const std::string& gpu) {
-  if (auto a = parse_arch(gpu)) return a;
-  // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB": drop the vendor words, look at the model.
-  std::string s;
-  for (char ch : to_lower(gpu))
-    if (std::isalnum(static_cast<unsigned char>(ch))) s.push_back(ch);
-  for (const char* vendor : {"nvidia", "tesla"})
-    if (s.starts_with(vendor)) s = s.substr(std::string_view(vendor).size());
-  struct Model {
-    const char* prefix;
-    Arch arch;
-  };
-  // A30 is GA100 (sm_80; Khattak's HPEC-2025 run, spec section 1). H200/H800/GH200 are GH100
-  // (sm_90; spec section 8 item 9 for H800).
-  static constexpr Model models[] = {{"v100", Arch::sm70}, {"t4", Arch::sm75},   {"a100", Arch::sm80},
-                                     {"a30", Arch::sm80},  {"h100", Arch::sm90}, {"h200", Arch::sm90},
-                                     {"h800", Arch::sm90}, {"gh200", Arch::sm90}};
-  for (const auto& m : models)
-    if (s.starts_with(m.prefix)) return m.arch;
-  return std::nullopt;
+  // "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB", "Ada", "L40S", "B200", "RTXPRO6000": the GPU
+  // name table lives with the architectures (parse_arch). A30 is GA100 (sm_80; Khattak's HPEC-2025
+  // run, spec section 1); A2 is GA107 (sm_86; A2TC.m models it as A100TC.m); "Ada" is the
+  // Khattak-Mikaitis folder name of their RTX 1000 Ada (AdaTC.m).
+  return parse_arch(gpu);
 }
 
 GoldenPlan plan_golden(const GoldenCase& gc, FormatId acc, const GoldenOptions& opt) {
@@ -411,7 +398,7 @@ GoldenPlan plan_golden(const GoldenCase& gc, FormatId acc, const GoldenOptions& 
     plan.arch_from = "GPU name " + gc.gpu;
   } else {
     throw InputError(gc.a_file().string(), "unknown GPU '" + gc.gpu +
-                                               "': cannot tell its architecture; give --arch sm_70|sm_75|sm_80|sm_90 "
+                                               "': cannot tell its architecture; give --arch (sm_70 ... sm_120 or a GPU name) "
                                                "(or `arch:` in meta.yaml)");
   }
   const FormatId in = gc.input;
@@ -469,8 +456,66 @@ std::uint32_t acc_to_d_file(Bits bits, FormatId acc) {
   return static_cast<std::uint32_t>(bits & 0xFFFFFFFFu);
 }
 
+namespace {
+// A sparse (mma.sp) case: the a files hold the dense rows (pruned entries +0). meta.yaml
+// `sparse_meta: 0xE` gives the metadata nibble of every group (what the CUDA probe uses); without
+// it each row is pruned with prune_2_4. Every instruction of a chain runs on its own k range.
+std::vector<std::uint32_t> emulate_sparse(const GoldenCase& gc, const GoldenPlan& plan, const MmaOptions& mma) {
+  const Instruction& ins = *plan.instruction;
+  const std::string meta_file = gc.meta.file.string();
+  std::optional<std::uint8_t> nibble;
+  if (auto m = gc.meta.get("sparse_meta")) {
+    const std::string where = location(meta_file, 0, "sparse_meta");
+    unsigned long v = 16;
+    try {
+      std::size_t used = 0;
+      v = std::stoul(*m, &used, 0);
+      if (used != m->size()) v = 16;
+    } catch (const std::exception&) {
+      v = 16;
+    }
+    if (v > 15 || !valid_meta_nibble(static_cast<std::uint8_t>(v)))
+      throw InputError(where, "'" + *m + "' is not 2:4 metadata: expected one nibble i0 | i1<<2 with i0 < i1: 0x4, 0x8, 0x9, 0xC, 0xD or 0xE");
+    nibble = static_cast<std::uint8_t>(v);
+  }
+  const int k = ins.k, T = (gc.k + k - 1) / k, K = T * k;
+  std::vector<std::uint32_t> out(gc.rows);
+  for (std::size_t r = 0; r < gc.rows; ++r) {
+    BitMatrix A = BitMatrix::Zero(1, K), B = BitMatrix::Zero(K, 1), C(1, 1);
+    for (int j = 0; j < gc.k; ++j) {
+      A(0, j) = golden_operand(gc, 'a', r, j);
+      B(j, 0) = golden_operand(gc, 'b', r, j);
+    }
+    C(0, 0) = golden_c(gc, r, plan.acc);
+    Sparse24 S;
+    if (nibble) {
+      const int i0 = *nibble & 3, i1 = (*nibble >> 2) & 3;
+      BitMatrix kept(1, K / 2);
+      for (int g = 0; g < K / 4; ++g) {
+        for (int i = 0; i < 4; ++i)
+          if (i != i0 && i != i1 && to_double(A(0, 4 * g + i), gc.input) != 0.0)
+            throw InputError(location(gc.a_file().string(), static_cast<long>(r) + 1),
+                             "value " + std::to_string(4 * g + i + 1) + " is not zero but sparse_meta " + *gc.meta.get("sparse_meta") +
+                                 " drops position " + std::to_string(i) + " of its group of four (2:4 data keeps only i0, i1)");
+        kept(0, 2 * g) = A(0, 4 * g + i0);
+        kept(0, 2 * g + 1) = A(0, 4 * g + i1);
+      }
+      S = make_sparse_24(gc.input, 1, K, kept, std::vector<std::uint8_t>(static_cast<std::size_t>(K / 4), *nibble), meta_file);
+    } else {
+      S = prune_2_4(A, gc.input);
+    }
+    GemmOptions go;
+    go.threads = 1;
+    go.mma = mma;
+    out[r] = acc_to_d_file(sparse_gemm(ins, S, B, C, go)(0, 0), plan.acc);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<std::uint32_t> emulate_golden(const GoldenCase& gc, const GoldenPlan& plan, const MmaOptions& mma) {
   const Instruction& ins = *plan.instruction;
+  if (ins.sparse) return emulate_sparse(gc, plan, mma);
   if (gc.k > ins.k && gc.k % ins.k != 0)
     throw InputError(gc.a_file().string(),
                      "K = " + std::to_string(gc.k) + " does not fit " + ins.describe() + " (k = " +

@@ -101,8 +101,8 @@ void write_golden_case(const std::filesystem::path& dir, const GoldenCase& gc);
 // ---- Emulating a case -------------------------------------------------------------------------
 // How the instruction is chosen for a case and one accumulator format (first match wins):
 //   architecture: GoldenOptions::arch (--arch), else meta.yaml `arch`, else the GPU name of the
-//     files (V100 -> sm_70, T4 -> sm_75, A100/A30 -> sm_80, H100/H200/H800 -> sm_90; see
-//     gpu_arch()); anything else is an InputError asking for --arch.
+//     files (V100 -> sm_70, T4 -> sm_75, A100/A30 -> sm_80, A10/A2 -> sm_86, Ada/L4/L40S ->
+//     sm_89, H100/H200/H800 -> sm_90, B200 -> sm_100, RTXPRO6000 -> sm_120; see gpu_arch()); anything else is an InputError asking for --arch.
 //   instruction: GoldenOptions::instruction (--instr), else meta.yaml `instruction`, else the
 //     architecture's wmma instruction for the formats (what the shipped data used: V100 fp16
 //     wmma.m16n16k16 = 4 chained m8n8k4 blocks; A100 fp16/bf16 wmma.m16n16k16 = m16n8k16;

@@ -22,8 +22,24 @@ Bits feed_tf32(Bits bits, Tf32Feed feed) {
   return b32;
 }
 
+void check_bit(Bits v, char which, int i) {
+  if (v > 1)
+    throw InputError(std::string(1, which) + "[" + std::to_string(i) + "]",
+                     "a b1 (1-bit MMA) operand must be a bit vector of 0 and 1, got the pattern " +
+                         std::to_string(v));
+}
+
 Bits int_mma(const Instruction& ins, const Bits* a, const Bits* b, int k, Bits c, bool saturate) {
   std::int64_t s = int_value(c, FormatId::int32);
+  if (ins.bit_op != BitOp::none) {
+    // PTX mma .b1: d = c + popc(a XOR b) or c + popc(a AND b), summed over k bits, exact.
+    for (int i = 0; i < k; ++i) {
+      check_bit(a[i], 'a', i);
+      check_bit(b[i], 'b', i);
+      s += ins.bit_op == BitOp::xor_popc ? static_cast<std::int64_t>(a[i] ^ b[i]) : static_cast<std::int64_t>(a[i] & b[i]);
+    }
+    return detail::finish_int32(s, saturate);
+  }
   for (int i = 0; i < k; ++i) s += int_value(a[i], ins.a_fmt) * int_value(b[i], ins.b_fmt);
   return detail::finish_int32(s, saturate);
 }
@@ -35,19 +51,29 @@ Bits fp64_mma(const Bits* a, const Bits* b, int k, Bits c) {
   return std::bit_cast<std::uint64_t>(d);
 }
 
-// One instruction on k = ins.k operands (already checked).
-Bits run_instruction(const Instruction& ins, const FdpaParams& p, const Bits* a, const Bits* b,
-                     Bits c, const MmaOptions& opt) {
+void reject_sparse(const Instruction& ins) {
+  if (ins.sparse)
+    throw InputError("instruction", ins.describe() +
+                                        " is a 2:4 sparse instruction: it takes compressed A values and "
+                                        "metadata (tcsim mma gemm --sparse 2:4, or sparse_dot)");
+}
+}  // namespace
+
+namespace detail {
+// One instruction on n = ins.kept() products (already checked).
+Bits run_products(const Instruction& ins, const FdpaParams& p, const Bits* a, const Bits* b,
+                  Bits c, const MmaOptions& opt) {
+  const int n = ins.kept();
   switch (ins.out_mode) {
-    case OutMode::int32_exact: return int_mma(ins, a, b, ins.k, c, opt.int_saturate);
-    case OutMode::fp64_fma: return fp64_mma(a, b, ins.k, c);
+    case OutMode::int32_exact: return int_mma(ins, a, b, n, c, opt.int_saturate);
+    case OutMode::fp64_fma: return fp64_mma(a, b, n, c);
     default: break;
   }
-  Bits fa[64], fb[64];
+  Bits fa[256], fb[256];
   const Bits* pa = a;
   const Bits* pb = b;
   if (ins.tf32_truncate) {
-    for (int i = 0; i < ins.k; ++i) {
+    for (int i = 0; i < n; ++i) {
       fa[i] = ins.a_fmt == FormatId::tf32 ? feed_tf32(a[i], opt.tf32_feed) : a[i];
       fb[i] = ins.b_fmt == FormatId::tf32 ? feed_tf32(b[i], opt.tf32_feed) : b[i];
     }
@@ -55,8 +81,15 @@ Bits run_instruction(const Instruction& ins, const FdpaParams& p, const Bits* a,
     pb = fb;
   }
   Bits d = c;
-  for (int j = 0; j < ins.k; j += p.L) d = tfdpa_block(p, pa + j, pb + j, p.L, d);
+  for (int j = 0; j < n; j += p.L) d = tfdpa_block(p, pa + j, pb + j, p.L, d);
   return d;
+}
+}  // namespace detail
+
+namespace {
+Bits run_instruction(const Instruction& ins, const FdpaParams& p, const Bits* a, const Bits* b,
+                     Bits c, const MmaOptions& opt) {
+  return detail::run_products(ins, p, a, b, c, opt);
 }
 }  // namespace
 
@@ -67,6 +100,25 @@ std::string_view tf32_feed_name(Tf32Feed f) {
     case Tf32Feed::rne: return "rne";
   }
   return "?";
+}
+
+std::string_view sparse_blocks_name(SparseBlocks s) { return s == SparseBlocks::kept ? "kept" : "dense"; }
+
+std::string_view fp8_f16_rule_name(Fp8F16Rule r) {
+  return r == Fp8F16Rule::ptx_direct_fp16 ? "ptx" : "model";
+}
+
+std::optional<Fp8F16Rule> parse_fp8_f16_rule(std::string_view text) {
+  if (text == "model") return Fp8F16Rule::model_fp32_then_fp16;
+  if (text == "ptx") return Fp8F16Rule::ptx_direct_fp16;
+  return std::nullopt;
+}
+
+FdpaParams fdpa_params(const Instruction& ins, const MmaOptions& opt) {
+  FdpaParams p = fdpa_params(ins);
+  if (p.out == OutMode::rz_fp32_rne_fp16 && opt.fp8_f16_rule == Fp8F16Rule::ptx_direct_fp16)
+    p.out = OutMode::rne_fp16;
+  return p;
 }
 
 FdpaParams fdpa_params(const Instruction& ins) {
@@ -90,7 +142,8 @@ Bits mma_element(const Instruction& ins, std::span<const Bits> a, std::span<cons
   if (a.size() != static_cast<std::size_t>(ins.k) || b.size() != static_cast<std::size_t>(ins.k))
     throw InputError("K", ins.describe() + " takes K = " + std::to_string(ins.k) + " values of a and b, got " +
                               std::to_string(a.size()) + " and " + std::to_string(b.size()));
-  return run_instruction(ins, fdpa_params(ins), a.data(), b.data(), c, opt);
+  reject_sparse(ins);
+  return run_instruction(ins, fdpa_params(ins, opt), a.data(), b.data(), c, opt);
 }
 
 Bits dot(const Instruction& ins, std::span<const Bits> a, std::span<const Bits> b, Bits c,
@@ -98,7 +151,8 @@ Bits dot(const Instruction& ins, std::span<const Bits> a, std::span<const Bits> 
   if (a.size() != b.size())
     throw InputError("K", "a has " + std::to_string(a.size()) + " values but b has " +
                               std::to_string(b.size()));
-  const FdpaParams p = fdpa_params(ins);
+  reject_sparse(ins);
+  const FdpaParams p = fdpa_params(ins, opt);
   const std::size_t k = static_cast<std::size_t>(ins.k);
   std::vector<Bits> pa(k), pb(k);
   Bits d = c;

@@ -49,6 +49,30 @@ void BM_emulated_fp16_sm80(benchmark::State& state) {
   set_counters(state, threads);
 }
 
+// The same GEMM on the plain integer kernel (GemmOptions::simd = false): the AVX2 block's gain.
+void BM_emulated_fp16_sm80_plain(benchmark::State& state) {
+  const Operands& op = operands();
+  const Instruction& ins = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::fp16, FormatId::fp32);
+  GemmOptions opt;
+  opt.threads = 1;
+  opt.simd = false;
+  for (auto _ : state) {
+    BitMatrix D = gemm(ins, op.A, op.B, op.C, opt);
+    benchmark::DoNotOptimize(D.data());
+  }
+  set_counters(state, 1);
+}
+
+// The fp64 reference tcsim mma gemm computes beside the emulation (double GEMM + Dot2 fallback).
+void BM_reference_fp16(benchmark::State& state) {
+  const Operands& op = operands();
+  for (auto _ : state) {
+    Eigen::MatrixXd R = reference_gemm(op.A, FormatId::fp16, op.B, FormatId::fp16, op.C, FormatId::fp32, 1);
+    benchmark::DoNotOptimize(R.data());
+  }
+  set_counters(state, 1);
+}
+
 void BM_native_float_eigen(benchmark::State& state) {
   const int threads = state.range(0) == 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                           : static_cast<int>(state.range(0));
@@ -70,6 +94,8 @@ void BM_native_float_eigen(benchmark::State& state) {
 // not counted by the library).
 BENCHMARK(BM_emulated_fp16_sm80)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_emulated_fp16_sm80)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_emulated_fp16_sm80_plain)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_reference_fp16)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_native_float_eigen)->Arg(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

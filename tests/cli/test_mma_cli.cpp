@@ -315,3 +315,91 @@ TEST_CASE("mma gemm: matrices from files, and bad input") {
   expect_bad_input("mma gemm --m 0", "--m");
   expect_bad_input("mma gemm --compare fp16,fp99", "--compare");
 }
+
+TEST_CASE("mma batch: the GPU comes from file names such as a_B200_E4M3.txt and a_Ada_E4M3.txt") {
+  TempDir t;
+  // the FP8 Eq. 10 probe: Blackwell (F = 25) keeps -0.875, Ada (F = 13) truncates to +0
+  for (const char* gpu : {"B200", "Ada"}) {
+    fs::path d = t.path / gpu;
+    fs::create_directories(d);
+    const std::string g = gpu;
+    put(d / ("a_" + g + "_E4M3.txt"), "c3800000 bf000000 be800000 be000000 \n");
+    put(d / ("b_" + g + "_E4M3.txt"), "43800000 3f800000 3f800000 3f800000 \n");
+    put(d / ("c_" + g + "_fp32.txt"), "01000111100000000000000000000000\n");
+  }
+  CommandResult b = run_tcsim("mma batch '" + (t.path / "B200").string() + "' -o '" + (t.path / "outB").string() + "'");
+  REQUIRE(b.exit_code == 0);
+  CHECK(has(b.out, "sm_100"));
+  CHECK(slurp(t.path / "outB" / "d_B200_fp32.txt") == "10111111011000000000000000000000\n");
+  CommandResult a = run_tcsim("mma batch '" + (t.path / "Ada").string() + "' -o '" + (t.path / "outA").string() + "'");
+  REQUIRE(a.exit_code == 0);
+  CHECK(has(a.out, "sm_89"));
+  CHECK(slurp(t.path / "outA" / "d_Ada_fp32.txt") == "00000000000000000000000000000000\n");
+}
+
+TEST_CASE("mma dot and gemm: new architectures, GPU names, b1, 2:4 sparsity and their bad input") {
+  CommandResult all = run_tcsim("mma dot --a 2^7,2^-9x15 --b 2^7,2^-9x15 --c=-2^14");
+  REQUIRE(all.exit_code == 0);
+  CHECK(has(line_of(all.out, "sm_86"), "0x38000000"));
+  CHECK(has(line_of(all.out, "sm_100"), "0x00000000"));
+  CHECK(has(line_of(all.out, "sm_120"), "RTX PRO 6000"));
+  CommandResult f8 = run_tcsim("mma dot --in e5m2 --arch L4,H100,B200,RTXPRO6000 --a=-2^13,-0.5,-0.25,-0.125 --b 2^10,1,1,1 --c 2^23");
+  REQUIRE(f8.exit_code == 0);
+  CHECK(has(line_of(f8.out, "sm_89"), "0x00000000"));
+  CHECK(has(line_of(f8.out, "sm_100"), "0xbf400000"));
+  CHECK(has(line_of(f8.out, "sm_120"), "0xbf400000"));
+  // Blackwell fp8 -> fp16: B200TC.m model vs PTX reading
+  const std::string h = "mma dot --in e5m2 --acc fp16 --arch B200 --a 1,2^-6,2^-12 --b 2,2^-5,2^-12 --c=-1";
+  CHECK(has(line_of(run_tcsim(h).out, "sm_100"), "0x3c00"));
+  CHECK(has(line_of(run_tcsim(h + " --fp8-f16 ptx").out, "sm_100"), "0x3c01"));
+  CommandResult b1 = run_tcsim("mma dot --in b1 --acc s32 --arch T4,A100 --a 1,0,1,1 --b 1,1,0,1");
+  REQUIRE(b1.exit_code == 0);
+  CHECK(has(line_of(b1.out, "sm_75"), "xor.popc"));
+  CHECK(has(line_of(b1.out, "sm_75"), " 2"));
+  CHECK(has(line_of(b1.out, "sm_80"), "and.popc"));
+  CommandResult sp = run_tcsim("mma gemm --m 16 --n 8 --k 64 --arch A100 --sparse 2:4 -j 1");
+  REQUIRE(sp.exit_code == 0);
+  CHECK(has(sp.out, "mma.sp.m16n8k32"));
+  CHECK(has(sp.out, "512 of 1024 nonzeros of A kept"));
+  CHECK(has(sp.out, "pruned GEMM vs the dense GEMM"));
+  CommandResult spd = run_tcsim("mma gemm --m 16 --n 8 --k 64 --arch A100 --sparse 2:4 --sparse-blocks dense -j 2");
+  REQUIRE(spd.exit_code == 0);
+  CHECK(has(spd.out, "dense reading"));
+  // bad input: exit 2 with the option named
+  expect_bad_input("mma dot --a 1 --b 1 --arch RTX9999", "--arch", "RTX9999");
+  expect_bad_input("mma dot --in b1 --acc s32 --arch A100 --a 1,2 --b 1,1", "--a: value 2");
+  expect_bad_input("mma dot --in e4m3 --arch A10 --a 1 --b 1", "--in/--acc");
+  expect_bad_input("mma dot --arch A2 --instr mma.m16n8k32 --in e4m3 --a 1 --b 1", "--instr", "sm_86 mma.m16n8k32 has no variant e4m3.e4m3.f32");
+  expect_bad_input("mma dot --arch H100 --instr tcgen05.mma.kind::f16 --a 1 --b 1", "--instr", "sm_90");
+  expect_bad_input("mma dot --in e5m2 --acc fp16 --arch B200 --a 1 --b 1 --fp8-f16 maybe", "--fp8-f16");
+  expect_bad_input("mma gemm --sparse 2:8", "--sparse", "2:4");
+  expect_bad_input("mma gemm --sparse 2:4 --format tf32", "--format", "1:2");
+  expect_bad_input("mma gemm --sparse 2:4 --arch T4", "--arch/--format", "sm_75");
+  expect_bad_input("mma gemm --sparse 2:4 --instr mma.m16n8k16", "--instr", "dense");
+  expect_bad_input("mma gemm --sparse 2:4 --sparse-blocks some", "--sparse-blocks");
+  expect_bad_input("mma gemm --sparse 2:4 --compare fp16,bf16", "--sparse");
+}
+
+TEST_CASE("mma batch: 2:4 sparse cases (meta.yaml sparse_meta) and metadata that is not 2:4") {
+  TempDir t;
+  // the mma.sp block probe of the CUDA probe: kept positions 2, 3 of every group (0xE); the big
+  // product at k = 2; kept reading +0, dense reading 2^-16 (numerics/sparse/structured.h)
+  put(t.path / "a_A100_fp16.txt", "00000000 00000000 43000000 3b000000 00000000 00000000 3b000000 3b000000 "
+                                  "00000000 00000000 3b000000 3b000000 00000000 00000000 3b000000 3b000000 \n");
+  put(t.path / "b_A100_fp16.txt", "3b000000 3b000000 43000000 3b000000 3b000000 3b000000 3b000000 3b000000 "
+                                  "3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 3b000000 \n");
+  put(t.path / "c_A100_fp32.txt", "11000110100000000000000000000000\n");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0xE\n");
+  CommandResult k = run_tcsim("mma batch " + t.str() + " -o '" + (t.path / "k").string() + "'");
+  REQUIRE(k.exit_code == 0);
+  CHECK(slurp(t.path / "k" / "d_A100_fp32.txt") == "00000000000000000000000000000000\n");
+  CommandResult d = run_tcsim("mma batch " + t.str() + " --sparse-blocks dense -o '" + (t.path / "d").string() + "'");
+  REQUIRE(d.exit_code == 0);
+  CHECK(slurp(t.path / "d" / "d_A100_fp32.txt") == "00110111100000000000000000000000\n");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0x5\n");
+  expect_bad_input("mma batch " + t.str(), (t.path / "meta.yaml").string() + ": sparse_meta", "not 2:4");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0x4\n");
+  expect_bad_input("mma batch " + t.str(), (t.path / "a_A100_fp16.txt").string() + ":1", "drops position 2");
+  put(t.path / "meta.yaml", "instruction: mma.sp.m16n8k16\nsparse_meta: 0xE\n");
+  expect_bad_input("mma batch " + t.str() + " --sparse-blocks maybe", "--sparse-blocks");
+}

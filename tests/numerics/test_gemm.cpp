@@ -2,6 +2,7 @@
 // across thread counts, both k orders, error figures on known cases.
 #include <doctest/doctest.h>
 
+#include <tuple>
 #include <cmath>
 #include <vector>
 
@@ -59,6 +60,7 @@ TEST_CASE("gemm equals per-element dot products for every kind of instruction") 
   int cases = 0;
   for (Arch arch : all_archs())
     for (const Instruction& ins : instructions(arch)) {
+      if (ins.sparse) continue;  // test_sparse.cpp
       CAPTURE(ins.describe());
       const int M = 5, N = 3, K = 2 * ins.k + ins.k / 2 + 1;  // not a multiple: padded
       for (bool specials : {false, true}) {
@@ -162,4 +164,86 @@ TEST_CASE("random_matrix is deterministic and in range") {
   CHECK(ds.maxCoeff() <= 127);
   CHECK(ds.minCoeff() >= -128);
   CHECK(ds.maxCoeff() > 64);
+}
+
+TEST_CASE("reference_gemm: Dot2 accuracy under cancellation, fast path agrees, any thread count") {
+  // Row: 2^15 * 2^15 - 2^15 * 2^15 + 2^-24 * 2^-24 ... : the exact result is tiny after
+  // cancellation; a plain double sum in the wrong order loses it, the reference must not.
+  BitMatrix A(2, 6), B(6, 2), C = BitMatrix::Zero(2, 2);
+  const double av[6] = {32768, 0x1p-24, -32768, 1, 0x1p-14, -1};
+  for (int k = 0; k < 6; ++k) {
+    A(0, k) = from_double(av[k], FormatId::fp16);
+    A(1, k) = from_double(k % 2 ? 0.5 : 0.25, FormatId::fp16);
+    B(k, 0) = from_double(k < 3 ? 32768 : 1, FormatId::fp16);
+    B(k, 1) = from_double(1, FormatId::fp16);
+  }
+  const Eigen::MatrixXd r1 = reference_gemm(A, FormatId::fp16, B, FormatId::fp16, C, FormatId::fp32, 1);
+  const Eigen::MatrixXd r2 = reference_gemm(A, FormatId::fp16, B, FormatId::fp16, C, FormatId::fp32, 2);
+  CHECK(r1(0, 0) == 0x1p-9 + 0x1p-14);  // 2^30 + 2^-9 - 2^30 + 1 + 2^-14 - 1
+  CHECK(r1(0, 1) == 0x1p-24 + 0x1p-14);
+  CHECK(r1(1, 0) == 32769.25);  // 0.25*2^15 + 0.5*2^15 + 0.25*2^15 + 0.5 + 0.25 + 0.5
+  CHECK((r1.array() == r2.array()).all());
+  // a larger random case: the fast path (double GEMM + bound) equals Dot2 everywhere it is used
+  const BitMatrix X = random_matrix(FormatId::fp16, 40, 300, 5), Y = random_matrix(FormatId::fp16, 300, 30, 6);
+  const BitMatrix Z = BitMatrix::Zero(40, 30);
+  const Eigen::MatrixXd f = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp32, 2);
+  const Eigen::MatrixXd d = reference_gemm(X, FormatId::fp16, Y, FormatId::fp16, Z, FormatId::fp64, 1);  // all Dot2
+  CHECK(((f - d).cwiseAbs().array() <= 0x1p-32 * d.cwiseAbs().array()).all());
+}
+
+TEST_CASE("gemm: the AVX2 kernel and the plain kernel give the same bits for every instruction") {
+  int compared = 0;
+  for (Arch arch : all_archs())
+    for (const Instruction& ins : instructions(arch)) {
+      if (ins.sparse) continue;
+      CAPTURE(ins.describe());
+      const int K = 3 * ins.k + 5;
+      for (bool specials : {false, true}) {
+        const std::uint64_t seed = 77 + static_cast<std::uint64_t>(compared);
+        // N = 19: two groups of 8 columns for the vertical kernel and a tail of 3
+        const BitMatrix A = spiky(ins.a_fmt, 6, K, seed, specials), B = spiky(ins.b_fmt, K, 19, seed + 1, specials);
+        const BitMatrix C = spiky(ins.acc_fmt, 6, 19, seed + 2, specials);
+        GemmOptions vec, plain;
+        vec.threads = plain.threads = 1;
+        plain.simd = false;
+        CHECK((gemm(ins, A, B, C, vec).array() == gemm(ins, A, B, C, plain).array()).all());
+        ++compared;
+      }
+    }
+  // random fp16 / bf16 / fp8 at GEMM size through the sm_80, sm_89, sm_90 and sm_100 rules
+  for (auto [arch, name, f] : {std::tuple{Arch::sm80, "mma.m16n8k16", FormatId::fp16}, std::tuple{Arch::sm90, "mma.m16n8k16", FormatId::bf16},
+                               std::tuple{Arch::sm89, "mma.m16n8k32", FormatId::e4m3}, std::tuple{Arch::sm100, "tcgen05.mma.kind::f8f6f4", FormatId::e5m2}}) {
+    const Instruction& ins = find_instruction(arch, name, f, FormatId::fp32);
+    const BitMatrix A = random_matrix(f, 24, 200, 9, -4, 4), B = random_matrix(f, 200, 16, 10, -4, 4);
+    const BitMatrix C = random_matrix(FormatId::fp32, 24, 16, 11);
+    GemmOptions vec, plain;
+    plain.simd = false;
+    CHECK((gemm(ins, A, B, C, vec).array() == gemm(ins, A, B, C, plain).array()).all());
+  }
+  // accumulators that overflow to inf part way through the K loop (the vertical kernel hands such
+  // lanes back to the plain path)
+  const Instruction& bf = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::bf16, FormatId::fp32);
+  const BitMatrix X = random_matrix(FormatId::bf16, 9, 96, 21, -0x1p63, 0x1p63), Y = random_matrix(FormatId::bf16, 96, 17, 22, -0x1p63, 0x1p63);
+  const BitMatrix Z = random_matrix(FormatId::fp32, 9, 17, 23, -0x1p127, 0x1p127);
+  GemmOptions vec, plain;
+  plain.simd = false;
+  const BitMatrix Dv = gemm(bf, X, Y, Z, vec);
+  CHECK((Dv.array() == gemm(bf, X, Y, Z, plain).array()).all());
+  CHECK((Dv.array() == by_dot(bf, X, Y, Z, KOrder::increasing).array()).all());
+  int infs = 0;
+  for (Eigen::Index j = 0; j < Dv.cols(); ++j)
+    for (Eigen::Index i = 0; i < Dv.rows(); ++i) infs += (Dv(i, j) & 0x7FFFFFFFu) == 0x7F800000u;
+  CHECK(infs > 0);
+  // FP16 accumulator (vertical RNE finish): overflow to inf, subnormal results, ties
+  const Instruction& h = find_instruction(Arch::sm80, "mma.m16n8k16", FormatId::fp16, FormatId::fp16);
+  for (auto [lo, hi] : {std::pair{-200.0, 200.0}, std::pair{-0x1p-7, 0x1p-7}, std::pair{-2.0, 2.0}}) {
+    const BitMatrix P = random_matrix(FormatId::fp16, 9, 80, 31, lo, hi), Q = random_matrix(FormatId::fp16, 80, 24, 32, lo, hi);
+    const BitMatrix R = random_matrix(FormatId::fp16, 9, 24, 33, lo, hi);
+    const BitMatrix Dh = gemm(h, P, Q, R, vec);
+    CHECK((Dh.array() == gemm(h, P, Q, R, plain).array()).all());
+    GemmOptions dec = vec;
+    dec.k_order = KOrder::decreasing;
+    CHECK((gemm(h, P, Q, R, dec).array() == by_dot(h, P, Q, R, KOrder::decreasing).array()).all());
+  }
+  CHECK(compared > 100);
 }

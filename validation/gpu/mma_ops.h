@@ -28,11 +28,16 @@ namespace tcv {
 // ---------------------------------------------------------------- mma.sync (one warp) ------
 #define TCV_MMA_TRAITS(M_, N_, K_, ABB, CB, NA_, NB_, NC_, LA_, LB_, LC_, TPU_) \
   static constexpr bool kWgmma = false;                                       \
+  static constexpr int SPARSE_META = TCV_SPARSE_META;                         \
   static constexpr int M = M_, N = N_, K = K_, AB_BITS = ABB, C_BITS = CB;    \
   static constexpr int NA = NA_, NB = NB_, NC = NC_, TPU = TPU_;              \
   static constexpr Lay LA = Lay::LA_, LB = Lay::LB_, LC = Lay::LC_;           \
   static constexpr int NAW = (NA * AB_BITS + 31) / 32, NBW = (NB * AB_BITS + 31) / 32, \
                        NCW = (NC * C_BITS + 31) / 32;
+
+// Dense variants: 0. 2:4 sparse (mma.sp) variants redefine it around their struct: the metadata
+// nibble every group of four uses (see "2:4 sparse variants" below).
+#define TCV_SPARSE_META 0
 
 #define TCV_F(i) "+f"(f[i])
 #define TCV_LOAD_F(n) float f[n]; for (int q = 0; q < n; ++q) f[q] = __uint_as_float(c[q]);
@@ -305,5 +310,75 @@ __host__ __device__ inline uint64_t wgmma_desc(uint32_t smem_addr, uint32_t lbo,
          (static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16) |
          (static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32);
 }
+
+// ---------------------------------------------------------------- 2:4 sparse mma.sp --------
+// One metadata nibble for every group of four (kept positions i0 < i1, nibble i0 | i1<<2), the
+// same in every 4-bit field of the metadata register of every thread, so the result does not
+// depend on which threads/bits the sparsity selector (0 here) takes the metadata from. The
+// compressed A fragment (K/2 columns) uses the layout of the dense instruction of half the K
+// (PTX ISA "Matrix fragments for sparse mma"); column j of it is dense column
+// 4*(j/2) + (j odd ? i1 : i0) (sparse_dense_col). B and C/D are as for the dense shape.
+// 0xD keeps positions 1 and 3: both B selections are non-trivial, and the self-test (random B in
+// every position) fails if the hardware took other rows of B.
+constexpr int kSparseNibble = 0xD;
+constexpr uint32_t kSparseMetaWord = 0x11111111u * kSparseNibble;
+TCV_HD inline int sparse_dense_col(int nibble, int j) {
+  return 4 * (j / 2) + ((j & 1) ? ((nibble >> 2) & 3) : (nibble & 3));
+}
+#undef TCV_SPARSE_META
+#define TCV_SPARSE_META kSparseNibble
+
+// m16n8k16 .f16/.bf16: A 16x8 compressed (2 regs, m16n8k8 layout), B 16x8 (2 regs).
+#define TCV_MMA_SP_16816(NAME, PTX)                                                         \
+  struct NAME {                                                                            \
+    TCV_MMA_TRAITS(16, 8, 16, 16, 32, 4, 4, 4, A1688_16, B16816_16, C16x8, 1)              \
+    __device__ static constexpr bool available() { return TCV_ARCH >= 800; }               \
+    __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {        \
+      if constexpr (TCV_ARCH >= 800) {                                                     \
+        TCV_LOAD_F(4)                                                                      \
+        asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5}, {%6,%7}, {%0,%1,%2,%3}, %8, 0x0;\n"     \
+                     : TCV_F(0), TCV_F(1), TCV_F(2), TCV_F(3)                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(b[0]), "r"(b[1]), "r"(kSparseMetaWord));  \
+        TCV_STORE_F(4)                                                                     \
+      }                                                                                    \
+    }                                                                                      \
+  };
+TCV_MMA_SP_16816(OpSp16816F16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+
+// m16n8k32 .f16/.bf16: A 16x16 compressed (4 regs, m16n8k16 layout), B 32x8 (4 regs).
+#define TCV_MMA_SP_16832(NAME, PTX)                                                         \
+  struct NAME {                                                                            \
+    TCV_MMA_TRAITS(16, 8, 32, 16, 32, 8, 8, 4, A16816_16, B16816_16, C16x8, 1)             \
+    __device__ static constexpr bool available() { return TCV_ARCH >= 800; }               \
+    __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {        \
+      if constexpr (TCV_ARCH >= 800) {                                                     \
+        TCV_LOAD_F(4)                                                                      \
+        asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, 0x0;\n" \
+                     : TCV_F(0), TCV_F(1), TCV_F(2), TCV_F(3)                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),   \
+                       "r"(b[2]), "r"(b[3]), "r"(kSparseMetaWord));                        \
+        TCV_STORE_F(4)                                                                     \
+      }                                                                                    \
+    }                                                                                      \
+  };
+TCV_MMA_SP_16832(OpSp16832F16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32")
+TCV_MMA_SP_16832(OpSp16832BF16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32")
+
+// m16n8k64 .s8: A 16x32 compressed (4 regs, m16n8k32 8-bit layout), B 64x8 (4 regs), s32.
+struct OpSp16864S8 {
+  TCV_MMA_TRAITS(16, 8, 64, 8, 32, 16, 16, 4, A16832_8, B16832_8, C16x8, 1)
+  __device__ static constexpr bool available() { return TCV_ARCH >= 800; }
+  __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {
+    if constexpr (TCV_ARCH >= 800) {
+      asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, "
+                   "{%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, 0x0;\n"
+                   : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3]),
+                     "r"(kSparseMetaWord));
+    }
+  }
+};
+#undef TCV_SPARSE_META
+#define TCV_SPARSE_META 0
 
 }  // namespace tcv

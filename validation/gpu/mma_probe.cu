@@ -168,6 +168,7 @@ SelfTest self_test(const OpInfo& op, bool swap, std::string& detail) {
   std::vector<double> av, bv, cv;
   for (size_t i = 0; i < static_cast<size_t>(tb.tiles) * op.m * kt; ++i) {
     av.push_back(unsig ? small(0, 3) : small(-3, 3));
+    if (sparse_dropped(op, static_cast<int>(i % static_cast<size_t>(kt)))) av.back() = 0;
     tb.a.push_back(*encode(in, av.back()));
   }
   for (size_t i = 0; i < static_cast<size_t>(tb.tiles) * kt * op.n; ++i) {
@@ -221,6 +222,23 @@ std::uint64_t acc_file_bits(Fmt acc, std::uint64_t bits) {
 int acc_file_width(Fmt acc) { return acc == Fmt::f64 ? 64 : 32; }
 const char* c_file_fmt(Fmt acc) { return acc == Fmt::f16 ? "fp32" : fmt_name(acc); }
 
+// meta.yaml `sparse_meta`: the 2:4 metadata nibble (tcsim mma batch reads it), "none" when dense.
+std::string sparse_meta_text(const OpInfo& op) {
+  if (op.sparse_meta == 0) return "none";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%X", op.sparse_meta);
+  return buf;
+}
+
+// 2:4 sparse variants: the A entries the metadata drops are +0 (the sets are generated dense).
+void apply_sparsity(const OpInfo& op, std::vector<Sample>& s) {
+  if (op.sparse_meta == 0) return;
+  const std::uint64_t z = *encode(operand_encoding(op), 0.0);
+  for (auto& x : s)
+    for (size_t k = 0; k < x.a.size(); ++k)
+      if (sparse_dropped(op, static_cast<int>(k))) x.a[k] = z;
+}
+
 struct RunContext {
   DeviceInfo dev;
   std::string gpu, out, command;
@@ -265,6 +283,7 @@ void write_case(const RunContext& ctx, const OpInfo& op, int chain, const std::s
       {"accumulator_format", fmt_name(op.acc)},
       {"satfinite", op.satfinite ? "true" : "false"},
       {"k", std::to_string(kt) + "   # products per sample line"},
+      {"sparse_meta", sparse_meta_text(op)},
       {"instruction_k", std::to_string(op.k)},
       {"chain", std::to_string(chain) + "   # instructions chained through the accumulator, k ascending"},
       {"samples", std::to_string(s.size())},
@@ -475,7 +494,8 @@ int main(int argc, char** argv) {
             continue;
           SetSpec spec{set, samples, seed + 1000003ULL * (si + 1) + 7919ULL * static_cast<unsigned>(chain)};
           for (const char* p = op->key; *p; ++p) spec.seed = spec.seed * 131 + static_cast<unsigned char>(*p);
-          const auto smp = make_set(*op, chain, spec);
+          auto smp = make_set(*op, chain, spec);
+          apply_sparsity(*op, smp);
           if (smp.empty()) continue;
           const std::string dir = out + "/" + gpu + "/" + op->key + (chain > 1 ? "__chain" + std::to_string(chain) : "") +
                                   "__" + set;
@@ -483,7 +503,7 @@ int main(int argc, char** argv) {
           std::string meta = "# probe inputs written by mma_probe --inputs-only (no GPU; no results)\n";
           meta += std::string("instruction: ") + op->instruction + "\nptx: " + yaml_quote(op->ptx) +
                   "\ninput_format: " + fmt_name(op->in) + "\naccumulator_format: " + fmt_name(op->acc) +
-                  "\nsatfinite: " + (op->satfinite ? "true" : "false") + "\nk: " + std::to_string(op->k * chain) +
+                  "\nsatfinite: " + (op->satfinite ? "true" : "false") + "\nsparse_meta: " + sparse_meta_text(*op) + "\nk: " + std::to_string(op->k * chain) +
                   "\ninstruction_k: " + std::to_string(op->k) + "\nchain: " + std::to_string(chain) +
                   "\nsamples: " + std::to_string(smp.size()) + "\ncase_set: " + set + "\nseed: " +
                   std::to_string(seed) + "\ncommand_line: " + yaml_quote(command_line(argc, argv)) + "\n";
@@ -568,6 +588,7 @@ int main(int argc, char** argv) {
           SetSpec spec{set, samples, seed + 1000003ULL * (si + 1) + 7919ULL * static_cast<unsigned>(chain)};
           for (const char* p = op->key; *p; ++p) spec.seed = spec.seed * 131 + static_cast<unsigned char>(*p);
           auto s = make_set(*op, chain, spec);
+          apply_sparsity(*op, s);
           if (s.empty()) continue;
           auto d = run_samples(*op, chain, s, swap);
           const std::string name =

@@ -34,7 +34,9 @@ __global__ void mma_sync_kernel(const uint64_t* A, const uint64_t* B, const uint
       uint32_t a[T::NAW], b[T::NBW];
       pack_words<T::AB_BITS, T::NA>(a, [&](int i) {
         const RC rc = frag_rc(T::LA, lane, i);
-        return At[rc.r * kt + s * T::K + rc.c];
+        // 2:4 sparse: rc.c is a column of the compressed A; A holds the dense rows
+        const int col = T::SPARSE_META ? sparse_dense_col(T::SPARSE_META, rc.c) : rc.c;
+        return At[rc.r * kt + s * T::K + col];
       });
       pack_words<T::AB_BITS, T::NB>(b, [&](int i) {
         const RC rc = frag_rc(T::LB, lane, i);
@@ -205,6 +207,10 @@ RunStatus run_tiles(const OpInfo& op, TileBatch& tb, bool swap) {
   TCV_CASE("mma_m16n8k32_e5m2_f32", Op16832E5M2F32)
   TCV_CASE("mma_m16n8k32_e4m3_f16", Op16832E4M3F16)
   TCV_CASE("mma_m16n8k32_e5m2_f16", Op16832E5M2F16)
+  TCV_CASE("mma_sp_m16n8k16_f16_f32", OpSp16816F16F32)
+  TCV_CASE("mma_sp_m16n8k32_f16_f32", OpSp16832F16F32)
+  TCV_CASE("mma_sp_m16n8k32_bf16_f32", OpSp16832BF16F32)
+  TCV_CASE("mma_sp_m16n8k64_s8_s32", OpSp16864S8)
   TCV_CASE("wgmma_m64n8k16_f16_f32", WgF16F32)
   TCV_CASE("wgmma_m64n8k16_f16_f16", WgF16F16)
   TCV_CASE("wgmma_m64n8k16_bf16_f32", WgBF16F32)

@@ -21,7 +21,16 @@ struct OpInfo {
   bool wgmma;               // runs only on exactly cc 9.0 (sm_90a code)
   bool satfinite;
   int tiles_per_warp;       // 4 for m8n8k4 (one 8x8x4 product per quad-pair), else 1
+  int sparse_meta = 0;      // 2:4 sparse (mma.sp): the metadata nibble of every group of four
+                            // (kept positions i0 | i1<<2); A entries at the other positions are +0
 };
+
+// True when entry k of an A row is dropped by the op's 2:4 metadata (always false when dense).
+inline bool sparse_dropped(const OpInfo& op, int k) {
+  if (op.sparse_meta == 0) return false;
+  const int pos = k % 4;
+  return pos != (op.sparse_meta & 3) && pos != ((op.sparse_meta >> 2) & 3);
+}
 
 const std::vector<OpInfo>& all_ops();
 const OpInfo* find_op(const std::string& key);

@@ -6,7 +6,7 @@ namespace {
 
 using F = Fmt;
 const std::vector<OpInfo> kOps = {
-    // key, instruction, ptx, in, acc, m, n, k, min_cc, wgmma, satfinite, tiles/warp
+    // key, instruction, ptx, in, acc, m, n, k, min_cc, wgmma, satfinite, tiles/warp[, sparse_meta]
     {"mma_m8n8k4_f16_f16", "mma.m8n8k4", "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16", F::f16, F::f16, 8, 8, 4, 70, false, false, 4},
     {"mma_m8n8k4_f16_f32", "mma.m8n8k4", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32", F::f16, F::f32, 8, 8, 4, 70, false, false, 4},
     {"mma_m16n8k8_f16_f16", "mma.m16n8k8", "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", F::f16, F::f16, 16, 8, 8, 75, false, false, 1},
@@ -29,6 +29,11 @@ const std::vector<OpInfo> kOps = {
     {"mma_m16n8k32_e5m2_f32", "mma.m16n8k32", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", F::e5m2, F::f32, 16, 8, 32, 89, false, false, 1},
     {"mma_m16n8k32_e4m3_f16", "mma.m16n8k32", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", F::e4m3, F::f16, 16, 8, 32, 89, false, false, 1},
     {"mma_m16n8k32_e5m2_f16", "mma.m16n8k32", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", F::e5m2, F::f16, 16, 8, 32, 89, false, false, 1},
+    // 2:4 sparse (sparse_meta != 0: the metadata nibble of every group, mma_ops.h kSparseNibble)
+    {"mma_sp_m16n8k16_f16_f32", "mma.sp.m16n8k16", "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", F::f16, F::f32, 16, 8, 16, 80, false, false, 1, 0xD},
+    {"mma_sp_m16n8k32_f16_f32", "mma.sp.m16n8k32", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", F::f16, F::f32, 16, 8, 32, 80, false, false, 1, 0xD},
+    {"mma_sp_m16n8k32_bf16_f32", "mma.sp.m16n8k32", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", F::bf16, F::f32, 16, 8, 32, 80, false, false, 1, 0xD},
+    {"mma_sp_m16n8k64_s8_s32", "mma.sp.m16n8k64", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", F::s8, F::s32, 16, 8, 64, 80, false, false, 1, 0xD},
     {"wgmma_m64n8k16_f16_f32", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", F::f16, F::f32, 64, 8, 16, 90, true, false, 1},
     {"wgmma_m64n8k16_f16_f16", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16", F::f16, F::f16, 64, 8, 16, 90, true, false, 1},
     {"wgmma_m64n8k16_bf16_f32", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", F::bf16, F::f32, 64, 8, 16, 90, true, false, 1},
