@@ -79,6 +79,21 @@ TEST_CASE("tcsim validate: DeepBench V100 GEMMs (detected by header)") {
   fs::remove_all(d);
 }
 
+TEST_CASE("tcsim validate: NeuSight kernel tables (detected by header, not as an ncu export)") {
+  if (!have_v100()) return;
+  const auto shared = tcsim::test::shared_dir();
+  if (shared.empty()) {
+    MESSAGE("shared/ not found: skipping NeuSight");
+    return;
+  }
+  // NeuSight's tables have a "Kernel Name" column, as ncu's CSV pages do.
+  const auto file = shared / "data/neusight/kernels/V100-PCIE-32GB/ln.csv";
+  const auto config = tcsim::test::source_dir() / "configs/gpu/v100_pcie.yaml";
+  auto r = run_tcsim("validate -j 2 -c '" + config.string() + "' '" + file.string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("tcsim validate: 1400 rows on ") != std::string::npos);
+}
+
 TEST_CASE("tcsim validate: bad input exits 2") {
   if (!have_v100()) return;
   const fs::path d = temp_dir("bad");

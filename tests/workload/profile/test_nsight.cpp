@@ -128,3 +128,18 @@ TEST_CASE("ncu csv: another page, a missing duration and bad units are errors wi
       "\"0\",\"k\",\"Occupancy\",\"Achieved Occupancy\",\"%\",\"50\"\n";
   CHECK_THROWS_WITH_AS((void)parse_ncu_csv(no_duration, "d.csv"), doctest::Contains("no Duration"), InputError);
 }
+
+TEST_CASE("ncu csv detection: ncu pages are, NeuSight's kernel tables (a Kernel Name column too) are not") {
+  const auto d = test::temp_dir("ncu_detect");
+  auto file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(d / name) << text;
+    return d / name;
+  };
+  CHECK(is_ncu_csv_file(file("raw.csv", kRawCsv)));
+  CHECK(is_ncu_csv_file(file("src.csv", "\"ID\",\"Kernel Name\",\"Address\",\"Source\"\n\"0\",\"k\",\"0x10\",\"MOV R1\"\n")));
+  CHECK_FALSE(is_ncu_csv_file(file(
+      "neusight.csv",
+      "OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,Warps per SM,Blocks per SM,Grid x,Grid y,Grid z,"
+      "Block x,Block y,Block z,CUDA Version,Kernels,B,M,N,K\n"
+      "linear,0.05,NVIDIA A100-PCIE-40GB,p2.1.0,8902,ampere_sgemm_32x128_tn,0.37,0.04,5,1,1,256,1,1,cu121,;k,1,2,3,4\n")));
+}

@@ -93,7 +93,14 @@ bool is_ncu_csv_file(const std::filesystem::path& file) {
   long skipped = 0;
   const std::string_view h = from_header(head, skipped);
   const std::string_view line = h.substr(0, h.find('\n'));
-  return line.find("\"Kernel Name\"") != std::string_view::npos || line.find("Kernel Name,") != std::string_view::npos;
+  // ncu's pages start with an "ID" column ("ID","Process ID",... on the raw and details pages) and
+  // name the kernel; other CSVs with a "Kernel Name" column (NeuSight's kernel tables) are not ncu's.
+  auto has = [&](std::string_view column) {
+    const std::string quoted = "\"" + std::string(column) + "\"";
+    return line.find(quoted) != std::string_view::npos || line.find(std::string(column) + ",") != std::string_view::npos;
+  };
+  const bool starts_with_id = line.rfind("\"ID\",", 0) == 0 || line.rfind("ID,", 0) == 0;
+  return has("Kernel Name") && (starts_with_id || has("Process ID"));
 }
 
 Profile parse_ncu_csv(std::string_view text, const std::string& file_name) {
