@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "common/yaml_document.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -121,11 +122,7 @@ GoldenMeta read_meta(const fs::path& dir) {
       if (!fs::is_regular_file(f, ec)) continue;
       meta.file = f;
       YAML::Node root;
-      try {
-        root = YAML::LoadFile(f.string());
-      } catch (const YAML::Exception& e) {
-        throw InputError(location(f.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
-      }
+      root = load_yaml_file(f.string());
       if (root.IsNull()) return meta;
       if (!root.IsMap()) throw InputError(location(f.string(), 1), "expected a map of metadata keys");
       try {
