@@ -124,6 +124,7 @@ int run_gemm(const std::vector<std::string>& args) {
   else throw InputError("--k-order", "expected increasing or decreasing, got '" + order_text + "'");
   if (jobs < 0) throw InputError("--jobs", "expected a thread count >= 0 (0 = all cores)");
   gopt.threads = jobs;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) throw InputError(std::isfinite(lo) ? "--hi" : "--lo", "expected a finite number");
   if (!(lo < hi)) throw InputError("--lo", "expected lo < hi");
   std::vector<FormatId> formats;
   const bool comparing = !compare.empty();

@@ -155,7 +155,11 @@ std::optional<DeepBenchPrecision> deepbench_precision_from_name(std::string_view
 MeasuredSet parse_deepbench(std::string_view text, const std::string& file_name,
                             std::optional<DeepBenchPrecision> precision) {
   const CsvText csv = parse_csv(text, file_name);
-  if (!precision) precision = deepbench_precision_from_name(file_name);
+  const auto named = deepbench_precision_from_name(file_name);
+  if (precision && named && *precision != *named)
+    throw InputError(file_name, std::string("the file name says ") + precision_tag(*named) + " but --precision says " +
+                                    precision_tag(*precision) + "; drop --precision or rename the file");
+  if (!precision) precision = named;
   if (!precision)
     throw InputError(file_name,
                      "cannot tell the DeepBench precision from the file name; name it with fp16 (the \"FP16 ip, "

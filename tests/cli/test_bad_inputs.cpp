@@ -144,3 +144,45 @@ TEST_CASE("bad inputs: a second YAML document is refused") {
   check_refused("config check " + q(dir / "two.yaml"), "a second YAML document");
   fs::remove_all(dir);
 }
+
+TEST_CASE("bad inputs: options that were silently accepted are refused") {
+  const fs::path dir = tcsim::test::temp_dir("bad_opts");
+  check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -j -1", "--jobs: expected a thread count >= 0");
+  check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -o ''", "--output: expected a folder or file name");
+  check_refused("mma dot --a 0x1 --b 0x3c00", "a fp16 bit pattern has 4 hex digits");
+  CHECK(run_tcsim("mma dot --a 0x3c00 --b 0x3c00 --arch sm_80").exit_code == 0);
+  check_refused("mma dot --a 1 --b 1 --satfinite", "--satfinite: applies to integer MMA");
+  check_refused("mma gemm --m 16 --n 16 --k 16 --hi inf", "--hi: expected a finite number");
+  // A systolic config cannot predict measured GPU kernels.
+  write(dir / "gemm.csv", "name,m,n,k,a_format,b_format,c_format,d_format,time_us\na,64,64,64,fp16,fp16,fp32,fp32,5\n");
+  check_refused("validate -c " + systolic_config() + " " + q(dir / "gemm.csv"), "validate compares measured GPU kernel times");
+  // --precision against the precision the DeepBench file name states.
+  write(dir / "v100_train_fp16_dense_matrix_multiplication.csv",
+        "source,M,N,K,A Transpose,B Transpose,Time (msec),TERAFLOPS\nx,1760,16,1760,N,N,0.02,4.9\n");
+  check_refused("validate -c " + gpu_config() + " " + q(dir / "v100_train_fp16_dense_matrix_multiplication.csv") + " --precision fp32",
+                "the file name says fp16 but --precision says fp32");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad inputs: config check and show accept the SCALE-Sim .cfg files run accepts") {
+  const fs::path dir = tcsim::test::temp_dir("cfg_check");
+  write(dir / "a.cfg", kCfg);
+  const auto check = run_tcsim("config check " + q(dir / "a.cfg"));
+  CHECK(check.exit_code == 0);
+  const auto show = run_tcsim("config show " + q(dir / "a.cfg"));
+  CHECK(show.exit_code == 0);
+  CHECK(show.out.find("kind: systolic") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("bad inputs: messages show control and non-UTF-8 bytes escaped, a NUL does not cut them") {
+  const fs::path dir = tcsim::test::temp_dir("bad_bytes");
+  write(dir / "c.cfg", kCfg + std::string("na\x01m\xff", 5) + std::string("e\0x: 1\n", 7));
+  const auto r = run_tcsim("config check " + q(dir / "c.cfg"));
+  CHECK(r.exit_code == 2);
+  INFO(r.err);
+  CHECK(r.err.find("na\\x01m\\xFFe\\x00x: unknown key") != std::string::npos);
+  CHECK(r.err.find('\x01') == std::string::npos);
+  CHECK(r.err.back() == '\n');
+  fs::remove_all(dir);
+}
