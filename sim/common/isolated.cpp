@@ -1,12 +1,14 @@
 // run_isolated: fork, the work in the child, its bytes back through a pipe (see isolated.h).
 #include "common/isolated.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -30,8 +32,37 @@ void write_all(int fd, const std::string& bytes) {
   }
 }
 
-[[noreturn]] void child(int fd, const std::function<std::string()>& work, unsigned timeout_s) {
+// Sanitizer builds map terabytes of shadow memory: no address-space limit there.
+#if defined(TCSIM_SANITIZED) || defined(__SANITIZE_ADDRESS__)
+#define TCSIM_NO_RLIMIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TCSIM_NO_RLIMIT 1
+#endif
+#endif
+
+#ifndef TCSIM_NO_RLIMIT
+// The address space the process maps now (/proc/self/statm's first field, in pages).
+std::size_t mapped_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long pages = 0;
+  const int got = std::fscanf(f, "%lu", &pages);
+  std::fclose(f);
+  return got == 1 ? pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+#endif
+
+[[noreturn]] void child(int fd, const std::function<std::string()>& work, unsigned timeout_s, std::size_t memory_bytes) {
   ::alarm(timeout_s);  // a hang ends as SIGALRM, which the parent reports
+#ifndef TCSIM_NO_RLIMIT
+  if (memory_bytes > 0) {
+    const rlimit limit{mapped_bytes() + memory_bytes, mapped_bytes() + memory_bytes};
+    ::setrlimit(RLIMIT_AS, &limit);
+  }
+#else
+  (void)memory_bytes;
+#endif
   std::string answer;
   try {
     answer = kResult + work();
@@ -81,7 +112,8 @@ std::vector<std::string> unpack_strings(const std::string& bytes) {
   return out;
 }
 
-std::string run_isolated(const std::function<std::string()>& work, const std::string& where, unsigned timeout_s) {
+std::string run_isolated(const std::function<std::string()>& work, const std::string& where, unsigned timeout_s,
+                         std::size_t memory_bytes) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("run_isolated: pipe: ") + std::strerror(errno));
   const pid_t pid = ::fork();
@@ -92,7 +124,7 @@ std::string run_isolated(const std::function<std::string()>& work, const std::st
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child(fds[1], work, timeout_s);
+    child(fds[1], work, timeout_s, memory_bytes);
   }
   ::close(fds[1]);
   std::string answer;

@@ -11,7 +11,11 @@
 
 namespace tcsim {
 
-std::string run_isolated(const std::function<std::string()>& work, const std::string& where, unsigned timeout_s);
+// `memory_bytes` (0: none) caps what the child may allocate beyond what it inherits (RLIMIT_AS; not
+// in sanitizer builds, whose shadow memory needs the address space): a damaged size field that makes
+// the library allocate gigabytes then fails fast instead of paging for minutes.
+std::string run_isolated(const std::function<std::string()>& work, const std::string& where, unsigned timeout_s,
+                         std::size_t memory_bytes = 0);
 
 // A list of strings as one byte string and back (length-prefixed: any bytes survive).
 std::string pack_strings(const std::vector<std::string>& parts);

@@ -29,16 +29,17 @@ std::string SystolicModel::name() const {
 
 namespace {
 
-// Refuses a layer whose simulation would take absurdly long: the model's cost is about 1 us and
-// 20 bytes per fold (measured: 65536^3 on 32x32 os, 4.2M folds, 3.6 s; 1e7 folds, 8.5 s, 180 MB).
+// Refuses a layer whose simulation would take absurdly long: the model's cost is up to about 3 us
+// and 300 bytes per fold (measured, Release: 65536^3 on 32x32 os, 4.2M folds, 3.6 s, 19 MB;
+// 99999999x64x128, 6.25M folds, 20.7 s, 1.7 GB).
 void check_work(const Layer& l, std::int64_t copies, const SystolicConfig& c, const std::string& where) {
   const FoldSchedule s = make_schedule(l, c.rows, c.cols, c.dataflow);
   const double folds = double(s.Fr) * double(s.Fc) * double(copies);
   if (folds > kMaxFoldsPerLayer)
     throw InputError(where, "too much work: " + format_number("%.3g", folds) + " folds on the " +
                                 std::to_string(c.rows) + "x" + std::to_string(c.cols) + " array, an estimated " +
-                                format_number("%.3g", folds * 1e-6) + " s and " + format_number("%.3g", folds * 20e-9) +
-                                " GB; at most 2^24 (1.7e7) folds per layer (use a larger array or a smaller layer)");
+                                format_number("%.3g", folds * 3e-6) + " s and " + format_number("%.3g", folds * 300e-9) +
+                                " GB; at most 2^22 (4.2e6) folds per layer (use a larger array or a smaller layer)");
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace tcsim::systolic {
 
 // A layer may take at most this many folds (times its depthwise copies); more is refused with the
 // estimated time in the message (README "Bounds").
-inline constexpr double kMaxFoldsPerLayer = 16777216.0;  // 2^24
+inline constexpr double kMaxFoldsPerLayer = 4194304.0;  // 2^22
 
 class SystolicModel : public Accelerator {
  public:

@@ -25,7 +25,7 @@ constexpr hsize_t kMaxRows = 10'000'000;          // measured tables hold thousa
 constexpr std::size_t kMaxColumns = 1000;
 constexpr std::size_t kMaxAttributeElements = 10'000;
 constexpr std::size_t kMaxFixedStringBytes = 1 << 20;  // one fixed-length string element
-constexpr unsigned kReadTimeoutSeconds = 300;
+constexpr unsigned kReadTimeoutSeconds = 20;  // a corrupted heap can make libhdf5 loop forever
 
 // Numbers are converted to double by libhdf5; only the ordinary integer and IEEE float widths are.
 bool plain_number_type(hid_t type) {
@@ -266,7 +266,9 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, ec)) throw InputError(file, "cannot read the file (not found)");
   // libhdf5 runs in a child process: a corrupted file that crashes or hangs it (a damaged global
   // heap behind variable-length strings) becomes an InputError here instead of a crash.
-  const RawTable raw = decode(run_isolated([&] { return encode(read_raw(path)); }, file, kReadTimeoutSeconds));
+  // Memory: 1 GiB plus 64 bytes per byte of the file (its strings and numbers as text, with room).
+  const std::size_t memory = (std::size_t{1} << 30) + 64 * static_cast<std::size_t>(std::filesystem::file_size(path, ec));
+  const RawTable raw = decode(run_isolated([&] { return encode(read_raw(path)); }, file, kReadTimeoutSeconds, memory));
   const std::string path_in = std::string("/") + kMeasuredH5Group;
 
   // The table as CSV text, so that rows follow exactly the CSV schema's rules.

@@ -99,7 +99,10 @@ TEST_CASE("bad inputs: .cfg files with duplicate sections or keys and malformed 
 TEST_CASE("bad inputs: absurd work is refused with its estimate; sizes past 2^31 are refused") {
   const fs::path dir = tcsim::test::temp_dir("bad_work");
   check_refused("run -c " + systolic_config() + " --gemm 99999999x99999999x99999999 -o " + q(dir / "o1"), "words per operand");
-  check_refused("run -c " + systolic_config() + " --gemm 2147483648x32x32 -o " + q(dir / "o2"), "estimated");
+  check_refused("run -c " + systolic_config() + " --gemm 2147483648x32x32 -o " + q(dir / "o2"),
+                "too much work: 6.71e+07 folds on the 32x32 array, an estimated 201 s and 20.1 GB");
+  // Found by scripts/audit: 6.25M folds of a tall, thin GEMM ran for 20 s and took 1.7 GB.
+  check_refused("run -c " + systolic_config() + " --gemm 99999999x64x128 -o " + q(dir / "o2b"), "too much work");
   write(dir / "topo.csv", "Layer, M, N, K,\nbig, 64, 64, 9223372036854775807,\n");
   check_refused("run -c " + systolic_config() + " --topology " + q(dir / "topo.csv") + " -o " + q(dir / "o3"),
                 "topo.csv:2: K: expected a positive integer of at most 2^31");
