@@ -1,9 +1,11 @@
 // tcsim mma batch: emulate every row of a tc-golden directory (or of every case below a folder),
 // write the d files in the same layout, and with --check compare them with measured d files.
+#include <optional>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
+#include "common/atomic_dir.h"
 #include "cli/mma_common.h"
 #include "cli/verbs.h"
 #include "common/error.h"
@@ -102,6 +104,10 @@ int run_batch(const std::vector<std::string>& args) {
 
   const fs::path root = dir;
   const std::vector<fs::path> cases = num::find_golden_cases(root);
+  // The d files appear in -o's folder only when every case was emulated (a bad case leaves nothing;
+  // mismatches do not stop the commit: the files are the emulator's results either way).
+  std::optional<AtomicDir> out;
+  if (!out_dir.empty()) out.emplace(out_dir);
   std::size_t total_rows = 0, total_mismatches = 0, compared = 0;
   for (const fs::path& case_dir : cases) {
     num::GoldenCase gc = num::read_golden_case(case_dir);
@@ -134,9 +140,8 @@ int run_batch(const std::vector<std::string>& args) {
       std::cout << label << ": " << gc.rows << " rows, K = " << gc.k << ", " << plan.instruction->describe() << " (arch from "
                 << plan.arch_from << ", instruction: " << plan.instr_from << ")\n";
       if (!out_dir.empty()) {
-        fs::path f = fs::path(out_dir) / rel / num::golden_file_name('d', gc.gpu, acc_name);
-        num::write_binary_file(f, d);
-        std::cout << "  wrote " << f.string() << "\n";
+        num::write_binary_file(out->work() / rel / num::golden_file_name('d', gc.gpu, acc_name), d);
+        std::cout << "  wrote " << (fs::path(out_dir) / rel / num::golden_file_name('d', gc.gpu, acc_name)).string() << "\n";
       }
       if (out_dir.empty() && !check_given) std::cout << "  (no -o: d not written; no --check: nothing compared)\n";
       if (!check_given) continue;
@@ -165,6 +170,7 @@ int run_batch(const std::vector<std::string>& args) {
                 << (mismatches ? "" : " (bit-exact)") << "\n";
     }
   }
+  if (out) out->commit();
   if (check_given)
     std::cout << "total: " << total_mismatches << " mismatches out of " << total_rows << " rows in " << compared
               << " comparison" << (compared == 1 ? "" : "s") << "\n";

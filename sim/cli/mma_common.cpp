@@ -57,6 +57,15 @@ num::Bits parse_value(std::string_view text, FormatId f, const std::string& wher
                       bool allow_inexact) {
   std::string_view t = trim(text);
   if (t.empty()) throw InputError(where, ordinal_value(index) + "is empty; expected a number or a hex bit pattern");
+  // A bit pattern spells every hex digit of its format (0x3c00 for fp16, 0x38 for e4m3): a short
+  // one (0x1) is more likely a mistyped value than the smallest subnormal.
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && t.find_first_of(".pP") == std::string_view::npos) {
+    const std::size_t digits = (static_cast<std::size_t>(format_bits(f)) + 3) / 4;
+    if (t.size() - 2 != digits)
+      throw InputError(where, ordinal_value(index) + "'" + std::string(t) + "': a " + std::string(format_name(f)) +
+                                  " bit pattern has " + std::to_string(digits) + " hex digits (write them all, e.g. 0x" +
+                                  std::string(digits, '0') + "), got " + std::to_string(t.size() - 2));
+  }
   num::ParseOptions opt;
   opt.allow_inexact = allow_inexact;
   try {

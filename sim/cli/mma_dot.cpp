@@ -107,6 +107,9 @@ int run_dot(const std::vector<std::string>& args) {
   const FormatId acc = parse_acc_format(acc_text, "--acc");
   num::MmaOptions mopt;
   mopt.tf32_feed = parse_tf32_feed(feed_text);
+  if (saturate && !format_is_integer(in_a))
+    throw InputError("--satfinite", "applies to integer MMA (s8, u8, s4, u4 inputs); " + std::string(format_name(in_a)) +
+                                        " accumulates in floating point");
   mopt.int_saturate = saturate;
   mopt.fp8_f16_rule = parse_fp8_f16_option(fp8_f16_text, "--fp8-f16");
   // tf32 operands are fp32 registers: any fp32 value is accepted and fed as the hardware does.

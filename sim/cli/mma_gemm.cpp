@@ -166,6 +166,7 @@ int run_gemm(const std::vector<std::string>& args) {
   else throw InputError("--k-order", "expected increasing or decreasing, got '" + order_text + "'");
   if (jobs < 0) throw InputError("--jobs", "expected a thread count >= 0 (0 = all cores)");
   gopt.threads = jobs;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) throw InputError(std::isfinite(lo) ? "--hi" : "--lo", "expected a finite number");
   gopt.mma.fp8_f16_rule = parse_fp8_f16_option(fp8_f16_text, "--fp8-f16");
   const bool sparse = !sparse_text.empty();
   if (sparse && sparse_text != "2:4") throw InputError("--sparse", "expected 2:4 (the only structured sparsity of mma.sp for these formats), got '" + sparse_text + "'");

@@ -86,7 +86,7 @@ int run_gpu(const RunRequest& req) {
   else std::cout << io::format_text_table(engine::terminal_view(rs.tables[0]));
   std::cout.flush();
 
-  if (!req.output_dir.empty()) io::write_result_dir(req.output_dir, rs, true);
+  if (!req.output_dir.empty()) io::write_result_folder(req.output_dir, rs, true);
 
   double total_s = 0, flops = 0, cycles = 0, energy = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {

@@ -19,6 +19,7 @@ struct RunRequest {
   std::string topology;                 // --topology FILE.csv (SCALE-Sim topology)
   std::string topology_kind;            // --topology-kind conv|gemm (SCALE-Sim's -i); empty: detect
   bool traces = false;                  // --traces: per-cycle trace CSVs (systolic, small layers)
+  std::string traces_max_size = "1GiB"; // --traces-max-size: budget for all trace CSVs together
   int jobs = 0;                         // -j/--jobs; 0: all cores
   std::uint64_t seed = 1;               // --seed
   std::string format = "table";         // --format table|csv|json (terminal output)

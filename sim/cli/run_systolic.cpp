@@ -9,9 +9,11 @@
 
 #include "cli/result_attributes.h"
 #include "cli/run_request.h"
+#include "common/atomic_dir.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
+#include "common/units.h"
 #include "config/config.h"
 #include "io/writers.h"
 #include "systolic/scalesim_cfg.h"
@@ -150,7 +152,8 @@ int run_systolic(const RunRequest& req) {
   std::cout.flush();
 
   if (!req.output_dir.empty()) {
-    const std::filesystem::path dir = req.output_dir;
+    AtomicDir out(req.output_dir);  // appears only when every file below is written
+    const std::filesystem::path dir = out.work();
     io::write_result_dir(dir, rs);
     write_file_atomically(dir / "COMPUTE_REPORT.csv", systolic::compute_report_csv(reports));
     write_file_atomically(dir / "BANDWIDTH_REPORT.csv", systolic::bandwidth_report_csv(reports));
@@ -158,10 +161,27 @@ int run_systolic(const RunRequest& req) {
     if (req.traces) {
       // Check every layer first so that a too-large layer fails before any trace is written.
       auto label = [&](std::size_t i) { return "layer " + std::to_string(i) + " (" + layers[i].name + ")"; };
-      for (std::size_t i = 0; i < layers.size(); ++i) systolic::check_trace_size(layers[i], cfg, reports[i], label(i));
+      std::uint64_t budget = 0;
+      try {
+        budget = units::parse_bytes(req.traces_max_size);
+      } catch (const ParseError& e) {
+        throw InputError("--traces-max-size", std::string("expected a size like 1GiB: ") + e.what());
+      }
+      double cells = 0;
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        systolic::check_trace_size(layers[i], cfg, reports[i], label(i));
+        cells += double(systolic::trace_cells(layers[i], cfg, reports[i]));
+      }
+      const double bytes = cells * systolic::kTraceBytesPerCell;
+      if (bytes > double(budget))
+        throw InputError("--traces-max-size", "the traces of " + std::to_string(layers.size()) + " layers would take about " +
+                                                  units::format_bytes(static_cast<std::uint64_t>(bytes)) + " (" +
+                                                  format_number("%.3g", cells) + " cells); the budget is " +
+                                                  units::format_bytes(budget) + ". Raise it or trace fewer layers.");
       for (std::size_t i = 0; i < layers.size(); ++i)
         systolic::write_layer_traces(dir / ("layer" + std::to_string(i)), layers[i], cfg, reports[i], label(i));
     }
+    out.commit();
   }
   double cycles = 0;
   for (const auto& r : reports) cycles += static_cast<double>(r.total_cycles);

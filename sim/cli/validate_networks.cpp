@@ -50,7 +50,7 @@ int validate_network_files(const NetworkValidateRequest& req) {
               << "\n"
               << io::format_text_table(rs.tables[1]);
   std::cout.flush();
-  if (!req.output_dir.empty()) io::write_result_dir(req.output_dir, rs, true);
+  if (!req.output_dir.empty()) io::write_result_folder(req.output_dir, rs, true);
 
   const engine::ErrorSummary& e = rep.groups.front().errors;
   if (rep.skipped > 0)

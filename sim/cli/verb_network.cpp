@@ -179,7 +179,7 @@ int network_verb(const std::vector<std::string>& args) {
   else if (estimates.size() > 1) print_compare(estimates);
   else print_estimate(main, cuda_graphs);
   std::cout.flush();
-  if (!output_dir.empty()) io::write_result_dir(output_dir, rs, true);
+  if (!output_dir.empty()) io::write_result_folder(output_dir, rs, true);
 
   std::int64_t distinct = 0;
   for (const auto& e : estimates) distinct += e.distinct_kernels;

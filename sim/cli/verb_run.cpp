@@ -31,6 +31,7 @@ int run_verb(const std::vector<std::string>& args) {
       ("topology", po::value(&req.topology), "a SCALE-Sim topology CSV (conv or GEMM form)")
       ("topology-kind", po::value(&req.topology_kind), "conv or gemm (SCALE-Sim's -i); default: detected from the header")
       ("traces", po::bool_switch(&req.traces), "also write per-cycle SRAM/DRAM trace CSVs (systolic, small layers)")
+      ("traces-max-size", po::value(&req.traces_max_size), "size budget of all trace CSVs together (default 1GiB); a run whose traces would exceed it stops before writing any")
       ("jobs,j", po::value(&req.jobs), "worker threads (default: all cores)")
       ("seed", po::value(&req.seed), "random seed")
       ("format", po::value(&req.format), "terminal output: table, csv or json")

@@ -119,6 +119,10 @@ int validate_verb(const std::vector<std::string>& args) {
   if (rows.empty()) throw InputError(join(inputs, " "), "no measured rows");
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
+  if (loaded.kind != "gpu")
+    throw InputError(config_path, "validate compares measured GPU kernel times with a GPU model; this is a " +
+                                      std::string(loaded.kind == "scalesim_cfg" ? "SCALE-Sim .cfg" : loaded.kind) +
+                                      " config (give a `kind: gpu` config, e.g. configs/gpu/v100.yaml)");
   const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs), min_measured_us * 1e-6);
 
   io::ResultSet rs;
@@ -135,7 +139,7 @@ int validate_verb(const std::vector<std::string>& args) {
     std::cout << io::format_text_table(terminal_rows(rs.tables[0])) << "\n" << io::format_text_table(rs.tables[1]);
   }
   std::cout.flush();
-  if (!output_dir.empty()) io::write_result_dir(output_dir, rs, true);
+  if (!output_dir.empty()) io::write_result_folder(output_dir, rs, true);
 
   if (report.skipped > 0) {
     for (const auto& r : report.rows)

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/error.h"
+#include "common/strings.h"
 #include "common/version.h"
 
 namespace po = boost::program_options;
@@ -52,13 +53,14 @@ int dispatch(const std::vector<std::string>& args) {
       if (v.name == args[0]) return v.run(std::vector<std::string>(args.begin() + 1, args.end()));
     throw InputError(args[0], "unknown verb; expected one of the verbs listed by 'tcsim --help'");
   } catch (const InputError& e) {
-    std::cerr << "tcsim: error: " << e.what() << "\n";
+    // where and detail, not what(): a NUL byte quoted from the input would cut what() short.
+    std::cerr << "tcsim: error: " << printable(e.where().empty() ? e.detail() : e.where() + ": " + e.detail()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "tcsim: internal error: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "tcsim: internal error: " << e.what() << "\n";
+    std::cerr << "tcsim: internal error: " << printable(e.what()) << "\n";
     return 1;
   }
 }
@@ -77,6 +79,16 @@ bool parse_options(const std::vector<std::string>& args, const std::string& usag
       return false;
     }
     po::notify(out);
+    // Options that name a thing or a count: an empty output name or a negative job count is a
+    // mistake (a shell variable that was not set), never "nothing" or "the default".
+    if (auto it = out.find("output"); it != out.end() && !it->second.defaulted()) {
+      if (const auto* s = boost::any_cast<std::string>(&it->second.value()); s && s->empty())
+        throw InputError("--output", "expected a folder or file name, got an empty string");
+    }
+    if (auto it = out.find("jobs"); it != out.end() && !it->second.defaulted()) {
+      if (const auto* j = boost::any_cast<int>(&it->second.value()); j && *j < 0)
+        throw InputError("--jobs", "expected a thread count >= 0 (0 = all cores), got " + std::to_string(*j));
+    }
   } catch (const po::error& e) {
     throw InputError(usage.substr(0, usage.find(" [")), e.what());
   }

@@ -47,4 +47,46 @@ std::string format_number(const char* printf_format, double v) {
   return buf;
 }
 
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [&](unsigned char c) {
+    static const char digits[] = "0123456789ABCDEF";
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) hex(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: lead byte, continuation bytes, no overlong forms or surrogates.
+    std::size_t len = 0;
+    unsigned min = 0;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+    bool ok = len > 0 && i + len <= s.size();
+    unsigned cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      ok = (d & 0xC0) == 0x80;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (ok) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      hex(c);
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace tcsim

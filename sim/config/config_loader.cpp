@@ -135,9 +135,14 @@ void walk_map(const YAML::Node& map, const Schema& schema, const std::string& pr
   }
 }
 
+// One YAML document: a second one (after `---`) is an error, not silently ignored.
 YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   try {
-    return YAML::Load(text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1)
+      throw InputError(location(name, line_of(docs[1])),
+                       "a second YAML document (after `---`); a config file holds exactly one");
+    return docs.empty() ? YAML::Node() : docs.front();
   } catch (const YAML::Exception& e) {
     throw InputError(location(name, e.mark.line >= 0 ? e.mark.line + 1 : 0), "not valid YAML: " + e.msg);
   }
@@ -162,6 +167,10 @@ void check_header(const YAML::Node& root, const Schema& schema, const std::strin
                          (kind.IsScalar() ? kind.Scalar() : std::string(node_kind(kind))) + "'");
 }
 
+// How many files a `base:` chain may have: deep enough for any real family of configs, shallow
+// enough that a generated chain cannot exhaust the stack.
+constexpr std::size_t kMaxBaseDepth = 32;
+
 // One file and its base chain: the base's layer overlaid with this file's values.
 Layer load_layer(const std::string& text, const std::string& name, const Schema& schema,
                  std::vector<std::string>& chain) {
@@ -182,6 +191,9 @@ Layer load_layer(const std::string& text, const std::string& name, const Schema&
       for (const auto& c : chain) cycle += fs::path(c).filename().string() + " -> ";
       throw InputError(location(name, line, "base"), "base files form a cycle: " + cycle + fs::path(id).filename().string());
     }
+    if (chain.size() >= kMaxBaseDepth)
+      throw InputError(location(name, line, "base"), "base chain deeper than " + std::to_string(kMaxBaseDepth) +
+                                                         " files (the limit); is a base missing its end?");
     chain.push_back(id);
     layer = load_layer(read_file(base_path), base_path.string(), schema, chain);
     chain.pop_back();

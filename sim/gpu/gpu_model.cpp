@@ -53,6 +53,8 @@ GpuModel::GpuModel(GpuConfig config) : config_(std::move(config)), cache_(std::m
 GpuModel::~GpuModel() = default;
 
 KernelResult GpuModel::run(const Kernel& kernel) const {
+  if (const std::string problem = kernel_size_problem(kernel); !problem.empty())
+    throw InputError(kernel.name, "too large for the model: " + problem);
   const double boost = config_.clock_hz;
   auto at_clock = [&](double hz) {
     GpuConfig g = config_;

@@ -1,5 +1,6 @@
 #include <stdexcept>
 
+#include "common/atomic_dir.h"
 #include "common/atomic_file.h"
 #include "io/cell_text.h"
 #include "io/hdf5_writer.h"
@@ -18,6 +19,12 @@ void write_result_dir(const std::filesystem::path& dir, const ResultSet& r, bool
   write_hdf5(dir / "results.h5", r);
   for (const auto& [k, v] : r.attributes)
     if (k == "config_yaml" && !v.empty()) write_file_atomically(dir / "config.resolved.yaml", v);
+}
+
+void write_result_folder(const std::filesystem::path& dir, const ResultSet& r, bool all_tables_as_csv) {
+  AtomicDir out(dir);
+  write_result_dir(out.work(), r, all_tables_as_csv);
+  out.commit();
 }
 
 }  // namespace tcsim::io

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "common/yaml_document.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -122,11 +123,7 @@ GoldenMeta read_meta(const fs::path& dir) {
       if (!fs::is_regular_file(f, ec)) continue;
       meta.file = f;
       YAML::Node root;
-      try {
-        root = YAML::LoadFile(f.string());
-      } catch (const YAML::Exception& e) {
-        throw InputError(location(f.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
-      }
+      root = load_yaml_file(f.string());
       if (root.IsNull()) return meta;
       if (!root.IsMap()) throw InputError(location(f.string(), 1), "expected a map of metadata keys");
       try {
@@ -321,6 +318,11 @@ GoldenCase read_golden_case(const fs::path& dir) {
   gc.c_file = cf;
   std::string cn = cf.filename().string();
   gc.c_name = cn.substr(3 + gc.gpu.size(), cn.size() - 7 - gc.gpu.size());
+  // The accumulator input's type must suit the inputs: integer MMAs accumulate in s32, the others
+  // in floating point (an s32 c file beside fp16 inputs would be read as float bit patterns).
+  if (const auto c_acc = parse_acc_name(gc.c_name); c_acc && format_is_integer(gc.input) != format_is_integer(*c_acc))
+    throw InputError(cf.string(), "an " + gc.c_name + " accumulator input for " + std::string(format_name(gc.input)) +
+                                      " inputs; expected " + (format_is_integer(gc.input) ? "s32" : "fp32 or fp16"));
   gc.c = read_binary_file(cf, gc.rows);
   std::stable_sort(gc.outputs.begin(), gc.outputs.end(), [](const GoldenOutput& x, const GoldenOutput& y) {
     bool xf = x.acc_name == "fp32", yf = y.acc_name == "fp32";

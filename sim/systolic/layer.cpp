@@ -1,6 +1,8 @@
 #include "systolic/layer.h"
 
 #include "common/error.h"
+#include "common/strings.h"
+#include "workload/csv_text.h"
 #include "numerics/format_id.h"
 
 namespace tcsim::systolic {
@@ -22,6 +24,23 @@ std::int64_t Layer::ifmap_address(std::int64_t mi, std::int64_t ki) const {
 namespace {
 void require_positive(std::int64_t v, const std::string& where, const std::string& field) {
   if (v <= 0) throw InputError(where, field + " must be a positive integer, got " + std::to_string(v));
+  if (v > workload::kMaxDimension)
+    throw InputError(where, field + " must be at most 2^31 (2147483648), got " + std::to_string(v));
+}
+
+// Derived sizes, in double (exact enough to compare against the bounds) before any int64 product.
+void require_sizes(const Layer& l, const std::string& where) {
+  const double m = double(l.out_h) * double(l.out_w), n = double(l.num_filters),
+               k = double(l.filter_h) * double(l.filter_w) * double(l.channels);
+  const double ifmap = double(l.ifmap_h) * double(l.ifmap_w) * double(l.channels);
+  const std::pair<double, const char*> sizes[] = {{ifmap, "the ifmap"}, {k * n, "the filter"}, {m * n, "the ofmap"},
+                                                  {m * k, "the im2col ifmap"}};
+  for (const auto& [words, what] : sizes)
+    if (words > kMaxOperandWords)
+      throw InputError(where, std::string(what) + " has " + format_number("%.3g", words) +
+                                  " words; at most 2^40 (1.1e12) words per operand");
+  if (m * n * k > kMaxLayerMacs)
+    throw InputError(where, "the layer has " + format_number("%.3g", m * n * k) + " MACs; at most 2^60 (1.15e18)");
 }
 }  // namespace
 
@@ -57,6 +76,7 @@ Layer make_layer(const Kernel& kernel, Semantics semantics, const std::string& w
     l.num_filters = kernel.n;
     l.out_h = l.ifmap_h;
     l.out_w = 1;
+    require_sizes(l, where);
     return l;
   }
   const ConvShape& c = kernel.conv;
@@ -70,6 +90,8 @@ Layer make_layer(const Kernel& kernel, Semantics semantics, const std::string& w
   require_positive(c.stride_w, where, "Strides");
   require_positive(c.batch, where, "batch");
   if (c.pad_h < 0 || c.pad_w < 0) throw InputError(where, "padding must not be negative");
+  if (c.pad_h > workload::kMaxDimension || c.pad_w > workload::kMaxDimension)
+    throw InputError(where, "padding must be at most 2^31");
   if (c.depthwise()) throw InputError(where, "internal: depthwise layers must be expanded per channel first");
   l.ifmap_h = c.ifmap_h;  // batch: the model runs the layer `batch` times (SCALE-Sim has batch 1)
   l.ifmap_w = c.ifmap_w;
@@ -95,6 +117,7 @@ Layer make_layer(const Kernel& kernel, Semantics semantics, const std::string& w
     l.out_h = (eff_h - c.filter_h) / c.stride_h + 1;
     l.out_w = (eff_w - c.filter_w) / c.stride_w + 1;
   }
+  require_sizes(l, where);
   return l;
 }
 

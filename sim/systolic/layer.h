@@ -32,6 +32,12 @@ struct Layer {
   std::int64_t ifmap_words() const { return ifmap_h * ifmap_w * channels; }
 };
 
+// Bounds checked by make_layer (README "Bounds"): every dimension at most 2^31 (as the CSV readers'),
+// every operand at most 2^40 words and at most 2^60 MACs, so that sizes, SRAM counts (folds x
+// operand words) and trace addresses (offset + index) are exact in int64.
+inline constexpr double kMaxOperandWords = 1099511627776.0;  // 2^40
+inline constexpr double kMaxLayerMacs = 1152921504606846976.0;  // 2^60
+
 // SCALE-Sim's output size: ceil((H - F + S) / S), i.e. the last window may overhang the input.
 std::int64_t scalesim_out_size(std::int64_t in, std::int64_t filter, std::int64_t stride);
 

@@ -29,7 +29,7 @@ struct Entry {
   std::string key;  // as written
 };
 
-std::int64_t to_int(const Entry& e, const std::string& where, std::int64_t min) {
+std::int64_t to_int(const Entry& e, const std::string& where, std::int64_t min, std::int64_t max) {
   std::size_t pos = 0;
   std::int64_t v = 0;
   bool ok = !e.value.empty();
@@ -39,7 +39,8 @@ std::int64_t to_int(const Entry& e, const std::string& where, std::int64_t min) 
     ok = false;
   }
   if (!ok || pos != e.value.size()) throw InputError(where, "expected an integer, got '" + e.value + "'");
-  if (v < min) throw InputError(where, "expected an integer >= " + std::to_string(min) + ", got " + e.value);
+  if (v < min || v > max)
+    throw InputError(where, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + e.value);
   return v;
 }
 
@@ -61,6 +62,7 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& na
   };
   std::istringstream in(text);
   std::string raw, section;
+  std::map<std::string, long> section_lines;
   long line = 0;
   while (std::getline(in, raw)) {
     ++line;
@@ -73,6 +75,9 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& na
         throw InputError(location(name, line, section),
                          "unknown section; expected general, architecture_presets, run_presets, network_presets, "
                          "layout or sparsity");
+      if (auto [it, fresh] = section_lines.emplace(section, line); !fresh)
+        throw InputError(location(name, line, section),
+                         "section given twice (also on line " + std::to_string(it->second) + ")");
       continue;
     }
     const auto sep = s.find_first_of(":=");
@@ -84,6 +89,9 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& na
     const auto& keys = known.at(section);
     if (!keys.empty() && !keys.count(lkey))
       throw InputError(location(name, line, section + "." + key), "unknown key in [" + section + "]");
+    if (auto it = ini[section].find(lkey); it != ini[section].end())
+      throw InputError(location(name, line, section + "." + key),
+                       "key given twice in [" + section + "] (also on line " + std::to_string(it->second.line) + ")");
     ini[section][lkey] = {strip(s.substr(sep + 1)), line, key};
   }
 
@@ -106,22 +114,22 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& na
   else c.name = std::filesystem::path(name).stem().string();
   {
     const Entry& e = *get(arch, "arrayheight", true);
-    c.rows = to_int(e, where(e, arch), 1);
+    c.rows = to_int(e, where(e, arch), 1, kMaxArrayDim);
   }
   {
     const Entry& e = *get(arch, "arraywidth", true);
-    c.cols = to_int(e, where(e, arch), 1);
+    c.cols = to_int(e, where(e, arch), 1, kMaxArrayDim);
   }
   auto kb = [&](const char* key) {
     const Entry& e = *get(arch, key, true);
-    return static_cast<std::uint64_t>(to_int(e, where(e, arch), 1)) * 1024;
+    return static_cast<std::uint64_t>(to_int(e, where(e, arch), 1, kMaxSramBytes / 1024)) * 1024;
   };
   c.ifmap_sram_bytes = kb("ifmapsramszkb");
   c.filter_sram_bytes = kb("filtersramszkb");
   c.ofmap_sram_bytes = kb("ofmapsramszkb");
-  if (const Entry* e = get(arch, "ifmapoffset", false)) c.ifmap_offset = to_int(*e, where(*e, arch), 0);
-  if (const Entry* e = get(arch, "filteroffset", false)) c.filter_offset = to_int(*e, where(*e, arch), 0);
-  if (const Entry* e = get(arch, "ofmapoffset", false)) c.ofmap_offset = to_int(*e, where(*e, arch), 0);
+  if (const Entry* e = get(arch, "ifmapoffset", false)) c.ifmap_offset = to_int(*e, where(*e, arch), 0, kMaxAddressOffset);
+  if (const Entry* e = get(arch, "filteroffset", false)) c.filter_offset = to_int(*e, where(*e, arch), 0, kMaxAddressOffset);
+  if (const Entry* e = get(arch, "ofmapoffset", false)) c.ofmap_offset = to_int(*e, where(*e, arch), 0, kMaxAddressOffset);
   {
     const Entry& e = *get(arch, "dataflow", true);
     const std::string d = lower(e.value);
@@ -137,11 +145,25 @@ SystolicConfig parse_scalesim_cfg(const std::string& text, const std::string& na
     else throw InputError(where(*e, "run_presets"), "expected CALC or USER, got '" + e->value + "'");
   }
   if (const Entry* e = get(arch, "bandwidth", c.bandwidth_mode == BandwidthMode::user)) {
-    // v2 uses only the first value of the list, for all three operands.
-    const std::string first = strip(e->value.substr(0, e->value.find(',')));
-    Entry f = *e;
-    f.value = first;
-    c.user_bandwidth_words = static_cast<double>(to_int(f, where(*e, arch), 1));
+    // v2 uses only the first value of the list, for all three operands; all must be integers.
+    std::size_t pos = 0;
+    for (bool first = true;; first = false) {
+      const std::size_t comma = e->value.find(',', pos);
+      Entry f = *e;
+      f.value = strip(e->value.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      const auto words = to_int(f, where(*e, arch), 1, static_cast<std::int64_t>(kMaxUserBandwidthWords));
+      if (first) c.user_bandwidth_words = static_cast<double>(words);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  // Keys tcsim does not model must still be well-formed (SCALE-Sim would reject them).
+  for (const char* key : {"memorybanks", "readrequestbuffer", "writerequestbuffer"})
+    if (const Entry* e = get(arch, key, false)) (void)to_int(*e, where(*e, arch), 1, 1 << 20);
+  if (const Entry* e = get("run_presets", "useramulatortrace", false)) {
+    const std::string b = lower(e->value);
+    if (b != "true" && b != "false")
+      throw InputError(where(*e, "run_presets"), "expected True or False, got '" + e->value + "'");
   }
   c.validate([&](const std::string& field) {
     const std::string lf = lower(field);

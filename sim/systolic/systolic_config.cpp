@@ -16,9 +16,25 @@ std::string to_string(BandwidthMode m) { return m == BandwidthMode::calc ? "CALC
 std::string to_string(Semantics s) { return s == Semantics::scalesim_v2 ? "scalesim_v2" : "faithful"; }
 
 void SystolicConfig::validate(const std::function<std::string(const std::string& field)>& where) const {
-  if (rows < 1) throw InputError(where("ArrayHeight"), "expected a positive number of rows, got " + std::to_string(rows));
-  if (cols < 1) throw InputError(where("ArrayWidth"), "expected a positive number of columns, got " + std::to_string(cols));
-  if (word_bytes < 1) throw InputError(where("word_bytes"), "expected a positive word size");
+  if (rows < 1 || rows > kMaxArrayDim)
+    throw InputError(where("ArrayHeight"), "expected rows in [1, 65536], got " + std::to_string(rows));
+  if (cols < 1 || cols > kMaxArrayDim)
+    throw InputError(where("ArrayWidth"), "expected columns in [1, 65536], got " + std::to_string(cols));
+  if (word_bytes < 1 || word_bytes > 64) throw InputError(where("word_bytes"), "expected a word size in [1, 64] bytes");
+  for (const auto& [bytes, field] : {std::pair{ifmap_sram_bytes, "IfmapSramSzkB"}, std::pair{filter_sram_bytes, "FilterSramSzkB"},
+                                     std::pair{ofmap_sram_bytes, "OfmapSramSzkB"}})
+    if (bytes > kMaxSramBytes)
+      throw InputError(where(field), "SRAM of " + std::to_string(bytes) + " bytes; at most 1 GiB (1048576 kB) per operand");
+  for (const auto& [offset, field] : {std::pair{ifmap_offset, "IfmapOffset"}, std::pair{filter_offset, "FilterOffset"},
+                                      std::pair{ofmap_offset, "OfmapOffset"}})
+    if (offset < 0 || offset > kMaxAddressOffset)
+      throw InputError(where(field), "expected an address offset in [0, 2^48] words, got " + std::to_string(offset));
+  if (!(user_bandwidth_words <= kMaxUserBandwidthWords))
+    throw InputError(where("Bandwidth"), "expected at most 2^20 words per cycle");
+  if (clock_hz != 0 && !(clock_hz >= kMinClockHz && clock_hz <= kMaxClockHz))
+    throw InputError(where("clock"), "expected none or a clock in [1MHz, 10GHz], got " + std::to_string(clock_hz) + " Hz");
+  if (dram_bandwidth_bytes_per_s != 0 && !(dram_bandwidth_bytes_per_s > 0 && dram_bandwidth_bytes_per_s <= kMaxDramBytesPerS))
+    throw InputError(where("dram_bandwidth"), "expected none or a bandwidth in (0, 1PB/s]");
   // SCALE-Sim splits each read buffer into 100 sets of floor(words/100) words; fewer than 100
   // words leave it no room at all. The write buffer drains in lines of ArrayWidth words.
   auto check_sram = [&](std::uint64_t words, const char* field) {
@@ -44,7 +60,6 @@ void SystolicConfig::validate(const std::function<std::string(const std::string&
                                                   std::to_string(tile));
   if (bandwidth_mode == BandwidthMode::user && !(user_bandwidth_words >= 1))
     throw InputError(where("Bandwidth"), "expected at least 1 word per cycle in USER bandwidth mode");
-  if (clock_hz < 0) throw InputError(where("clock"), "expected a non-negative clock");
 }
 
 }  // namespace tcsim::systolic

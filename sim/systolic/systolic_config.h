@@ -15,6 +15,16 @@ std::string to_string(Dataflow d);
 std::string to_string(BandwidthMode m);
 std::string to_string(Semantics s);
 
+// Upper bounds of every parameter (YAML schema and .cfg alike; README "Bounds"). They keep every
+// derived address and size far from int64 overflow: an address is an offset plus an index below
+// kMaxOperandWords (workload/scalesim_topology.h), both below 2^48.
+inline constexpr std::int64_t kMaxArrayDim = 65536;
+inline constexpr std::uint64_t kMaxSramBytes = std::uint64_t{1} << 30;  // 1 GiB per operand SRAM
+inline constexpr std::int64_t kMaxAddressOffset = std::int64_t{1} << 48;
+inline constexpr double kMaxUserBandwidthWords = 1 << 20;
+inline constexpr double kMinClockHz = 1e6, kMaxClockHz = 1e10;  // as the GPU schema: 1 MHz .. 10 GHz
+inline constexpr double kMaxDramBytesPerS = 1e15;                 // 1 PB/s
+
 struct SystolicConfig {
   std::string name = "systolic";  // SCALE-Sim run_name, or the YAML `name`
   std::int64_t rows = 32;         // R: ArrayHeight

@@ -13,6 +13,10 @@
 
 namespace tcsim::systolic {
 
+// A layer may take at most this many folds (times its depthwise copies); more is refused with the
+// estimated time in the message (README "Bounds").
+inline constexpr double kMaxFoldsPerLayer = 4194304.0;  // 2^22
+
 class SystolicModel : public Accelerator {
  public:
   explicit SystolicModel(SystolicConfig config);  // validates the config (InputError)

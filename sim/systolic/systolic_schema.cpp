@@ -23,19 +23,20 @@ const config::Schema& config_schema() {
     s.add({"array.cols", ParamType::integer, "32", "PE columns C (SCALE-Sim ArrayWidth)", 1, 65536});
     s.add({"array.dataflow", ParamType::choice, "os", "os (output), ws (weight) or is (input) stationary", -1e300,
            1e300, {"os", "ws", "is"}});
-    s.add({"sram.ifmap", ParamType::bytes, "64KiB", "ifmap SRAM (double-buffered, 50/50)", 1});
-    s.add({"sram.filter", ParamType::bytes, "64KiB", "filter SRAM (double-buffered, 50/50)", 1});
-    s.add({"sram.ofmap", ParamType::bytes, "64KiB", "ofmap SRAM (double-buffered, 50/50)", 1});
+    s.add({"sram.ifmap", ParamType::bytes, "64KiB", "ifmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
+    s.add({"sram.filter", ParamType::bytes, "64KiB", "filter SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
+    s.add({"sram.ofmap", ParamType::bytes, "64KiB", "ofmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
     s.add({"sram.word_size", ParamType::bytes, "1B", "bytes per word (SCALE-Sim v2: 1)", 1, 64});
     s.add({"sram.bytes_from_formats", ParamType::boolean, "true",
            "faithful: word sizes from the kernel's operand formats instead of sram.word_size"});
-    s.add({"address.ifmap_offset", ParamType::integer, "0", "ifmap base address in words (traces)", 0});
-    s.add({"address.filter_offset", ParamType::integer, "10000000", "filter base address in words (traces)", 0});
-    s.add({"address.ofmap_offset", ParamType::integer, "20000000", "ofmap base address in words (traces)", 0});
+    s.add({"address.ifmap_offset", ParamType::integer, "0", "ifmap base address in words (traces)", 0, double(kMaxAddressOffset)});
+    s.add({"address.filter_offset", ParamType::integer, "10000000", "filter base address in words (traces)", 0, double(kMaxAddressOffset)});
+    s.add({"address.ofmap_offset", ParamType::integer, "20000000", "ofmap base address in words (traces)", 0, double(kMaxAddressOffset)});
     s.add({"dram.mode", ParamType::choice, "calc",
            "calc: SCALE-Sim's estimated (stall-free) bandwidth; user: a fixed interface bandwidth", -1e300, 1e300,
            {"calc", "user"}});
-    s.add({"dram.words_per_cycle", ParamType::number, "10", "user mode: DRAM words per cycle per operand", 1});
+    s.add({"dram.words_per_cycle", ParamType::number, "10", "user mode: DRAM words per cycle per operand", 1,
+           kMaxUserBandwidthWords});
     s.add({"dram.bandwidth", ParamType::string, "none",
            "faithful with a clock: DRAM bandwidth like 34GB/s, or none (words_per_cycle in user mode, else unlimited)"});
     return s;
@@ -77,7 +78,9 @@ SystolicConfig config_from(const config::Config& cfg) {
   static const std::pair<const char*, const char*> fields[] = {
       {"ArrayHeight", "array.rows"},       {"ArrayWidth", "array.cols"},      {"IfmapSramSzkB", "sram.ifmap"},
       {"FilterSramSzkB", "sram.filter"},   {"OfmapSramSzkB", "sram.ofmap"},   {"Bandwidth", "dram.words_per_cycle"},
-      {"word_bytes", "sram.word_size"},    {"clock", "clock"}};
+      {"word_bytes", "sram.word_size"},    {"clock", "clock"},
+      {"IfmapOffset", "address.ifmap_offset"}, {"FilterOffset", "address.filter_offset"},
+      {"OfmapOffset", "address.ofmap_offset"}, {"dram_bandwidth", "dram.bandwidth"}};
   c.validate([&](const std::string& field) {
     for (const auto& [cfg_name, path] : fields)
       if (field == cfg_name) return cfg.where(path);

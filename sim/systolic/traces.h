@@ -21,6 +21,8 @@ namespace tcsim::systolic {
 std::int64_t trace_cells(const Layer& layer, const SystolicConfig& c, const LayerReport& report);
 // Layers above this are refused: the traces are for small layers (50M cells is about 0.4 GB of CSV).
 constexpr std::int64_t kMaxTraceCells = 50'000'000;
+// About 8 bytes of CSV per cell (an address and a comma): what --traces-max-size is compared with.
+constexpr double kTraceBytesPerCell = 8;
 
 // Throws InputError("--traces", ...) naming `layer_label` when the layer exceeds kMaxTraceCells.
 void check_trace_size(const Layer& layer, const SystolicConfig& c, const LayerReport& report,

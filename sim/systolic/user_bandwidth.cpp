@@ -171,10 +171,10 @@ UserReplay replay_user_bandwidth(const Layer& layer, const FoldSchedule& s, cons
   UserReadBuffer ifmap(c.ifmap_sram_words(), bw, layer.ifmap_words());
   UserReadBuffer filter(c.filter_sram_words(), bw, layer.k() * layer.n());
   for (auto [op, buf] : {std::pair{Operand::ifmap, &ifmap}, std::pair{Operand::filter, &filter}}) {
-    const std::int64_t entries = prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t) { buf->count(a); });
+    const std::int64_t entries = prefetch_order(layer, s, A, op, [b = buf](std::int64_t a, std::int64_t) { b->count(a); });
     if (!buf->fits_in_active_half()) {
       buf->start_placing();
-      prefetch_order(layer, s, A, op, [buf](std::int64_t a, std::int64_t tile) { buf->place(a, tile); });
+      prefetch_order(layer, s, A, op, [b = buf](std::int64_t a, std::int64_t tile) { b->place(a, tile); });
     }
     buf->seal(entries);
   }

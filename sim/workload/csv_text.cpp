@@ -96,7 +96,17 @@ CsvText parse_csv(std::string_view text, const std::string& file) {
       out.header = std::move(fields);
       out.header_line = record_line;
       have_header = true;
+      for (std::size_t i = 0; i < out.header.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (!out.header[i].empty() && to_lower(out.header[i]) == to_lower(out.header[j]))
+            throw InputError(location(file, record_line, out.header[i]),
+                             "column given twice (columns " + std::to_string(j + 1) + " and " + std::to_string(i + 1) +
+                                 "); each column may appear once");
     } else {
+      if (fields.size() != out.header.size())
+        throw InputError(location(file, record_line),
+                         "expected " + std::to_string(out.header.size()) + " fields (as the header on line " +
+                             std::to_string(out.header_line) + "), got " + std::to_string(fields.size()));
       out.rows.push_back({record_line, std::move(fields)});
     }
   }
@@ -140,6 +150,17 @@ double parse_positive(const std::string& text, const std::string& file, long lin
   if (!std::isfinite(v) || v <= 0)
     throw InputError(location(file, line, field), "expected a positive number, got '" + text + "'");
   return v;
+}
+
+double parse_time_seconds(const std::string& text, double seconds_per_unit, const char* unit, const std::string& file,
+                          long line, const std::string& field) {
+  const double v = parse_positive(text, file, line, field);
+  const double s = v * seconds_per_unit;
+  if (!(s >= kMinMeasuredSeconds && s <= kMaxMeasuredSeconds))
+    throw InputError(location(file, line, field),
+                     "expected a time in [" + format_number("%g", kMinMeasuredSeconds / seconds_per_unit) + ", " +
+                         format_number("%g", kMaxMeasuredSeconds / seconds_per_unit) + "] " + unit + " (1 ns to 1e6 s), got " + text);
+  return s;
 }
 
 FormatId parse_format_field(const std::string& text, const std::string& file, long line, const std::string& field) {

@@ -2,7 +2,9 @@
 // A small CSV reader shared by the workload readers (op traces, DeepBench exports, measured data).
 // Blank lines and lines whose first non-blank character is '#' are skipped; the first remaining
 // line is the header. Fields follow RFC 4180 quoting ("a,b" and "" inside quotes) and are trimmed.
-// Every row remembers its line number so errors can say "file:line: field".
+// Every row remembers its line number so errors can say "file:line: field". Every row has exactly
+// as many fields as the header (a missing or extra field is an error, never a shifted column), and
+// no column name appears twice in the header (case-insensitive).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -47,6 +49,13 @@ std::int64_t parse_int_in(const std::string& text, std::int64_t min, std::int64_
                           long line, const std::string& field);
 // A finite number > 0 (times, rates).
 double parse_positive(const std::string& text, const std::string& file, long line, const std::string& field);
+// A measured time: a number of `unit` (e.g. "us", seconds_per_unit 1e-6) in seconds, which must lie in
+// [kMinMeasuredSeconds, kMaxMeasuredSeconds]: no kernel runs in under a nanosecond (4.9e-324 us is a
+// corrupted cell, and would give error metrics of 1e62 %), none takes a week.
+inline constexpr double kMinMeasuredSeconds = 1e-9;
+inline constexpr double kMaxMeasuredSeconds = 1e6;
+double parse_time_seconds(const std::string& text, double seconds_per_unit, const char* unit, const std::string& file,
+                          long line, const std::string& field);
 FormatId parse_format_field(const std::string& text, const std::string& file, long line, const std::string& field);
 Layout parse_layout_field(const std::string& text, const std::string& file, long line, const std::string& field);
 

@@ -59,7 +59,7 @@ void read_gemm(const CsvText& csv, DeepBenchPrecision p, MeasuredSet& out) {
     const std::int64_t kk = parse_dimension(csv.field(row, ck), f, ln, "K");
     const bool at = transpose_flag(csv.field(row, cat), f, ln, "A Transpose");
     const bool bt = transpose_flag(csv.field(row, cbt), f, ln, "B Transpose");
-    const double ms = parse_positive(csv.field(row, ct), f, ln, "Time (msec)");
+    const double time_s = parse_time_seconds(csv.field(row, ct), 1e-3, "ms", f, ln, "Time (msec)");
     const std::string blas = std::string(at ? "T" : "N") + (bt ? "T" : "N");
 
     Kernel k;
@@ -74,7 +74,7 @@ void read_gemm(const CsvText& csv, DeepBenchPrecision p, MeasuredSet& out) {
     // Column-major op letters -> row-major Layout: "not transposed" in column-major is "stored
     // transposed" in row-major (see deepbench.h).
     k.layout = at ? (bt ? Layout::NN : Layout::NT) : (bt ? Layout::TN : Layout::TT);
-    out.rows.push_back({std::move(k), ms * 1e-3, location(f, ln), std::string("gemm ") + precision_tag(p)});
+    out.rows.push_back({std::move(k), time_s, location(f, ln), std::string("gemm ") + precision_tag(p)});
   }
 }
 
@@ -120,8 +120,8 @@ void read_conv(const CsvText& csv, DeepBenchPrecision p, MeasuredSet& out) {
       k.pass = passes[i].first;
       k.name = source_of(csv, row) + "_" + shape + "_" + passes[i].second;
       set_formats(k, p);
-      const double ms = parse_positive(t, f, ln, kConvCols[11 + i]);
-      out.rows.push_back({std::move(k), ms * 1e-3, location(f, ln),
+      const double time_s = parse_time_seconds(t, 1e-3, "ms", f, ln, kConvCols[11 + i]);
+      out.rows.push_back({std::move(k), time_s, location(f, ln),
                           std::string("conv ") + passes[i].second + " " + precision_tag(p)});
     }
   }
@@ -155,7 +155,11 @@ std::optional<DeepBenchPrecision> deepbench_precision_from_name(std::string_view
 MeasuredSet parse_deepbench(std::string_view text, const std::string& file_name,
                             std::optional<DeepBenchPrecision> precision) {
   const CsvText csv = parse_csv(text, file_name);
-  if (!precision) precision = deepbench_precision_from_name(file_name);
+  const auto named = deepbench_precision_from_name(file_name);
+  if (precision && named && *precision != *named)
+    throw InputError(file_name, std::string("the file name says ") + precision_tag(*named) + " but --precision says " +
+                                    precision_tag(*precision) + "; drop --precision or rename the file");
+  if (!precision) precision = named;
   if (!precision)
     throw InputError(file_name,
                      "cannot tell the DeepBench precision from the file name; name it with fp16 (the \"FP16 ip, "

@@ -1,6 +1,9 @@
 #include "workload/kernel.h"
 
 #include <algorithm>
+#include <string>
+
+#include "common/strings.h"
 
 namespace tcsim {
 
@@ -43,6 +46,40 @@ Kernel gemm_view(const Kernel& kernel) {
   }
   g.batch = groups;
   return g;
+}
+
+std::string kernel_size_problem(const Kernel& kernel) {
+  if (kernel.kind == Kernel::Kind::memory) {
+    const double bytes = double(kernel.bytes_read) + double(kernel.bytes_written);
+    return bytes > kMaxKernelElements * 8 ? "moves " + format_number("%.3g", bytes) + " bytes; at most 2^43 (8.8e12)" : "";
+  }
+  double m = double(kernel.m), n = double(kernel.n), k = double(kernel.k), batch = double(kernel.batch);
+  if (kernel.kind == Kernel::Kind::conv) {  // gemm_view in double: its int64 products may overflow
+    const ConvShape& c = kernel.conv;
+    if (c.stride_h <= 0 || c.stride_w <= 0) return "";  // invalid shapes are the model's to report
+    const double groups = double(std::max<std::int64_t>(1, c.groups));
+    const double cg = double(c.channels) / groups, kg = double(c.num_filters) / groups,
+                 rs = double(c.filter_h) * double(c.filter_w);
+    const double out = double(c.batch) * double(c.out_h()) * double(c.out_w());
+    const double in = double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w);
+    switch (kernel.pass) {
+      case Pass::forward: m = out, n = kg, k = cg * rs; break;
+      case Pass::data_grad: m = in, n = cg, k = kg * rs; break;
+      case Pass::weight_grad: m = kg, n = cg * rs, k = out; break;
+    }
+    batch = groups;
+  }
+  double elements = std::max({m * k, k * n, m * n}) * batch;
+  double macs = m * n * k * batch;
+  if (kernel.kind == Kernel::Kind::attention) {
+    const AttentionShape& a = kernel.attention;
+    elements = std::max(double(a.q_len), double(a.kv_len)) * double(a.head_dim) * double(a.heads) * double(a.batch);
+    macs = kernel.macs();
+  }
+  if (!(elements <= kMaxKernelElements))
+    return "an operand of " + format_number("%.3g", elements) + " elements; at most 2^40 (1.1e12) per operand";
+  if (!(macs <= kMaxKernelMacs)) return format_number("%.3g", macs) + " multiply-adds; at most 2^60 (1.15e18)";
+  return "";
 }
 
 Kernel make_gemm(std::string name, std::int64_t m, std::int64_t n, std::int64_t k, FormatId ab, FormatId cd) {

@@ -93,6 +93,13 @@ struct Kernel {
 // For a GEMM kernel it returns the kernel unchanged.
 Kernel gemm_view(const Kernel& k);
 
+// Upper bounds of any kernel a model accepts (README "Bounds"): every operand (batch included) at
+// most 2^40 elements and at most 2^60 multiply-adds, so that tile, CTA and wave counts stay exact in
+// int64 and double. kernel_size_problem says what exceeds them ("" when nothing does).
+inline constexpr double kMaxKernelElements = 1099511627776.0;     // 2^40
+inline constexpr double kMaxKernelMacs = 1152921504606846976.0;  // 2^60
+std::string kernel_size_problem(const Kernel& kernel);
+
 Kernel make_gemm(std::string name, std::int64_t m, std::int64_t n, std::int64_t k, FormatId ab = FormatId::fp16,
                  FormatId cd = FormatId::fp32);
 

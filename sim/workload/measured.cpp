@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/yaml_document.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "workload/csv_text.h"
@@ -13,22 +14,43 @@
 namespace tcsim::workload {
 namespace {
 
-void flatten(const YAML::Node& node, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+// meta.yaml's scalars with dotted keys; a key given twice (literally, or as "a.b" beside a: {b:})
+// is an error naming its line.
+void flatten(const YAML::Node& node, const std::string& prefix, long line, const std::string& file,
+             std::vector<std::pair<std::string, std::string>>& out, std::vector<long>& lines) {
+  auto add = [&](std::string value) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i].first == prefix)
+        throw InputError(location(file, line, prefix),
+                         "key given twice (also on line " + std::to_string(lines[i]) + ")");
+    out.emplace_back(prefix, std::move(value));
+    lines.push_back(line);
+  };
   if (node.IsScalar()) {
-    out.emplace_back(prefix, node.Scalar());
+    add(node.Scalar());
   } else if (node.IsMap()) {
-    for (const auto& kv : node)
-      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+    for (const auto& kv : node) {
+      const long key_line = kv.first.Mark().line + 1;
+      if (!kv.first.IsScalar()) throw InputError(location(file, key_line, prefix), "expected a key name");
+      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), key_line, file, out,
+              lines);
+    }
   } else if (node.IsSequence()) {
     std::vector<std::string> items;
     for (const auto& item : node)
       if (item.IsScalar()) items.push_back(item.Scalar());
-    out.emplace_back(prefix, join(items, " "));
+    add(join(items, " "));
   }
 }
 
 void read_meta(const std::filesystem::path& csv_file, MeasuredSet& out) {
-  for (auto& kv : read_meta_yaml(csv_file.parent_path() / "meta.yaml")) out.meta.push_back(std::move(kv));
+  const auto meta = csv_file.parent_path() / "meta.yaml";
+  for (auto& kv : read_meta_yaml(meta)) {
+    for (const auto& have : out.meta)
+      if (have.first == kv.first)
+        throw InputError(location(meta.string(), 0, kv.first), "reserved key (tcsim sets it from the data)");
+    out.meta.push_back(std::move(kv));
+  }
 }
 
 bool not_measured(const std::string& t) {
@@ -42,11 +64,8 @@ std::vector<std::pair<std::string, std::string>> read_meta_yaml(const std::files
   std::vector<std::pair<std::string, std::string>> out;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(meta, ec)) return out;
-  try {
-    flatten(YAML::LoadFile(meta.string()), "", out);
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(meta.string(), e.mark.line + 1), "not valid YAML: " + e.msg);
-  }
+  std::vector<long> lines;
+  flatten(load_yaml_file(meta.string()), "", 0, meta.string(), out, lines);
   return out;
 }
 
@@ -69,10 +88,10 @@ MeasuredSet measured_from_table(const CsvText& csv) {
       continue;
     }
     Kernel k = op_trace_kernel(csv, row, cols);
-    const double us = parse_positive(t, csv.file, row.line, "time_us");
+    const double time_s = parse_time_seconds(t, 1e-6, "us", csv.file, row.line, "time_us");
     std::string group = "gemm " + std::string(format_name(k.a_format)) + "." + std::string(format_name(k.b_format)) +
                         "." + std::string(format_name(k.d_format));
-    out.rows.push_back({std::move(k), us * 1e-6, location(csv.file, row.line), std::move(group)});
+    out.rows.push_back({std::move(k), time_s, location(csv.file, row.line), std::move(group)});
   }
   out.meta.emplace_back("rows_not_measured", std::to_string(skipped));
   return out;

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/hdf5_handle.h"
+#include "common/isolated.h"
 #include "common/strings.h"
 #include "workload/csv_text.h"
 
@@ -17,6 +18,23 @@ namespace tcsim::workload {
 namespace {
 
 using Handle = Hdf5Handle;
+
+// Upper bounds checked before any read (validation/measured/README.md, "HDF5 form"): a damaged
+// dataspace or type cannot make tcsim allocate or convert absurd amounts.
+constexpr hsize_t kMaxRows = 10'000'000;          // measured tables hold thousands of rows
+constexpr std::size_t kMaxColumns = 1000;
+constexpr std::size_t kMaxAttributeElements = 10'000;
+constexpr std::size_t kMaxFixedStringBytes = 1 << 20;  // one fixed-length string element
+constexpr unsigned kReadTimeoutSeconds = 20;  // a corrupted heap can make libhdf5 loop forever
+
+// Numbers are converted to double by libhdf5; only the ordinary integer and IEEE float widths are.
+bool plain_number_type(hid_t type) {
+  const H5T_class_t cls = H5Tget_class(type);
+  const std::size_t size = H5Tget_size(type);
+  if (cls == H5T_INTEGER) return size == 1 || size == 2 || size == 4 || size == 8;
+  if (cls == H5T_FLOAT) return size == 4 || size == 8;
+  return false;
+}
 
 // Shortest text that reads back to the same double; "nan" for NaN (= empty/not measured).
 // Whole numbers are written in fixed notation ("500000", not "5e+05") so that dimension columns
@@ -47,9 +65,13 @@ class Reader {
     Handle space(check(H5Aget_space(attr), where, "cannot read the attribute's dataspace"), H5Sclose);
     const hssize_t n = H5Sget_simple_extent_npoints(space.get());
     if (n < 0) throw InputError(where, "cannot read the attribute's size");
+    if (H5Sget_simple_extent_ndims(space.get()) > 1) throw InputError(where, "expected a scalar or a 1-D attribute");
+    if (static_cast<std::size_t>(n) > kMaxAttributeElements)
+      throw InputError(where, std::to_string(n) + " elements; at most " + std::to_string(kMaxAttributeElements) + " are read");
     const auto count = static_cast<std::size_t>(n);
     const H5T_class_t cls = H5Tget_class(type.get());
     if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+      if (!plain_number_type(type.get())) throw InputError(where, "unsupported number type (width " + std::to_string(H5Tget_size(type.get())) + " bytes)");
       std::vector<double> v(count);
       if (count && H5Aread(attr, H5T_NATIVE_DOUBLE, v.data()) < 0) throw InputError(where, "cannot read the attribute");
       std::vector<std::string> out;
@@ -72,6 +94,8 @@ class Reader {
       return out;
     }
     const std::size_t size = H5Tget_size(type.get());
+    if (size == 0 || size > kMaxFixedStringBytes)
+      throw InputError(where, "fixed-length strings of " + std::to_string(size) + " bytes; at most " + std::to_string(kMaxFixedStringBytes));
     std::vector<char> buf(count * size + 1, '\0');
     if (count && H5Aread(attr, type.get(), buf.data()) < 0) throw InputError(where, "cannot read the attribute");
     std::vector<std::string> out;
@@ -87,12 +111,14 @@ class Reader {
     Handle space(check(H5Dget_space(ds.get()), where, "cannot read the dataspace"), H5Sclose);
     if (H5Sget_simple_extent_ndims(space.get()) != 1) throw InputError(where, "expected a 1-D dataset (one element per row)");
     hsize_t n = 0;
-    H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+    if (H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0) throw InputError(where, "cannot read the dataspace");
+    if (n > kMaxRows) throw InputError(where, std::to_string(n) + " rows; at most " + std::to_string(kMaxRows) + " are read");
     Handle type(check(H5Dget_type(ds.get()), where, "cannot read the type"), H5Tclose);
     const H5T_class_t cls = H5Tget_class(type.get());
     std::vector<std::string> out;
     out.reserve(n);
     if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+      if (!plain_number_type(type.get())) throw InputError(where, "unsupported number type (width " + std::to_string(H5Tget_size(type.get())) + " bytes)");
       std::vector<double> v(n);
       if (n && H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
         throw InputError(where, "cannot read the numbers");
@@ -108,6 +134,8 @@ class Reader {
       if (n) H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, p.data());
     } else if (cls == H5T_STRING) {
       const std::size_t size = H5Tget_size(type.get());
+      if (size == 0 || size > kMaxFixedStringBytes || n * size > (std::size_t{1} << 31))
+        throw InputError(where, "fixed-length strings of " + std::to_string(size) + " bytes x " + std::to_string(n) + " rows; too large");
       std::vector<char> buf(n * size + 1, '\0');
       if (n && H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
         throw InputError(where, "cannot read the strings");
@@ -131,6 +159,8 @@ class Reader {
     }
     H5G_info_t info{};
     if (H5Gget_info(group, &info) < 0) throw InputError(where, "cannot list the group");
+    if (info.nlinks > kMaxColumns)
+      throw InputError(where, std::to_string(info.nlinks) + " datasets; at most " + std::to_string(kMaxColumns) + " columns are read");
     std::vector<std::string> names;
     for (hsize_t i = 0; i < info.nlinks; ++i) {
       const ssize_t len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
@@ -173,11 +203,42 @@ bool is_measured_h5_name(const std::filesystem::path& file) {
   return ext == ".h5" || ext == ".hdf5";
 }
 
-MeasuredSet read_measured_h5(const std::filesystem::path& path) {
+namespace {
+
+// What the HDF5 side produces: the column names, the columns as text, the root attributes.
+struct RawTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> cols;
+  std::vector<std::pair<std::string, std::string>> meta;
+};
+
+std::string encode(const RawTable& t) {
+  std::vector<std::string> parts{pack_strings(t.header)};
+  for (const auto& c : t.cols) parts.push_back(pack_strings(c));
+  std::vector<std::string> meta;
+  for (const auto& [k, v] : t.meta) {
+    meta.push_back(k);
+    meta.push_back(v);
+  }
+  parts.push_back(pack_strings(meta));
+  return pack_strings(parts);
+}
+
+RawTable decode(const std::string& bytes) {
+  const auto parts = unpack_strings(bytes);
+  if (parts.size() < 2) throw std::runtime_error("measured_h5: malformed answer of the reading process");
+  RawTable t;
+  t.header = unpack_strings(parts.front());
+  for (std::size_t i = 1; i + 1 < parts.size(); ++i) t.cols.push_back(unpack_strings(parts[i]));
+  const auto meta = unpack_strings(parts.back());
+  for (std::size_t i = 0; i + 1 < meta.size(); i += 2) t.meta.emplace_back(meta[i], meta[i + 1]);
+  return t;
+}
+
+// Everything that calls libhdf5; runs in a child process (see read_measured_h5).
+RawTable read_raw(const std::filesystem::path& path) {
   const std::string file = path.string();
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not printed stacks
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(file, "cannot read the file (not found)");
   if (H5Fis_hdf5(file.c_str()) <= 0) throw InputError(file, "not an HDF5 file");
   const Reader rd(file);
   Handle f(rd.check(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), file, "HDF5 could not open the file"), H5Fclose);
@@ -185,18 +246,41 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
   if (H5Lexists(f.get(), kMeasuredH5Group, H5P_DEFAULT) <= 0)
     throw InputError(file, "missing group '" + path_in + "' (the measured table, validation/measured/README.md)");
   Handle g(rd.check(H5Gopen2(f.get(), kMeasuredH5Group, H5P_DEFAULT), file + ":" + path_in, "not a group"), H5Gclose);
+  RawTable t;
+  t.header = rd.column_names(g.get(), path_in);
+  if (t.header.size() > kMaxColumns)
+    throw InputError(file + ":" + path_in, std::to_string(t.header.size()) + " columns; at most " +
+                                               std::to_string(kMaxColumns) + " are read");
+  for (const auto& name : t.header) t.cols.push_back(rd.column(g.get(), path_in, name));
+  MeasuredSet meta;
+  rd.root_meta(f.get(), meta);
+  t.meta = std::move(meta.meta);
+  return t;
+}
+
+}  // namespace
+
+MeasuredSet read_measured_h5(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError(file, "cannot read the file (not found)");
+  // libhdf5 runs in a child process: a corrupted file that crashes or hangs it (a damaged global
+  // heap behind variable-length strings) becomes an InputError here instead of a crash.
+  // Memory: 1 GiB plus 64 bytes per byte of the file (its strings and numbers as text, with room).
+  const std::size_t memory = (std::size_t{1} << 30) + 64 * static_cast<std::size_t>(std::filesystem::file_size(path, ec));
+  const RawTable raw = decode(run_isolated([&] { return encode(read_raw(path)); }, file, kReadTimeoutSeconds, memory));
+  const std::string path_in = std::string("/") + kMeasuredH5Group;
 
   // The table as CSV text, so that rows follow exactly the CSV schema's rules.
   CsvText csv;
   csv.file = file + ":" + path_in;  // row errors read "x.h5:/measured:<row>: <column>"
   csv.header_line = 0;
-  csv.header = rd.column_names(g.get(), path_in);
-  std::vector<std::vector<std::string>> cols;
-  for (const auto& name : csv.header) {
-    cols.push_back(rd.column(g.get(), path_in, name));
-    if (cols.back().size() != cols.front().size())
-      throw InputError(file + ":" + path_in + "/" + name,
-                       "ragged columns: " + std::to_string(cols.back().size()) + " elements, but '" +
+  csv.header = raw.header;
+  const auto& cols = raw.cols;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i].size() != cols.front().size())
+      throw InputError(file + ":" + path_in + "/" + csv.header[i],
+                       "ragged columns: " + std::to_string(cols[i].size()) + " elements, but '" +
                            csv.header.front() + "' has " + std::to_string(cols.front().size()));
   }
   const std::size_t nrows = cols.empty() ? 0 : cols.front().size();
@@ -212,7 +296,7 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
   MeasuredSet out = measured_from_table(csv);
   out.source = file;
   out.schema = "tcsim-measured-h5";
-  rd.root_meta(f.get(), out);
+  out.meta.insert(out.meta.end(), raw.meta.begin(), raw.meta.end());
   return out;
 }
 

@@ -81,11 +81,11 @@ MeasuredSet neusight_from_table(const CsvText& csv) {
   for (const CsvRow& row : csv.rows) {
     const long ln = row.line;
     const std::string op = to_lower(trim(csv.field(row, c_op)));
-    const double ms = parse_positive(csv.field(row, c_lat), f, ln, "Latency");
+    const double time_s = parse_time_seconds(csv.field(row, c_lat), 1e-3, "ms", f, ln, "Latency");
     if (device.empty() && c_dev >= 0) device = csv.field(row, c_dev);
     auto dim = [&](const char* col) { return parse_dimension(csv.field(row, require(csv, col)), f, ln, col); };
     MeasuredRow m;
-    m.time_s = ms * 1e-3;
+    m.time_s = time_s;
     m.origin = location(f, ln);
     if (op == "bmm" || op == "linear") {
       const std::int64_t b = dim("B"), mm = dim("M"), n = dim("N"), kk = dim("K");

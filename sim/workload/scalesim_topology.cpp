@@ -6,6 +6,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
+#include "workload/csv_text.h"
 
 namespace tcsim::workload {
 namespace {
@@ -44,7 +45,8 @@ std::int64_t positive_int(const std::string& text, const std::string& where) {
   }
   if (!ok || pos != text.size())
     throw InputError(where, "expected a positive integer, got '" + text + "'");
-  if (v <= 0) throw InputError(where, "expected a positive integer, got " + text);
+  if (v <= 0 || v > kMaxDimension)
+    throw InputError(where, "expected a positive integer of at most 2^31 (2147483648), got " + text);
   return v;
 }
 
@@ -121,6 +123,10 @@ std::vector<TopologyLayer> parse_scalesim_topology(const std::string& text, cons
                                                   ") is larger than the IFMAP width (" + std::to_string(c.ifmap_w) + ")");
     if (layer.find("DP") != std::string::npos) {
       const std::int64_t channels = c.channels;
+      if (channels > kMaxDepthwiseChannels)
+        throw InputError(where("Channels"), "a depthwise layer is expanded into one layer per channel; at most " +
+                                                std::to_string(kMaxDepthwiseChannels) + " channels, got " +
+                                                std::to_string(channels));
       c.channels = 1;
       for (std::int64_t i = 0; i < channels; ++i) {
         Kernel one = k;

@@ -8,8 +8,9 @@
 // A conv layer whose name contains "DP" is depthwise: SCALE-Sim expands it into `Channels` layers
 // of one channel each, named "<name>Channel_<i>"; so do we. Operands are 1-byte words (int8 in,
 // int32 out), as in SCALE-Sim.
-// Errors (InputError "file:line: field"): non-integer or non-positive values, too few or too many
-// columns, a filter larger than the input, an empty file.
+// Errors (InputError "file:line: field"): non-integer, non-positive or values above 2^31 (as every
+// CSV dimension, workload/csv_text.h), too few or too many columns, a filter larger than the input,
+// a depthwise layer of more than kMaxDepthwiseChannels channels, an empty file.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "workload/kernel.h"
 
 namespace tcsim::workload {
+
+inline constexpr std::int64_t kMaxDepthwiseChannels = 65536;
 
 enum class TopologyKind { detect, conv, gemm };
 

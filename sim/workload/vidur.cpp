@@ -134,9 +134,9 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
       throw InputError(location(f, ln, "n_kv_head"), "expected a divisor of n_head");
     for (const auto& [op, col] : ops) {
       const std::string field = "time_stats." + op + ".median";
-      const double ms = parse_positive(csv.field(row, col), f, ln, field);
+      const double time_s = parse_time_seconds(csv.field(row, col), 1e-3, "ms", f, ln, field);
       const std::string name = model + "_" + op + "_t" + std::to_string(l.tokens) + "_tp" + std::to_string(l.tp);
-      out.rows.push_back({op_kernel(op, l, name), ms * 1e-3, location(f, ln), "vidur " + op, 0});
+      out.rows.push_back({op_kernel(op, l, name), time_s, location(f, ln), "vidur " + op, 0});
     }
   }
   out.meta.emplace_back("source_format", "Vidur operator profile CSV (torch.profiler GPU time, median, fp16)");

@@ -306,3 +306,19 @@ TEST_CASE("every tc-golden sample through the GEMM kernel: AVX2 and plain paths 
   }
   CHECK(cases >= 6);
 }
+
+TEST_CASE("tc-golden: an s32 accumulator file beside floating-point inputs is an input error") {
+  const auto shared = tcsim::test::shared_dir();
+  if (shared.empty()) {
+    MESSAGE("skipped: no shared/ folder (TCSIM_SHARED)");
+    return;
+  }
+  const auto dir = tcsim::test::temp_dir("golden_s32") / "V100";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy(shared / "tc-golden" / "V100" / "fp16", dir / "fp16");
+  std::filesystem::rename(dir / "fp16" / "c_V100_fp32.txt", dir / "fp16" / "c_V100_s32.txt");
+  const auto r = tcsim::test::run_tcsim("mma batch '" + dir.parent_path().string() + "' --check");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("c_V100_s32.txt: an s32 accumulator input for fp16 inputs") != std::string::npos);
+  std::filesystem::remove_all(dir.parent_path());
+}

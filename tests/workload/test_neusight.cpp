@@ -116,7 +116,10 @@ TEST_CASE("neusight: bad rows name file, line and column") {
         std::string::npos);
   CHECK(error_of(kVec + "add,-1" + kPrefix + "127,168\n").find("ops.csv:2: Latency") != std::string::npos);
   CHECK(error_of(kVec + "add,0.03" + kPrefix + "127,0\n").find("ops.csv:2: H") != std::string::npos);
-  CHECK(error_of(kMatmul + "bmm,0.5" + kPrefix + ";k,1,2,3\n").find("ops.csv:2: K") != std::string::npos);
+  CHECK(error_of(kMatmul + "bmm,0.5" + kPrefix + ";k,1,2,3,x\n").find("ops.csv:2: K") != std::string::npos);
+  // A missing field is a field-count error, not an empty K (issue 13: strict field counts).
+  CHECK(error_of(kMatmul + "bmm,0.5" + kPrefix + ";k,1,2,3\n").find("ops.csv:2: expected 20 fields (as the header on line 1), got 19") !=
+        std::string::npos);
   CHECK(error_of("OPName,Latency,B\nadd,0.1,3\n").find("ops.csv:1: H") != std::string::npos);
   CHECK(error_of("a,b\n1,2\n").find("not a NeuSight") != std::string::npos);
 }

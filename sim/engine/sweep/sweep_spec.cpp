@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <set>
 
+#include "common/yaml_document.h"
 #include "common/error.h"
 #include "common/units.h"
 
@@ -195,13 +196,9 @@ std::optional<double> si_value(const std::string& text) {
 SweepSpec read_sweep_spec(const fs::path& file) {
   Reader r{file.string()};
   YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw InputError(file.string(), "cannot read the sweep spec");
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(file.string(), long(e.mark.line) + 1), "not valid YAML: " + e.msg);
-  }
+  std::error_code file_ec;
+  if (!fs::is_regular_file(file, file_ec)) throw InputError(file.string(), "cannot read the sweep spec");
+  root = load_yaml_file(file.string());
   if (!root.IsMap()) throw InputError(file.string(), "expected a mapping with base:, axes:, workloads:");
   r.only_keys(root, "", {"name", "base", "axes", "mode", "constraints", "workloads", "metrics", "detail"});
   SweepSpec s;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 
+#include "common/yaml_document.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -46,11 +47,7 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
   if (!std::regex_match(name, m, kNeusightName))
     throw InputError(file.string(), "expected a NeuSight model file named <model>-<inf|train>-<seq>-<batch>[-fusion].json");
   YAML::Node j;  // JSON is YAML
-  try {
-    j = YAML::Load(read_file(file));
-  } catch (const YAML::Exception& e) {
-    throw InputError(file.string() + ":" + std::to_string(e.mark.line + 1), std::string("not valid JSON: ") + e.msg);
-  }
+  j = load_yaml_document(read_file(file), file.string(), "JSON");
   if (!j.IsMap() || !j["e2e_latency"])
     throw InputError(file.string() + ": e2e_latency", "expected a JSON object with e2e_latency (ms)");
   double ms = 0;

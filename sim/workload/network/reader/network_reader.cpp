@@ -9,6 +9,7 @@
 #include <cctype>
 #include <map>
 
+#include "common/yaml_document.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -265,11 +266,7 @@ void Reader::repeat_block(const YAML::Node& node, std::size_t index) {
 
 Network Reader::read(const std::string& text) {
   YAML::Node loaded;
-  try {
-    loaded = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(file_, e.mark.line >= 0 ? e.mark.line + 1 : 0), "not valid YAML: " + e.msg);
-  }
+  loaded = load_yaml_document(text, file_);
   const YAML::Node& root = loaded;  // const: a lookup of an absent key must not insert it
   if (!root.IsMap()) throw InputError(location(file_, 1), "expected a network: a YAML map with version, kind: network, name, task, layers");
   net_.file = file_;

@@ -1,0 +1,26 @@
+# Included by ctest before it runs the tests (the build folder's TEST_INCLUDE_FILES): declares one
+# CTest test per doctest case of tcsim_tests, so that `ctest -j N` runs them in parallel and a
+# failure names its case. Written for tcsim rather than Debian's doctest_discover_tests (2.4.9),
+# which splits a case name at every ';' (several of ours have one) into cases that do not exist.
+# Set by the caller: TCSIM_TESTS (the executable), TCSIM_SHARED (the shared/ folder).
+if(NOT EXISTS "${TCSIM_TESTS}")
+  add_test(tcsim_tests_not_built "${CMAKE_COMMAND}" -E false)
+  return()
+endif()
+execute_process(COMMAND "${TCSIM_TESTS}" --list-test-cases OUTPUT_VARIABLE output RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  add_test(tcsim_tests_cannot_list "${CMAKE_COMMAND}" -E false)
+  return()
+endif()
+string(REPLACE ";" "\\;" output "${output}")  # keep a ';' inside a name through the list split
+string(REPLACE "\n" ";" lines "${output}")
+foreach(name IN LISTS lines)
+  if(name STREQUAL "" OR name MATCHES "^=+$" OR name MATCHES "^\\[doctest\\]")
+    continue()
+  endif()
+  string(REPLACE "," "\\," filter "${name}")  # doctest separates filters with ','
+  add_test("${name}" "${TCSIM_TESTS}" "--test-case=${filter}" --duration=true)
+  # A filter that matched no case (a name doctest cannot match exactly) must not pass silently.
+  set_tests_properties("${name}" PROPERTIES ENVIRONMENT "TCSIM_SHARED=${TCSIM_SHARED}"
+                       FAIL_REGULAR_EXPRESSION "test cases: +0 \\|")
+endforeach()
