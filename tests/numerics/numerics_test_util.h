@@ -5,8 +5,10 @@
 
 #include <bit>
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "numerics/convert.h"
 #include "numerics/gemm.h"
 #include "numerics/mma.h"
@@ -43,6 +45,16 @@ inline Bits run_both(const Instruction& ins, const std::vector<Bits>& a, const s
   CHECK_MESSAGE(g == d, "gemm kernel " << format_bits(g, ins.acc_fmt) << " != dot "
                                         << format_bits(d, ins.acc_fmt) << " for " << ins.describe());
   return d;
+}
+
+// "where: detail" of the InputError `fn` throws; "" if it throws none.
+inline std::string input_error(auto fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.where() + ": " + e.detail();
+  }
+  return "";
 }
 
 }  // namespace tcsim::num::test

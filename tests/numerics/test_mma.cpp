@@ -16,18 +16,9 @@ using namespace tcsim;
 using namespace tcsim::num;
 using tcsim::num::test::enc;
 using tcsim::num::test::enc_vec;
+using tcsim::num::test::input_error;
 using tcsim::num::test::run_both;
 
-namespace {
-std::string input_error(auto fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.where() + ": " + e.detail();
-  }
-  return "";
-}
-}  // namespace
 
 TEST_CASE("instruction table: parameters of spec section 1") {
   struct Want {

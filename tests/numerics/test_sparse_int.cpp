@@ -15,17 +15,10 @@ using namespace tcsim;
 using namespace tcsim::num;
 using tcsim::num::test::enc;
 using tcsim::num::test::enc_vec;
+using tcsim::num::test::input_error;
 using tcsim::num::test::run_both;
 
 namespace {
-std::string input_error(auto fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.where() + ": " + e.detail();
-  }
-  return "";
-}
 BitMatrix row_matrix(const std::vector<Bits>& v) {
   BitMatrix m(1, static_cast<Eigen::Index>(v.size()));
   for (std::size_t i = 0; i < v.size(); ++i) m(0, static_cast<Eigen::Index>(i)) = v[i];
