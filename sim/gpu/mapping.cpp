@@ -229,11 +229,6 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     return in;
   };
   const double copy_bytes = tile / m.warps;
-  // cp.async main loops (CUTLASS MmaMultistage::mac_loop_iter) sync after the second-to-last k-step
-  // and load the next tile's first fragment under the last k-step's math. The fragment registers
-  // alternate between two slots, so this needs an even number of k-steps. (The ldg/sts loop of
-  // sm_70/75 keeps its sync at the end of the tile: the calibration of those kernels assumes it.)
-  const bool early_barrier = ksteps >= 2 && ksteps % 2 == 0;
 
   if (m.copy == CopyEngine::ldg_sts) {
     Instr ldg = I(Op::ldg);
@@ -256,6 +251,11 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
   } else {
     const int S = m.stages;
+    // cp.async main loops (CUTLASS MmaMultistage::mac_loop_iter) sync after the second-to-last k-step
+    // and load the next tile's first fragment under the last k-step's math. The fragment registers
+    // alternate between two slots, so this needs an even number of k-steps. (The ldg/sts loop of
+    // sm_70/75 keeps its sync at the end of the tile: the calibration of those kernels assumes it.)
+    const bool early_barrier = ksteps >= 2 && ksteps % 2 == 0;
     for (int s = 0; s < S - 1; ++s) {
       if (s < iterations) {
         Instr cp = I(Op::cp_async);

@@ -47,6 +47,27 @@ inline Bits run_both(const Instruction& ins, const std::vector<Bits>& a, const s
   return d;
 }
 
+// One row of an instruction-table test: the accumulation parameters an instruction must have.
+struct InstructionWant {
+  Arch arch;
+  const char* name;
+  FormatId in, acc;
+  int F, L, e_zero;
+  OutMode out;
+};
+
+// Looks the instruction up and checks F, L, e_zero and the output rounding; returns it.
+inline const Instruction& check_instruction(const InstructionWant& w) {
+  CAPTURE(w.name);
+  CAPTURE(arch_name(w.arch));
+  const Instruction& i = find_instruction(w.arch, w.name, w.in, w.acc);
+  CHECK(i.F == w.F);
+  CHECK(i.L == w.L);
+  CHECK(i.e_zero == w.e_zero);
+  CHECK(i.out_mode == w.out);
+  return i;
+}
+
 // "where: detail" of the InputError `fn` throws; "" if it throws none.
 inline std::string input_error(auto fn) {
   try {

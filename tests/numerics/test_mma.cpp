@@ -21,14 +21,7 @@ using tcsim::num::test::run_both;
 
 
 TEST_CASE("instruction table: parameters of spec section 1") {
-  struct Want {
-    Arch arch;
-    const char* name;
-    FormatId in, acc;
-    int F, L, e_zero;
-    OutMode out;
-  };
-  const Want wants[] = {
+  const test::InstructionWant wants[] = {
       {Arch::sm70, "mma.m8n8k4", FormatId::fp16, FormatId::fp32, 23, 4, -131, OutMode::rz_fp32},
       {Arch::sm70, "mma.m8n8k4", FormatId::fp16, FormatId::fp16, 23, 4, -20, OutMode::rne_fp16},
       {Arch::sm70, "wmma.m16n16k16", FormatId::fp16, FormatId::fp32, 23, 4, -131, OutMode::rz_fp32},
@@ -46,14 +39,8 @@ TEST_CASE("instruction table: parameters of spec section 1") {
       {Arch::sm90, "wgmma.m64n128k32", FormatId::e4m3, FormatId::fp32, 13, 32, -133, OutMode::rz_e8m13},
       {Arch::sm90, "wgmma.m64nNk32", FormatId::e5m2, FormatId::fp32, 13, 32, -133, OutMode::rz_e8m13},
   };
-  for (const Want& w : wants) {
-    CAPTURE(w.name);
-    CAPTURE(arch_name(w.arch));
-    const Instruction& i = find_instruction(w.arch, w.name, w.in, w.acc);
-    CHECK(i.F == w.F);
-    CHECK(i.L == w.L);
-    CHECK(i.e_zero == w.e_zero);
-    CHECK(i.out_mode == w.out);
+  for (const auto& w : wants) {
+    const Instruction& i = test::check_instruction(w);
     CHECK(i.k % i.L == 0);
     CHECK(i.tf32_truncate == (w.in == FormatId::tf32));
   }

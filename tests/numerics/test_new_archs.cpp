@@ -61,14 +61,7 @@ TEST_CASE("architecture and GPU names: sm_86, sm_89, sm_100, sm_120") {
 }
 
 TEST_CASE("instruction table: sm_86 / sm_89 / sm_100 / sm_120 parameters (MATLAB-tensor-core models)") {
-  struct Want {
-    Arch arch;
-    const char* name;
-    FormatId in, acc;
-    int F, L, e_zero;
-    OutMode out;
-  };
-  const Want wants[] = {
+  const test::InstructionWant wants[] = {
       // A2TC.m = A100TC.m; AdaTC.m / L40STC.m fp16/bf16 fma 8, neab 1, tf32 fma 4
       {Arch::sm86, "mma.m16n8k16", FormatId::fp16, FormatId::fp32, 24, 8, -132, OutMode::rz_fp32},
       {Arch::sm86, "mma.m16n8k8", FormatId::tf32, FormatId::fp32, 24, 4, -132, OutMode::rz_fp32},
@@ -90,15 +83,7 @@ TEST_CASE("instruction table: sm_86 / sm_89 / sm_100 / sm_120 parameters (MATLAB
       {Arch::sm120, "mma.m16n8k16", FormatId::bf16, FormatId::fp32, 25, 16, -133, OutMode::rz_fp32},
       {Arch::sm120, "mma.m16n8k32", FormatId::e4m3, FormatId::fp32, 25, 32, -133, OutMode::rz_fp32},
   };
-  for (const auto& w : wants) {
-    CAPTURE(w.name);
-    CAPTURE(arch_name(w.arch));
-    const Instruction& i = find_instruction(w.arch, w.name, w.in, w.acc);
-    CHECK(i.F == w.F);
-    CHECK(i.L == w.L);
-    CHECK(i.e_zero == w.e_zero);
-    CHECK(i.out_mode == w.out);
-  }
+  for (const auto& w : wants) test::check_instruction(w);
   // mixed fp8 operands exist; the default instruction follows the architecture
   CHECK(find_instruction(Arch::sm89, "m16n8k32", FormatId::e4m3, FormatId::e5m2, FormatId::fp32).L == 16);
   CHECK(default_instruction(Arch::sm100, FormatId::e4m3, FormatId::fp32).name == "tcgen05.mma.kind::f8f6f4");
