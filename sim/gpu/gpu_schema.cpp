@@ -115,7 +115,7 @@ Schema make_schema() {
          -inf, inf, {"ldg_sts", "cp_async", "tma"}});
   s.add_list("mma", mma_record(), "the MMA instruction table (shape, formats, issue interval, latency, rate)");
 
-  s.add({"shared_memory.banks", ParamType::integer, "32", "shared-memory banks (bank conflicts: sim/gpu/smem_banks.h)", 1, 1024});
+  s.add({"shared_memory.banks", ParamType::integer, "32", "shared-memory banks (bank conflicts: sim/gpu/sm/smem_banks.h)", 1, 1024});
   s.add({"shared_memory.bank_width", ParamType::bytes, "4B", "bytes one bank delivers per cycle (a word)", 1, 64});
   s.add({"shared_memory.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "shared-memory bandwidth per SM", 1, 1e6});
   s.add({"shared_memory.latency", ParamType::cycles, "27", "shared-memory load latency", 1, 10000});

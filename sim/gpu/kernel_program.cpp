@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "gpu/cublas_choice.h"
-#include "gpu/conv_model.h"
+#include "gpu/gemm/cublas_choice.h"
+#include "gpu/conv/conv_model.h"
 
 namespace tcsim::gpu {
 

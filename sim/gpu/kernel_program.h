@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/gemm_estimate.h"
-#include "gpu/gemm_plan.h"
+#include "gpu/gemm/gemm_estimate.h"
+#include "gpu/gemm/gemm_plan.h"
 #include "workload/kernel.h"
 
 namespace tcsim::gpu {

@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "config/config.h"
-#include "gpu_test_util.h"
+#include "gpu/gpu_test_util.h"
 
 namespace tcsim::gpu {
 namespace {

@@ -1,0 +1,137 @@
+#include "gpu/conv/conv_algo.h"
+
+#include "common/error.h"
+
+namespace tcsim::gpu {
+
+const char* cudnn_name(ConvAlgo a) {
+  switch (a) {
+    case ConvAlgo::implicit_gemm: return "IMPLICIT_GEMM";
+    case ConvAlgo::implicit_precomp_gemm: return "IMPLICIT_PRECOMP_GEMM";
+    case ConvAlgo::winograd: return "WINOGRAD";
+    case ConvAlgo::winograd_nonfused: return "WINOGRAD_NONFUSED";
+    case ConvAlgo::fft_tiling: return "FFT_TILING";
+    case ConvAlgo::direct_depthwise: return "DIRECT_DEPTHWISE";
+  }
+  return "?";
+}
+
+void check_conv(const Kernel& k) {
+  const ConvShape& c = k.conv;
+  const std::string where = "kernel " + (k.name.empty() ? std::string("<unnamed>") : k.name) + " (conv)";
+  auto positive = [&](std::int64_t v, const char* key) {
+    if (v <= 0) throw InputError(where, std::string("expected a positive ") + key + ", got " + std::to_string(v));
+  };
+  positive(c.batch, "batch");
+  positive(c.ifmap_h, "input height");
+  positive(c.ifmap_w, "input width");
+  positive(c.filter_h, "filter height (R)");
+  positive(c.filter_w, "filter width (S)");
+  positive(c.channels, "channel count (C)");
+  positive(c.num_filters, "filter count (K)");
+  positive(c.stride_h, "vertical stride");
+  positive(c.stride_w, "horizontal stride");
+  positive(c.dilation_h, "vertical dilation");
+  positive(c.dilation_w, "horizontal dilation");
+  positive(c.groups, "group count");
+  if (c.pad_h < 0 || c.pad_w < 0) throw InputError(where, "expected non-negative padding");
+  if (c.span_h() > c.ifmap_h + 2 * c.pad_h)
+    throw InputError(where, "filter (R " + std::to_string(c.filter_h) + ", dilation " + std::to_string(c.dilation_h) +
+                                ") taller than the padded input (" + std::to_string(c.ifmap_h + 2 * c.pad_h) + ")");
+  if (c.span_w() > c.ifmap_w + 2 * c.pad_w)
+    throw InputError(where, "filter (S " + std::to_string(c.filter_w) + ", dilation " + std::to_string(c.dilation_w) +
+                                ") wider than the padded input (" + std::to_string(c.ifmap_w + 2 * c.pad_w) + ")");
+  // Element counts of the tensors and of the implicit GEMM must stay far from int64 overflow.
+  const double limit = 0x1p50;
+  const double x = double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * double(c.channels);
+  const double y = double(c.batch) * double(c.out_h()) * double(c.out_w()) * double(c.num_filters);
+  const double w = double(c.num_filters) * double(c.channels) * double(c.filter_h) * double(c.filter_w);
+  const double rs_k = double(c.filter_h) * double(c.filter_w) * double(c.num_filters);
+  if (x > limit || y > limit || w > limit || double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * rs_k > 0x1p62)
+    throw InputError(where, "tensors too large (more than 2^50 elements)");
+  if (c.channels % c.groups || c.num_filters % c.groups)
+    throw InputError(where, "channels (" + std::to_string(c.channels) + ") and filters (" +
+                                std::to_string(c.num_filters) + ") must be multiples of groups (" +
+                                std::to_string(c.groups) + ")");
+}
+
+ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
+  const ConvShape& c = k.conv;
+  ConvChoice out;
+  if (c.depthwise()) {
+    // cuDNN (and PyTorch's own kernels) run depthwise convolutions as direct per-channel kernels:
+    // R*S multiply-adds per output element cannot feed a tensor-core tile.
+    out.algo = ConvAlgo::direct_depthwise;
+    out.why = "depthwise (groups == channels): direct per-channel kernel, no tensor cores";
+    return out;
+  }
+  out.tensor_cores = k.a_format != FormatId::fp32 && g.find_mma(k.a_format, k.c_format) != nullptr;
+  if (out.tensor_cores) {
+    // cuDNN 7.6 on sm_70 ran every half-precision DeepBench layer (94 of 94, all three passes'
+    // timing consistent with it) with its tensor-core precomputed-index implicit GEMM
+    // (volta_fp16_s884cudnn_* kernels); Winograd/FFT have no tensor-core variants there.
+    out.algo = ConvAlgo::implicit_precomp_gemm;
+    out.why = "tensor-core formats: cuDNN's precomputed-index implicit GEMM";
+    return out;
+  }
+  const bool plain = c.groups == 1 && c.dilation_h == 1 && c.dilation_w == 1;
+  const bool unit_stride = c.stride_h == 1 && c.stride_w == 1;
+  // FP32 on the CUDA cores: the rules learnt from DeepBench's V100 FP32 sheet (cuDNN 7.6.2,
+  // its "Forward Algorithm" column; agreement is reported in sim/gpu/README.md).
+  if (plain && unit_stride && c.filter_h == 3 && c.filter_w == 3 && c.channels >= 32) {
+    // Winograd pays off once the reduction over channels amortises its transforms; the fused
+    // F(2x2,3x3) kernel wins for small C x batch (its in-kernel transforms are cheap, the
+    // nonfused version's extra passes over memory are not).
+    const bool fused = c.channels * c.batch <= 512 && k.pass != Pass::weight_grad;
+    out.algo = fused ? ConvAlgo::winograd : ConvAlgo::winograd_nonfused;
+    out.why = fused ? "3x3 stride 1, C >= 32, C x batch <= 512: fused Winograd F(2x2,3x3)"
+                    : "3x3 stride 1, C >= 32: nonfused Winograd F(4x4,3x3)";
+    return out;
+  }
+  if (plain && unit_stride && c.filter_h == 5 && c.filter_w == 5 && c.channels >= 32) {
+    out.algo = c.channels >= 256 ? ConvAlgo::winograd_nonfused : ConvAlgo::fft_tiling;
+    out.why = c.channels >= 256 ? "5x5 stride 1, C >= 256: nonfused Winograd F(2x2,5x5)"
+                                : "5x5 stride 1, 32 <= C < 256: FFT with 32x32 tiles";
+    return out;
+  }
+  // Implicit GEMM on the CUDA cores. The precomputed-index variant is picked for square 5x5
+  // filters and for 1x1 filters that widen (K > C) or stride; the two cost the same here.
+  const bool one = c.filter_h == 1 && c.filter_w == 1;
+  const bool precomp = (c.filter_h == 5 && c.filter_w == 5) ||
+                       (one && (c.num_filters > c.channels || (!unit_stride && 2 * c.num_filters >= c.channels)));
+  out.algo = precomp ? ConvAlgo::implicit_precomp_gemm : ConvAlgo::implicit_gemm;
+  out.why = "FP32 implicit GEMM on the CUDA cores";
+  return out;
+}
+
+double cudnn_version(const GpuConfig& g, const Kernel& k) {
+  return k.conv.cudnn_version > 0 ? k.conv.cudnn_version : g.cudnn_version;
+}
+
+std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
+  const ConvChoice rule = choose_conv_algo(g, k);
+  std::vector<ConvChoice> out{rule};
+  // cuDNN 7's rules above were learnt from its heuristic (DeepBench). From cuDNN 8 on, PyTorch's
+  // benchmark mode (cudnnFind*) times the algorithms and keeps the fastest: NeuSight's cuDNN 8.9
+  // listings switch between fused, nonfused Winograd and implicit GEMM where no shape rule separates
+  // them (README "Convolutions"). The candidates are the algorithms whose cost the model checks.
+  if (cudnn_version(g, k) < 8 || rule.tensor_cores || rule.algo == ConvAlgo::direct_depthwise) return out;
+  const ConvShape& c = k.conv;
+  auto implicit = [](ConvAlgo a) { return a == ConvAlgo::implicit_gemm || a == ConvAlgo::implicit_precomp_gemm; };
+  auto add = [&](ConvAlgo a, const char* why) {
+    for (const auto& o : out)
+      if (o.algo == a || (implicit(o.algo) && implicit(a))) return;  // the two implicit GEMMs cost the same
+    out.push_back({a, false, std::string("cuDNN 8 benchmark mode candidate: ") + why});
+  };
+  add(ConvAlgo::implicit_precomp_gemm, "FP32 implicit GEMM on the CUDA cores");
+  const bool winograd3 = c.groups == 1 && c.dilation_h == 1 && c.dilation_w == 1 && c.stride_h == 1 &&
+                         c.stride_w == 1 && c.filter_h == 3 && c.filter_w == 3;
+  if (winograd3) {
+    if (k.pass != Pass::weight_grad) add(ConvAlgo::winograd, "fused Winograd F(2x2,3x3)");
+    add(ConvAlgo::winograd_nonfused, "nonfused Winograd F(4x4,3x3)");
+  }
+  if (out.size() > 1) out.front().why = "cuDNN 8 benchmark mode candidate: " + out.front().why;
+  return out;
+}
+
+}  // namespace tcsim::gpu

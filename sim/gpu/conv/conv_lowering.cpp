@@ -1,0 +1,285 @@
+#include "gpu/conv/conv_lowering.h"
+
+#include <algorithm>
+
+namespace tcsim::gpu {
+namespace {
+
+using i64 = std::int64_t;
+
+i64 round_up(i64 v, i64 m) { return (v + m - 1) / m * m; }
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+
+// CUTLASS's NHWC implicit-GEMM iterators (cutlass/conv/convolution.h, implicit_gemm_k_iterations
+// with the Optimized iterator) walk a reduction over filter taps as taps x channel blocks of the
+// CTA's K tile: every tap's channels are padded to a whole block. cuDNN's sm_70 tensor-core
+// kernels use K tiles of 32 ("..._s884cudnn_..._ldg8_..."), so C = 8 costs as much as C = 32.
+constexpr i64 kTensorChannelBlock = 32;
+
+// Bytes of an L2 sector, the smallest unit a scattered store moves (CUDA C++ Best Practices Guide,
+// "Coalesced Access to Global Memory": 32-byte segments).
+constexpr double kSectorBytes = 32;
+
+// The problem in the terms the lowerings use (per group; C and K padded for the tensor cores).
+struct Dims {
+  const ConvShape& c;
+  Pass pass;
+  bool tensor;
+  i64 N, H, W, P, Q, R, S, cg, kg, groups;
+  double e;        // bytes per element of x, w and y (cuDNN keeps them in one format)
+  double x, y, w;  // bytes of the input, output and filter tensors (per group)
+};
+
+// A GEMM step before planning. Footprints are per batch instance.
+struct GemmShape {
+  i64 m = 0, n = 0, k = 0, batch = 1;
+  double a_footprint = 0, b_footprint = 0;
+  bool a_k_contiguous = false, b_k_contiguous = false;
+  double out_bytes = 0;  // bytes per stored GEMM output element
+};
+
+GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, bool tensor) {
+  // Plan with M and K rounded to 8: the conv kernels predicate their last tile's rows and
+  // k-steps; cuBLAS's rule that unaligned GEMMs leave the tensor cores does not apply.
+  const i64 align = tensor ? 8 : 1;
+  Kernel gk = make_gemm(conv.name, round_up(s.m, align), s.n, round_up(s.k, align), conv.a_format, conv.c_format);
+  gk.b_format = conv.b_format;
+  gk.d_format = conv.a_format;
+  gk.batch = s.batch;
+  GemmPlan p = plan_gemm(g, gk);
+  p.problem.m = s.m;
+  p.problem.k = s.k;
+  p.problem.a_footprint_bytes = s.a_footprint;
+  p.problem.b_footprint_bytes = s.b_footprint;
+  p.problem.a_k_contiguous = s.a_k_contiguous;
+  p.problem.b_k_contiguous = s.b_k_contiguous;
+  if (s.out_bytes > 0) p.problem.c_bytes = s.out_bytes;
+  return p;
+}
+
+// The implicit GEMM of each pass (IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM cost the same here).
+void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
+  const ConvShape& c = d.c;
+  const bool pointwise = d.R == 1 && d.S == 1;
+  // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
+  const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc;
+  const i64 block = d.tensor && !pointwise ? kTensorChannelBlock : 1;
+  if (d.pass == Pass::forward) {
+    s.m = d.N * d.P * d.Q, s.n = d.kg, s.k = d.R * d.S * round_up(d.cg, block);
+    s.a_footprint = d.x, s.b_footprint = d.w;
+    s.a_k_contiguous = nhwc_kernel, s.b_k_contiguous = true;
+  } else if (d.pass == Pass::data_grad) {
+    // A strided data gradient runs as stride_h x stride_w phases of the input pixels, each
+    // reducing over the filter taps that land on it, at most ceil(R/sh) x ceil(S/sw) (CUTLASS's
+    // strided dgrad). A filter smaller than the stride leaves pixels no tap reaches: the kernels
+    // skip those rows but not those columns (a CTA tile runs along W, so it covers every column,
+    // zeros included): DeepBench's 1x1 stride-2 rows cost 1.4-2.9x their forward.
+    const bool sparse = d.R < c.stride_h || d.S < c.stride_w;
+    const i64 taps = ceil_div(d.R, c.stride_h) * ceil_div(d.S, c.stride_w);
+    s.m = sparse ? d.N * ceil_div(d.H, c.stride_h) * d.W
+                 : d.N * ceil_div(d.H, c.stride_h) * ceil_div(d.W, c.stride_w) * c.stride_h * c.stride_w;
+    s.n = d.cg, s.k = taps * round_up(d.kg, block);
+    s.a_footprint = d.y, s.b_footprint = d.w;
+    s.a_k_contiguous = nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
+    if (c.stride_h * c.stride_w > 1)
+      L.notes.push_back("strided data gradient: " + std::to_string(c.stride_h * c.stride_w) + " phases of " +
+                        std::to_string(taps) + " filter taps" + (sparse ? ", every column of the rows taps reach" : ""));
+  } else {
+    s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
+    s.b_footprint = d.x;
+    s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
+  }
+  const i64 reduced = d.pass == Pass::data_grad ? d.kg : d.cg;
+  if (block > 1 && reduced % block)
+    L.notes.push_back("filter taps x " + std::to_string(block) + "-channel blocks: " + std::to_string(reduced) +
+                      " channels per tap padded to " + std::to_string(round_up(reduced, block)));
+  if (!d.tensor || c.layout != TensorLayout::nchw) return;
+  if (pointwise) {
+    // A 1x1 convolution of NCHW tensors is a (strided) GEMM per image: no transposes
+    // (DeepBench: a 1x1 stride-2 forward of 12.8 MB runs in 16 us, less than a transpose).
+    L.notes.push_back("1x1 convolution on NCHW tensors: a GEMM per image, no layout transposes");
+    s.a_k_contiguous = d.pass == Pass::weight_grad;
+    if (d.pass == Pass::weight_grad) s.b_k_contiguous = true;
+    return;
+  }
+  // The sm_70 tensor-core kernels read NHWC: cuDNN first transposes the NCHW activations
+  // (nchwToNhwcKernel) and the kernel's epilogue writes NCHW itself (the "_nhwc2nchw_" kernels
+  // in nvprof listings: apache/mxnet#9774, NVIDIA/apex#666). A filter reorder is not charged:
+  // the measured times show no room for one.
+  auto transpose = [&](const char* what, double bytes) { L.helpers.push_back({what, bytes, bytes, 0}); };
+  if (d.pass != Pass::data_grad) transpose("NCHW->NHWC transpose of the input", d.x);
+  if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
+}
+
+// Fused F(2x2,3x3) (Lavin & Gray 2016): one kernel transforms 4x4 input tiles and the 3x3 filters
+// in shared memory, runs the 16 element-wise products as GEMMs over channels and writes each tile's
+// 2x2 outputs. cuDNN's kernel (*_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt, 256 threads)
+// gives each CTA one image's block of 4 x 8 output tiles and 32 filters, all 16 products: its grid in
+// all 2751 NeuSight listings is (N x ceil(K/32), ceil(tiles/4), ceil(tiles/8)). So tiles are padded to
+// whole 4 x 8 blocks per image and filters to 32. Costed as one GEMM with the same CTAs and work:
+// M = 4 x padded tiles, N = 4 x padded filters, 128x128 CTA tiles (32 tiles x 32 filters x 16 products).
+// Per channel a CTA also transforms its 32 input tiles (32 FADDs each) and 32 filters (28 FP32 ops
+// each: G g G^T, 12 + 16) on the same FP32 pipe: 1920 operations next to 16384 FFMAs, charged as
+// that fraction of extra reduction steps.
+void lower_winograd_fused(const Dims& d, ConvLowering& L, GemmShape& s) {
+  const bool fwd = d.pass == Pass::forward;  // no fused weight-gradient kernel exists
+  const i64 th = ceil_div(fwd ? d.P : d.H, 2), tw = ceil_div(fwd ? d.Q : d.W, 2);
+  const i64 tiles = d.N * th * tw, padded = d.N * round_up(th, 4) * round_up(tw, 8);
+  const i64 filters = fwd ? d.kg : d.cg, reduced = fwd ? d.cg : d.kg;
+  constexpr i64 kProducts = 16 * 32 * 32, kTransformOps = 32 * 32 + 32 * 28;
+  s.batch = d.groups, s.m = 4 * padded, s.n = 4 * round_up(filters, 32);
+  s.k = ceil_div(reduced * (kProducts + kTransformOps), kProducts);
+  s.a_footprint = fwd ? d.x : d.y, s.b_footprint = d.w;
+  s.b_k_contiguous = true;   // K x C x 3 x 3 filters: the reduced channels are contiguous
+  s.out_bytes = d.e * 4 / 16;  // 4 outputs stored per 16 products: the inverse transform is in-kernel
+  L.notes.push_back("fused Winograd F(2x2,3x3): " + std::to_string(tiles) + " tiles padded to " +
+                    std::to_string(padded) + " (4 x 8 per CTA), " + std::to_string(filters) +
+                    " filters to blocks of 32, in-kernel transforms +" +
+                    std::to_string(int(100.0 * kTransformOps / kProducts + 0.5)) + "% FP32 work");
+}
+
+// Nonfused Winograd: transform kernels, alpha^2 batched GEMMs, inverse transform. F(4x4,3x3)
+// and F(2x2,5x5) (alpha = 6: 36 GEMMs); the transforms cost their bytes.
+// cuDNN 8's filter transform stores each transformed element on its own 32-byte L2 sector: inferred
+// from NeuSight's cuDNN 8.9 times (README "Convolutions"); cuDNN 7.6's (DeepBench) shows no such cost.
+void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s, bool scattered_filter_stores) {
+  const i64 mt = d.R == 3 ? 4 : 2, alpha = mt + d.R - 1, a2 = alpha * alpha;
+  const bool fwd = d.pass == Pass::forward, wgrad = d.pass == Pass::weight_grad;
+  const bool over_input = d.pass == Pass::data_grad;  // dgrad tiles the input-gradient pixels
+  const i64 tiles = d.N * ceil_div(over_input ? d.H : d.P, mt) * ceil_div(over_input ? d.W : d.Q, mt);
+  const double ti = double(a2) * double(tiles) * double(d.cg) * d.e, to = double(a2) * double(tiles) * double(d.kg) * d.e;
+  const double tw = double(a2) * double(d.kg) * double(d.cg) * d.e;
+  if (wgrad) {
+    L.helpers.push_back({"Winograd transform of the input", d.x, ti, 0});
+    L.helpers.push_back({"Winograd transform of the output gradient", d.y, to, 0});
+    s.m = d.kg, s.n = d.cg, s.k = tiles;
+  } else {
+    L.helpers.push_back({fwd ? "Winograd transform of the input" : "Winograd transform of the output gradient",
+                         fwd ? d.x : d.y, fwd ? ti : to, 0});
+    L.helpers.push_back({"Winograd transform of the filters", d.w,
+                         scattered_filter_stores ? tw * kSectorBytes / d.e : tw, 0});
+    s.m = tiles, s.n = fwd ? d.kg : d.cg, s.k = fwd ? d.cg : d.kg;
+  }
+  s.batch = a2 * d.groups;
+  L.helpers.push_back({"inverse Winograd transform", wgrad ? tw : fwd ? to : ti, wgrad ? d.w : fwd ? d.y : d.x, 0});
+  L.notes.push_back("nonfused Winograd F(" + std::to_string(mt) + "x" + std::to_string(mt) + "," + std::to_string(d.R) +
+                    "x" + std::to_string(d.S) + "): " + std::to_string(a2) + " batched GEMMs over " +
+                    std::to_string(tiles) + " tiles");
+}
+
+// FFT tiling: 32x32 real-FFT tiles (32 x 17 complex bins), each bin a complex GEMM over channels;
+// a complex multiply-add is 4 real ones (a real GEMM with doubled N and K).
+void lower_fft_tiling(const Dims& d, ConvLowering& L, GemmShape& s) {
+  const i64 T = 32, bins = T * (T / 2 + 1), step = T - d.R + 1;
+  const bool fwd = d.pass == Pass::forward, wgrad = d.pass == Pass::weight_grad;
+  const bool over_input = d.pass == Pass::data_grad;
+  const i64 tiles = d.N * ceil_div(over_input ? d.H : d.P, step) * ceil_div(over_input ? d.W : d.Q, step);
+  const double cplx = 2 * d.e;
+  const double fi = double(bins) * double(tiles) * double(d.cg) * cplx, fo = double(bins) * double(tiles) * double(d.kg) * cplx;
+  const double fw = double(bins) * double(d.kg) * double(d.cg) * cplx;
+  const double per_fft = 5.0 * double(T * T) * 10;  // 5 n log2(n) flops per 32x32 transform
+  if (wgrad) {
+    L.helpers.push_back({"FFT of the input tiles", d.x, fi, per_fft * double(tiles) * double(d.cg)});
+    L.helpers.push_back({"FFT of the output-gradient tiles", d.y, fo, per_fft * double(tiles) * double(d.kg)});
+    s.m = d.kg, s.n = 2 * d.cg, s.k = 2 * tiles;
+  } else {
+    L.helpers.push_back({fwd ? "FFT of the input tiles" : "FFT of the output-gradient tiles", fwd ? d.x : d.y,
+                         fwd ? fi : fo, per_fft * double(tiles) * double(fwd ? d.cg : d.kg)});
+    L.helpers.push_back({"FFT of the filters", d.w, fw, per_fft * double(d.kg) * double(d.cg)});
+    s.m = tiles, s.n = 2 * (fwd ? d.kg : d.cg), s.k = 2 * (fwd ? d.cg : d.kg);
+  }
+  s.batch = bins * d.groups;
+  L.helpers.push_back({"inverse FFT", wgrad ? fw : fwd ? fo : fi, wgrad ? d.w : fwd ? d.y : d.x,
+                       per_fft * (wgrad ? double(d.kg) * double(d.cg) : double(tiles) * double(fwd ? d.kg : d.cg))});
+  L.notes.push_back("FFT tiling: " + std::to_string(bins) + " complex GEMMs over " + std::to_string(tiles) + " tiles");
+}
+
+// What the library's kernels allow the GEMM machinery to choose.
+void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
+  const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
+  if (d.tensor && implicit && g.arch == "sm_70") {
+    // cuDNN 7's Volta tensor-core convolution kernels come in CTA tiles (pixels x channels) of
+    // 256x128, 256x64, 128x128 and 128x64 (volta_fp16_s884cudnn_fp16_256x128_ldg8_...,
+    // ..._256x64_..., ..._128x128_ldg8_wgrad_idx_...: nvprof listings in apache/mxnet#9774,
+    // NVIDIA/apex#666, pytorch/pytorch#54324); the weight gradient (M = output channels) also
+    // has 64-row tiles.
+    L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
+    if (d.pass == Pass::weight_grad) L.gemm.cta_tiles.push_back({64, 128});
+    // The data gradient without the narrowest tile: what fits DeepBench's V100 sheets (small 1x1
+    // data gradients with K > C ran 25-50% slower than the 128x64 tile predicts; README).
+    if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
+  }
+  // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
+  // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
+  if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+  // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
+  if (!d.tensor && implicit && d.pass == Pass::data_grad && d.cg > 32) L.gemm.cta_tiles = {{128, 128}, {128, 64}};
+  // The fused Winograd kernel's one CTA shape (lower_winograd_fused); the data gradient is assumed
+  // to run the same kernel on the flipped filters (not in any listing we have).
+  if (L.choice.algo == ConvAlgo::winograd) L.gemm.cta_tiles = {{128, 128}};
+  // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
+  // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
+  // that fit DeepBench's V100 sheets, see README "Convolutions").
+  if (d.pass == Pass::data_grad || (d.pass == Pass::forward && !d.tensor)) L.gemm.max_split_k = 1;
+}
+
+}  // namespace
+
+ConvLowering lower_conv(const GpuConfig& g, const Kernel& k) {
+  check_conv(k);
+  return lower_conv(g, k, choose_conv_algo(g, k));
+}
+
+ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& choice) {
+  check_conv(k);
+  ConvLowering L;
+  L.choice = choice;
+  const ConvShape& c = k.conv;
+  L.notes.push_back("cuDNN " + std::string(cudnn_name(L.choice.algo)) + ": " + L.choice.why);
+  const double e = format_bits(k.a_format) / 8.0;
+
+  if (L.choice.algo == ConvAlgo::direct_depthwise) {
+    // Each output reads its R*S window of one channel: the bytes of x, w and y at the memory
+    // system's rate, the multiply-adds at the CUDA cores'.
+    L.has_gemm = false;
+    const double x = double(c.batch) * double(c.ifmap_h) * double(c.ifmap_w) * double(c.channels) * e;
+    const double y = double(c.batch) * double(c.out_h()) * double(c.out_w()) * double(c.num_filters) * e;
+    const double w = double(c.num_filters) * double(c.filter_h) * double(c.filter_w) * e;
+    StreamingKernel& dk = L.direct;
+    dk.what = "direct depthwise kernel";
+    dk.flops = k.flops();
+    if (k.pass == Pass::forward) dk.read_bytes = x + w, dk.write_bytes = y;
+    if (k.pass == Pass::data_grad) dk.read_bytes = y + w, dk.write_bytes = x;
+    if (k.pass == Pass::weight_grad) dk.read_bytes = x + y, dk.write_bytes = w;
+    return L;
+  }
+
+  i64 cg = c.channels / c.groups, kg = c.num_filters / c.groups;
+  if (L.choice.tensor_cores && (cg % 8 || kg % 8)) {
+    L.notes.push_back("C/group " + std::to_string(cg) + " or K/group " + std::to_string(kg) +
+                      " not a multiple of 8: padded to " + std::to_string(round_up(cg, 8)) + " and " +
+                      std::to_string(round_up(kg, 8)) + " for the tensor cores (the padding is computed)");
+    cg = round_up(cg, 8), kg = round_up(kg, 8);
+  }
+  if (c.groups > 1) L.notes.push_back(std::to_string(c.groups) + " groups run as one batched implicit GEMM");
+  const i64 N = c.batch, H = c.ifmap_h, W = c.ifmap_w, P = c.out_h(), Q = c.out_w(), R = c.filter_h, S = c.filter_w;
+  const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
+               double(N) * double(H) * double(W) * double(cg) * e,
+               double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e};
+  GemmShape s;
+  s.batch = c.groups;
+  s.out_bytes = e;
+  switch (L.choice.algo) {
+    case ConvAlgo::implicit_gemm:
+    case ConvAlgo::implicit_precomp_gemm: lower_implicit(d, L, s); break;
+    case ConvAlgo::winograd: lower_winograd_fused(d, L, s); break;
+    case ConvAlgo::winograd_nonfused: lower_winograd_nonfused(d, L, s, cudnn_version(g, k) >= 8); break;
+    case ConvAlgo::fft_tiling: lower_fft_tiling(d, L, s); break;
+    case ConvAlgo::direct_depthwise: break;
+  }
+  L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
+  library_limits(g, d, L);
+  return L;
+}
+
+}  // namespace tcsim::gpu

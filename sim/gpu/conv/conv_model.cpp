@@ -1,0 +1,128 @@
+#include "gpu/conv/conv_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gpu/gemm/gemm_result.h"
+#include "gpu/kernel_program.h"
+#include "gpu/power/activity.h"
+
+namespace tcsim::gpu {
+
+namespace {
+
+std::string fmt_us(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  return buf;
+}
+
+// Events of a streaming kernel for the energy model: its flops as FMAs, 16-byte vector loads and
+// stores through L1, 2 register sources per instruction.
+Activity streaming_activity(const StreamingKernel& k) {
+  Activity a;
+  const double bytes = k.read_bytes + k.write_bytes;
+  a.ffma = k.flops / 2;
+  a.warp_instructions = a.ffma / 32 + bytes / (32 * 16);
+  a.rf_reads = 2 * a.warp_instructions;
+  a.l1_bytes = bytes;
+  return a;
+}
+
+// `pinned`: cost the GEMM with this mapping instead of choosing one (the power governor's re-runs).
+KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache,
+                           const Mapping* pinned = nullptr, Mapping* chosen = nullptr) {
+  const std::string algo = "cuDNN " + std::string(cudnn_name(L.choice.algo));
+  KernelResult r;
+  if (L.has_gemm) {
+    const Estimate best = pinned ? estimate(g, L.gemm.problem, *pinned, cache) : choose_mapping(g, L.gemm, cache);
+    if (chosen) *chosen = best.mapping;
+    r = gemm_result(g, L.gemm, best);
+    r.mapping = algo + ": " + r.mapping;
+  } else {
+    const StreamingCost c = streaming_cost(g, L.direct);
+    r.cycles = c.cycles;
+    r.time_s = c.time_s;
+    r.bound = c.math_bound ? "cuda_core" : c.in_l2 ? "l2" : "dram";
+    r.mapping = algo + ": streaming kernel";
+    r.set("dram_read_bytes", L.direct.read_bytes);
+    r.set("dram_write_bytes", L.direct.write_bytes);
+    r.set("l2_read_bytes", L.direct.read_bytes);
+    r.set("l2_write_bytes", L.direct.write_bytes);
+    r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
+    streaming_activity(L.direct).record(r);
+  }
+  r.name = k.name;
+  r.flops = k.flops();
+  r.notes.insert(r.notes.begin(), L.notes.begin(), L.notes.end());
+
+  double helper_cycles = 0, helper_read = 0, helper_write = 0;
+  std::string names;
+  for (const auto& h : L.helpers) {
+    const StreamingCost c = streaming_cost(g, h);
+    helper_cycles += c.cycles, helper_read += h.read_bytes, helper_write += h.write_bytes;
+    names += (names.empty() ? "" : ", ") + h.what;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ": %.1f us on the GPU%s", c.cycles / g.clock_hz * 1e6, c.in_l2 ? " (in L2)" : "");
+    r.notes.push_back(h.what + buf);
+  }
+  if (!L.helpers.empty()) {
+    // Launches are asynchronous: in a stream of calls the host enqueues a helper while the
+    // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
+    // launch_overhead per kernel) is the floor of the whole call.
+    const double main_launches = std::max(1.0, std::round(r.get("launch_overhead_us").value_or(0) /
+                                                          (g.launch_overhead_s * 1e6)));
+    const double launches = main_launches + double(L.helpers.size());
+    r.time_s = std::max(r.time_s + helper_cycles / g.clock_hz, launches * g.launch_overhead_s);
+    r.cycles += helper_cycles;
+    r.mapping += "; + " + names;
+    r.set("dram_read_bytes", r.get("dram_read_bytes").value_or(0) + helper_read);
+    r.set("dram_write_bytes", r.get("dram_write_bytes").value_or(0) + helper_write);
+    r.set("l2_read_bytes", r.get("l2_read_bytes").value_or(0) + helper_read);
+    r.set("l2_write_bytes", r.get("l2_write_bytes").value_or(0) + helper_write);
+    Activity act = Activity::of(r);
+    for (const auto& h : L.helpers) act.add(streaming_activity(h));
+    act.record(r);
+    r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
+  }
+  r.set("helper_kernels", double(L.helpers.size()));
+  r.set("helper_time_us", helper_cycles / g.clock_hz * 1e6);
+  return r;
+}
+
+// Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
+ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
+  check_conv(k);
+  const std::vector<ConvChoice> candidates = conv_candidates(g, k);
+  ConvPick best;
+  best.lowering = lower_conv(g, k, candidates.front());
+  best.result = cost_lowering(g, k, best.lowering, cache, nullptr, &best.mapping);
+  std::string tried = cudnn_name(candidates.front().algo) + std::string(" ") + fmt_us(best.result.time_s);
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    ConvLowering l = lower_conv(g, k, candidates[i]);
+    Mapping m;
+    KernelResult r = cost_lowering(g, k, l, cache, nullptr, &m);
+    tried += std::string(", ") + cudnn_name(candidates[i].algo) + " " + fmt_us(r.time_s);
+    if (r.time_s < best.result.time_s * (1 - 1e-9)) best.lowering = std::move(l), best.result = std::move(r), best.mapping = m;
+  }
+  if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), "benchmark mode, fastest of: " + tried);
+  return best;
+}
+
+}  // namespace
+
+ConvPick run_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache); }
+
+ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) { return fastest(g, k, cache).lowering; }
+
+KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache) {
+  KernelResult r = cost_lowering(g, k, pick.lowering, cache, pick.lowering.has_gemm ? &pick.mapping : nullptr);
+  for (const auto& n : pick.result.notes)
+    if (n.rfind("benchmark mode", 0) == 0) r.notes.insert(r.notes.begin(), n);
+  return r;
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,216 @@
+#include "gpu/gemm/gemm_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace tcsim::gpu {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Bandwidth share quantised to ~2% steps so that near-identical problems share cache entries.
+double quantise(double x) { return std::exp(std::round(std::log(std::max(x, 1e-9)) * 50.0) / 50.0); }
+
+std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iters, int ctas,
+                      const SmEnvironment& e) {
+  char buf[320];
+  // The efficiencies are part of the key: convolution kernels run with their own (conv_model.cpp).
+  // So are the operands' layouts: the shared-memory wavefronts of the program depend on them (a
+  // convolution's forward and data-gradient GEMMs can share every other field).
+  std::snprintf(buf, sizeof buf, "%g|%g|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%d|%d|%lld|%d|%.6g|%.6g",
+                g.mma_efficiency, g.ffma_efficiency, int(m.path),
+                m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
+                p.a_bytes, p.b_bytes, p.c_bytes, int(p.a_k_contiguous), int(p.b_k_contiguous),
+                static_cast<long long>(iters), ctas, e.global_bytes_per_clk, e.global_latency);
+  return buf;
+}
+
+// Cycles per body iteration of the whole SM (every resident CTA advancing one k-tile), measured over
+// the window [t0, t1) in which warp 0 of CTA 0 ran `window` iterations. CTA 0 is the fastest (GTO
+// favours the oldest warps), so every other CTA is still in its loop during the window; counting
+// the iterations all CTAs started in it gives the SM's rate. With one CTA, or CTAs that progress
+// alike (LRR), this is CTA 0's own period; taking CTA 0's period alone would let the others' share
+// of the tensor pipe vanish from the extrapolation.
+double sm_period(const SmRunStats& s, double t0, double t1, std::int64_t window) {
+  const std::size_t ctas = s.cta_iteration_start.size();
+  double started = 0;
+  for (const auto& st : s.cta_iteration_start)
+    for (double t : st) started += (t >= t0 && t < t1) ? 1 : 0;
+  if (ctas <= 1 || started <= 0) return (t1 - t0) / double(window);
+  return (t1 - t0) * double(ctas) / started;
+}
+
+SmTime simulate_window(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                       const SmEnvironment& env, std::int64_t window) {
+  SmTime r;
+  // Long K loops: simulate enough iterations to fill and drain the pipeline plus a window in which
+  // to measure the steady-state period, then extrapolate the rest.
+  const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4 + window);
+  const WarpProgram prog = build_program(g, p, m, n_sim);
+  r.stats = simulate_sm(g, prog, m.warps, ctas, env);
+  r.simulated_iterations = n_sim;
+  r.ctas = ctas;
+  r.cycles = r.stats.cycles;
+  if (n_sim < iterations) {
+    const auto& st = r.stats.cta_iteration_start.front();  // CTA 0: the fastest under GTO
+    const std::int64_t b = std::min<std::int64_t>(std::int64_t(st.size()) - 1, m.stages + 2 + window);
+    const std::int64_t a = b - window;
+    r.period = sm_period(r.stats, st[a], st[b], window);
+    double worst = 0;
+    for (std::int64_t i = a; i < b; ++i) worst = std::max(worst, std::abs((st[i + 1] - st[i]) - r.period));
+    // Periodic with a short cycle (fractional issue intervals) counts as steady.
+    r.steady = worst <= 0.1 * r.period + 2;
+    r.extrapolated = true;
+    r.cycles += double(iterations - n_sim) * r.period;
+  }
+  return r;
+}
+
+SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                const SmEnvironment& env) {
+  SmTime r = simulate_window(g, p, m, iterations, ctas, env, 8);
+  // An unsteady schedule (several CTAs taking turns unevenly, as cp.async SIMT loops with 3-4 CTAs
+  // per SM do) makes an 8-iteration window land on a burst: the A100 sgemm 128x64 tile measured
+  // 107.8% of the FFMA pipe's rate over 8 iterations, 99.4% over 64. Measure such loops over 64.
+  if (!r.steady && r.simulated_iterations < iterations) r = simulate_window(g, p, m, iterations, ctas, env, 64);
+  return r;
+}
+
+}  // namespace
+
+double dram_activation_factor(const GpuConfig& g, double run_bytes) {
+  if (g.dram_activate_interval_s <= 0) return 1.0;
+  // Bytes one channel could move while it waits tRRD for its next row activation. A stream that
+  // uses fewer bytes per row opened cannot keep the channel busy.
+  const double per_activation = g.dram_bytes_per_s / g.dram_channels * g.dram_activate_interval_s;
+  return std::min(1.0, std::max(run_bytes, g.dram_access_granularity) / per_activation);
+}
+
+double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t) {
+  // Per k-tile a CTA reads, from each row of an operand, bk elements when K is that operand's
+  // contiguous dimension, else a tile-wide run (bm or bn elements, continued by the neighbouring
+  // CTAs). Thousands of rows are in flight across the GPU, so a DRAM row opened for one k-tile's
+  // run is closed before the next k-tile returns to it: the run is what one activation serves.
+  const double run_a = (p.a_k_contiguous ? m.bk : m.bm) * p.a_bytes;
+  const double run_b = (p.b_k_contiguous ? m.bk : m.bn) * p.b_bytes;
+  const double total = t.dram_read_bytes + t.dram_write_bytes;
+  const double other = std::max(0.0, t.dram_read_bytes - t.dram_a_bytes - t.dram_b_bytes) + t.dram_write_bytes;
+  const double busy = t.dram_a_bytes / dram_activation_factor(g, run_a) +
+                      t.dram_b_bytes / dram_activation_factor(g, run_b) + other;
+  return g.dram_bytes_per_clk() * g.dram_efficiency * total / std::max(busy, 1.0);
+}
+
+SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                        const SmEnvironment& env) {
+  const std::string key = cache_key(g, p, m, iterations, ctas, env);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  SmTime t = simulate(g, p, m, iterations, ctas, env);
+  std::lock_guard<std::mutex> lock(mu_);
+  map_.emplace(key, t);
+  return t;
+}
+
+std::size_t SmTimeCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
+}
+
+Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int cps) {
+  Traffic t;
+  const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
+  const double batch = double(p.batch);
+  const double K = double(p.k);
+  // Operand bytes in memory (an implicit GEMM's activation tensor, not its im2col matrix).
+  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
+  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
+  t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
+  // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
+  // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
+  const double wave = double(g.sm_count) * cps / std::max(1, m.split_k);
+  const double rows = std::min<double>(double(gm), wave);
+  const double cols = std::min<double>(double(gn), std::ceil(wave / double(gm)));
+  const double waves = std::ceil(double(gm) * double(gn) * batch / wave);
+  const double half_l2 = double(g.l2_size) / 2;
+  // A wave's rows of an implicit GEMM's im2col operand come from a footprint-sized share of the tensor.
+  const double fa = A / (double(p.m) * K * p.a_bytes), fb = B / (K * double(p.n) * p.b_bytes);
+  const double dram_a =
+      A <= half_l2 ? A * batch : std::min(A * batch * double(gn), waves * rows * m.bm * p.a_bytes * K * fa);
+  const double dram_b =
+      B <= half_l2 ? B * batch : std::min(B * batch * double(gm), waves * cols * m.bn * p.b_bytes * K * fb);
+  t.dram_read_bytes = std::clamp(dram_a + dram_b, batch * (A + B), std::max(t.l2_read_bytes, batch * (A + B)));
+  const double scale = t.dram_read_bytes / std::max(dram_a + dram_b, 1.0);
+  t.dram_a_bytes = dram_a * scale;
+  t.dram_b_bytes = dram_b * scale;
+  t.dram_write_bytes = batch * double(p.m) * double(p.n) * p.c_bytes;
+  return t;
+}
+
+Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache) {
+  Estimate e;
+  e.mapping = m;
+  const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
+  const std::int64_t tiles_mn = gm * gn * p.batch;
+  e.tiles = tiles_mn * m.split_k;
+  const std::int64_t k_per = ceil_div(p.k, m.split_k);
+  e.iterations = ceil_div(k_per, m.bk);
+  e.ctas_per_sm = ctas_per_sm(g, m);
+  const std::int64_t per_sm = ceil_div(e.tiles, g.sm_count);
+  e.active_sms = int(std::min<std::int64_t>(g.sm_count, e.tiles));
+  e.waves = double(e.tiles) / (double(g.sm_count) * e.ctas_per_sm);
+  e.traffic = estimate_traffic(g, p, m, e.ctas_per_sm);
+  e.executed_fma = double(e.tiles) * m.bm * m.bn * double(e.iterations) * m.bk;
+
+  // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
+  const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
+  const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
+  // The SM's share uses the streaming rate; the row-activation limit of short per-row runs caps
+  // the whole GPU's DRAM time below (it throttles the channels, not one SM's queue).
+  const double dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double dram_bpc_layout = dram_bytes_per_clk_for(g, p, m, e.traffic);
+  const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
+  const double amplification = l2_total / std::max(dram_total, 1.0);
+  const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
+  const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
+  e.env.global_bytes_per_clk = quantise(share);
+  const double hit_latency = g.l2_hit_latency();
+  e.env.global_latency = std::round(hit_latency + miss * std::max(0.0, g.dram_latency - hit_latency));
+
+  const int cps = e.ctas_per_sm;
+  const std::int64_t full = per_sm / cps, rem = per_sm % cps;
+  double cycles = 0;
+  if (full > 0) {
+    e.full = cache.get(g, p, m, e.iterations, cps, e.env);
+    cycles += double(full) * e.full.cycles;
+  }
+  if (rem > 0) {
+    SmTime part = cache.get(g, p, m, e.iterations, int(rem), e.env);
+    if (full == 0) e.full = part;
+    cycles += part.cycles;
+  }
+  cycles += double(full + (rem > 0)) * g.tile_overhead_cycles;
+  // No SM can beat the whole GPU's DRAM and L2 bandwidth.
+  cycles = std::max({cycles, dram_total / dram_bpc_layout, l2_total / l2_bpc});
+  e.launches = 1;
+  if (m.split_k > 1) {
+    // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
+    const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
+    const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
+    cycles += red_bytes / dram_bpc + g.dram_latency;
+    e.traffic.dram_write_bytes += partial;
+    e.traffic.dram_read_bytes += partial;
+    e.launches = 2;
+  }
+  e.cycles = cycles;
+  e.time_s = cycles / g.clock_hz + e.launches * g.launch_overhead_s;
+  return e;
+}
+
+}  // namespace tcsim::gpu

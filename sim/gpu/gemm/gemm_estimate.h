@@ -1,0 +1,74 @@
+#pragma once
+// GPU-level time of one mapping: CTA waves over the SMs, the L2/DRAM traffic of the tile order,
+// one SM's resident CTAs simulated cycle by cycle (with steady-state extrapolation of long K loops),
+// split-K reduction and launch overhead.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gpu/gemm/mapping.h"
+#include "gpu/sm/sm_sim.h"
+
+namespace tcsim::gpu {
+
+struct Traffic {
+  double l2_read_bytes = 0;    // operand bytes CTAs request from L2
+  double dram_read_bytes = 0;  // of which miss to DRAM (tile order, L2 capacity)
+  double dram_write_bytes = 0;
+  double dram_a_bytes = 0, dram_b_bytes = 0;  // dram_read_bytes split by operand
+};
+
+// One SM's run of `ctas` resident CTAs over `iterations` k-tiles.
+struct SmTime {
+  double cycles = 0;
+  std::int64_t simulated_iterations = 0;
+  int ctas = 1;            // resident CTAs simulated
+  bool extrapolated = false;
+  bool steady = true;      // the period was stable when extrapolating
+  double period = 0;       // cycles per k-tile in the steady state
+  SmRunStats stats;        // of the simulated part
+};
+
+class SmTimeCache {
+ public:
+  SmTime get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+             const SmEnvironment& env);
+  std::size_t size() const;
+  std::uint64_t hits() const { return hits_; }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, SmTime> map_;
+  std::uint64_t hits_ = 0;
+};
+
+struct Estimate {
+  Mapping mapping;
+  double cycles = 0;          // kernel cycles (all kernels of the call, split-K reduction included)
+  double time_s = 0;          // with launch overheads
+  int launches = 1;
+  std::int64_t tiles = 0, iterations = 0;
+  int ctas_per_sm = 0, active_sms = 0;
+  double waves = 0;
+  Traffic traffic;
+  SmEnvironment env;
+  SmTime full;                // the SM run of a full round of resident CTAs
+  double executed_fma = 0;    // including tile padding
+};
+
+// Fraction of the achievable DRAM bandwidth left when each row activation serves `run_bytes`
+// (dram.activate_interval, dram.channels, dram.access_granularity; 1 when the interval is 0).
+double dram_activation_factor(const GpuConfig& g, double run_bytes);
+
+// Achievable DRAM bytes per SM clock for this GEMM's traffic: the operands' streams are limited by
+// row activations according to their layout (a K-contiguous operand reads short runs per row).
+double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t);
+
+Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int ctas_per_sm);
+
+Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache);
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,76 @@
+#include "gpu/gemm/gemm_plan.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace tcsim::gpu {
+namespace {
+
+std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
+  const Kernel k = gemm_view(kernel);
+  const std::string where = "kernel " + (kernel.name.empty() ? std::string("<unnamed>") : kernel.name);
+  if (k.m <= 0 || k.n <= 0 || k.k <= 0 || k.batch <= 0)
+    throw InputError(where, "expected positive M, N, K and batch, got " + std::to_string(k.m) + "x" +
+                                std::to_string(k.n) + "x" + std::to_string(k.k) + " batch " + std::to_string(k.batch));
+  GemmPlan plan;
+  GemmProblem& p = plan.problem;
+  p.m = k.m, p.n = k.n, p.k = k.k, p.batch = k.batch;
+  p.ab = k.a_format, p.acc = k.c_format, p.out = k.d_format;
+  const MmaInstr* row = g.find_mma(k.a_format, k.c_format);
+  if (k.a_format != k.b_format && !(format_bits(k.a_format) == 8 && format_bits(k.b_format) == 8))
+    throw InputError(where, std::string("expected A and B in the same format, got ") +
+                                std::string(format_name(k.a_format)) + " and " + std::string(format_name(k.b_format)));
+  if (k.a_format == FormatId::fp32) {
+    plan.path = MathPath::cuda_core;
+    plan.notes.push_back("fp32 GEMM on the CUDA cores (FFMA); ask for tf32 operands to use tensor cores");
+  } else if (row) {
+    plan.path = MathPath::tensor;
+    plan.mma_row = int(row - g.mma.data());
+    if (k.m % 8 || k.n % 8 || k.k % 8) {
+      if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16) {
+        plan.path = MathPath::cuda_core;
+        plan.mma_row = -1;
+        plan.notes.push_back("M, N or K not a multiple of 8: cuBLAS on " + g.arch +
+                             " runs it without tensor cores (HFMA2); pad to multiples of 8 to use them");
+      } else {
+        p.m = round_up(p.m, 8), p.n = round_up(p.n, 8), p.k = round_up(p.k, 8);
+        plan.notes.push_back("M, N, K padded to multiples of 8 for the tensor cores");
+      }
+    }
+  } else if (k.a_format == FormatId::fp16 && (k.c_format == FormatId::fp16 || k.c_format == FormatId::fp32)) {
+    plan.path = MathPath::cuda_core;
+    plan.notes.push_back("no tensor-core instruction for these formats on " + g.name + ": HFMA2 on the CUDA cores");
+  } else {
+    throw InputError(where, "no tensor-core instruction of " + g.name + " takes " +
+                                std::string(format_name(k.a_format)) + " operands with a " +
+                                std::string(format_name(k.c_format)) + " accumulator (see the config's mma table)");
+  }
+  p.a_bytes = format_bits(k.a_format) / 8.0;
+  p.b_bytes = format_bits(k.b_format) / 8.0;
+  p.c_bytes = format_bits(k.d_format) / 8.0;
+  // Row-major Layout letters (workload/kernel.h): A as M x K (N) has K contiguous; B as N x K (T) too.
+  p.a_k_contiguous = k.layout == Layout::NN || k.layout == Layout::NT;
+  p.b_k_contiguous = k.layout == Layout::NT || k.layout == Layout::TT;
+  if (plan.path == MathPath::cuda_core) p.acc = FormatId::fp32;
+  return plan;
+}
+
+std::vector<int> split_options(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
+  std::vector<int> out{1};
+  const std::int64_t tiles = ((p.m + m.bm - 1) / m.bm) * ((p.n + m.bn - 1) / m.bn) * p.batch;
+  const std::int64_t slots = std::int64_t(g.sm_count) * ctas_per_sm(g, m);
+  if (tiles * 2 > slots) return out;
+  for (int s : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
+    if (tiles * s > slots) break;
+    if (p.k / s < 4 * m.bk) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace tcsim::gpu

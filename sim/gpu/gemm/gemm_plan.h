@@ -1,0 +1,30 @@
+#pragma once
+// How the GPU will run a kernel's GEMM: the math path (tensor cores or CUDA cores), the MMA
+// instruction, padding, and the split-K factors worth trying; with notes saying why.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/gemm/mapping.h"
+#include "workload/kernel.h"
+
+namespace tcsim::gpu {
+
+struct GemmPlan {
+  GemmProblem problem;
+  MathPath path = MathPath::tensor;
+  int mma_row = -1;
+  bool empty = false;  // a GEMM with nothing to do (memory kernels are handled elsewhere)
+  int max_split_k = 0; // the library kernel splits K at most this many ways (0: as cuBLAS would)
+  // CTA tiles (bm, bn) the library ships for this kernel; empty: every candidate of the architecture.
+  std::vector<std::pair<int, int>> cta_tiles;
+  std::vector<std::string> notes;
+};
+
+// Throws InputError for dimensions that are zero/negative or formats no unit of this GPU runs.
+GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel);
+
+// Split-K factors to evaluate for a mapping: 1, and more when the M x N tiles cannot fill the GPU.
+std::vector<int> split_options(const GpuConfig& g, const GemmProblem& p, const Mapping& m);
+
+}  // namespace tcsim::gpu

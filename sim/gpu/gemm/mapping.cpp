@@ -1,0 +1,303 @@
+// Candidate mappings per architecture (the tile shapes of the cuBLAS/CUTLASS kernels for that
+// architecture) and the per-warp programs they run.
+#include "gpu/gemm/mapping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gpu/gemm/program_costs.h"
+
+namespace tcsim::gpu {
+namespace {
+
+struct TileShape {
+  int bm, bn, wm, wn;
+};
+
+// cuBLAS volta/turing h884/h1688 gemm kernels: 256x128, 128x256, 128x128, 128x64, 64x128, 64x64
+// CTA tiles with 64x64 (or 32x32 for the small ones) warp tiles, BK 32, double-buffered
+// (CUTLASS 1.x/2.x Volta/Turing configurations).
+const TileShape kSyncTiles[] = {{256, 128, 64, 64}, {128, 256, 64, 64}, {128, 128, 64, 64}, {128, 64, 64, 32},
+                                {64, 128, 32, 64},  {64, 64, 32, 32},   {256, 64, 64, 64},  {64, 256, 64, 64}};
+// sm_90 wgmma kernels: warpgroup tiles (wm x wn per warpgroup of 4 warps).
+const TileShape kWgmmaTiles[] = {{128, 256, 64, 256}, {256, 128, 128, 128}, {128, 128, 64, 128},
+                                 {64, 256, 64, 256},  {64, 128, 64, 128},   {128, 64, 64, 64}};
+// SIMT sgemm kernels (CUTLASS sgemm / cuBLAS *_sgemm_*): warp tiles of 8x8 (or 4x8) per thread.
+const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128, 32, 64},
+                                {64, 64, 32, 32},   {128, 32, 32, 32}, {32, 128, 32, 32}};
+
+int round_regs(int r) { return std::min(255, (r + 7) / 8 * 8); }
+
+bool is_wgmma(const GpuConfig& g, int row) { return row >= 0 && g.mma[row].kind == MmaKind::wgmma; }
+
+std::uint64_t tile_bytes(const GemmProblem& p, const Mapping& m) {
+  return std::uint64_t(m.bm * m.bk * p.a_bytes + m.bn * m.bk * p.b_bytes);
+}
+
+}  // namespace
+
+std::string Mapping::describe(const GpuConfig& g) const {
+  char buf[200];
+  const char* copy_name = copy == CopyEngine::tma ? "tma" : copy == CopyEngine::cp_async ? "cp.async" : "ldg/sts";
+  const std::string math = path == MathPath::tensor ? g.mma[mma_row].name : (pack == 2 ? "HFMA2" : "FFMA");
+  std::snprintf(buf, sizeof buf, "%s %dx%dx%d warp %dx%d %d-stage %s splitK %d", math.c_str(), bm, bn, bk, wm, wn,
+                stages, copy_name, split_k);
+  std::string out = buf;
+  if (cluster > 1) out += " cluster " + std::to_string(cluster) + "x1 multicast";
+  return out;
+}
+
+int ctas_per_sm(const GpuConfig& g, const Mapping& m) {
+  if (m.warps * 32 > g.max_threads_per_cta) return 0;
+  if (m.smem_bytes > g.max_smem_per_cta) return 0;
+  int c = std::min(g.max_ctas_per_sm, g.max_warps_per_sm / m.warps);
+  const std::int64_t regs_per_warp = std::int64_t((m.regs_per_thread * 32 + 255) / 256 * 256);
+  c = int(std::min<std::int64_t>(c, g.registers_per_sm / (regs_per_warp * m.warps)));
+  if (m.smem_bytes > 0) c = int(std::min<std::uint64_t>(std::uint64_t(c), g.max_smem_per_sm / m.smem_bytes));
+  return std::max(c, 0);
+}
+
+std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p, MathPath path, int mma_row) {
+  std::vector<Mapping> out;
+  const bool sm7x = g.arch == "sm_70" || g.arch == "sm_75";
+  auto finish = [&](Mapping m) {
+    m.smem_bytes = std::uint64_t(m.stages) * tile_bytes(p, m);
+    if (ctas_per_sm(g, m) > 0) out.push_back(m);
+  };
+  if (path == MathPath::cuda_core) {
+    const int pack = p.ab == FormatId::fp16 ? 2 : 1;
+    for (const auto& t : kSimtTiles) {
+      Mapping m;
+      m.path = path;
+      m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn, m.bk = 8;
+      m.warps = (t.bm / t.wm) * (t.bn / t.wn);
+      m.pack = pack;
+      const int thread_tile = t.wm * t.wn / 32;
+      m.regs_per_thread = round_regs(thread_tile / pack + 2 * 8 + (t.bm + t.bn) * 8 / (m.warps * 32) + 30);
+      if (sm7x || g.copy_engine == CopyEngine::ldg_sts) {
+        m.copy = CopyEngine::ldg_sts, m.stages = 2;
+        finish(m);
+      } else {
+        for (int s : {3, 4}) {
+          m.copy = CopyEngine::cp_async, m.stages = s;
+          finish(m);
+        }
+      }
+    }
+    return out;
+  }
+  const MmaInstr& row = g.mma[mma_row];
+  const double accb = format_bits(row.acc) / 8.0;
+  if (is_wgmma(g, mma_row)) {
+    for (const auto& t : kWgmmaTiles) {
+      if (t.wn > row.n) continue;
+      Mapping m;
+      m.path = path, m.mma_row = mma_row, m.copy = CopyEngine::tma;
+      m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn;
+      m.bk = std::max(64, row.k * 4);
+      m.warps = 4 * (t.bm / t.wm) * (t.bn / t.wn);
+      m.regs_per_thread = round_regs(int(t.wm * t.wn * accb / 4 / 128) + 40);
+      const std::uint64_t stage = tile_bytes(p, m);
+      const int max_stages = int(std::min<std::uint64_t>(7, g.max_smem_per_cta / std::max<std::uint64_t>(stage, 1)));
+      for (int s = 3; s <= max_stages; s += 1) {
+        if (s != 3 && s != max_stages) continue;  // cuBLAS uses as many stages as fit; also the shallow one
+        m.stages = s;
+        for (int c : {1, 2}) {
+          m.cluster = c;
+          finish(m);
+        }
+      }
+    }
+    return out;
+  }
+  const int red = g.arch == "sm_70" ? 2 : 1;  // Volta octets load A/B fragments twice (timing.md 4)
+  for (const auto& t : kSyncTiles) {
+    if (t.wm % row.m || t.wn % row.n) continue;
+    Mapping m;
+    m.path = path, m.mma_row = mma_row;
+    m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn;
+    m.warps = (t.bm / t.wm) * (t.bn / t.wn);
+    const int acc_regs = int(t.wm * t.wn * accb / 4 / 32);
+    const int frag_regs = int((t.wm + t.wn) * 8 * p.a_bytes * red / 4 / 32 * 2);
+    // 32-bit (tf32) operands on sm_80: CUTLASS's GenerateSM80_TensorOp_1688 tiles have BK 16 (3-10
+    // stages) or 32 (3-5), no 64; cuDNN's TF32 kernels are named ..._tilesize128x128x16_stage4_...
+    const bool wide = p.a_bytes == 4;  // tf32 only (fp64 DMMA keeps the 16-bit set: not checked here)
+    for (int bk : sm7x ? std::vector<int>{32} : wide ? std::vector<int>{16, 32} : std::vector<int>{32, 64}) {
+      m.bk = std::max(bk, row.k);
+      const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
+      m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
+      if (sm7x || g.copy_engine == CopyEngine::ldg_sts) {
+        m.copy = CopyEngine::ldg_sts, m.stages = 2;
+        finish(m);
+      } else {
+        for (int s : bk == 16 ? std::vector<int>{3, 4, 5, 6, 10} : bk == 32 ? std::vector<int>{3, 4, 5} : std::vector<int>{3, 4}) {
+          m.copy = CopyEngine::cp_async, m.stages = s;
+          finish(m);
+        }
+      }
+      if (sm7x) break;
+    }
+  }
+  return out;
+}
+
+WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations) {
+  WarpProgram w;
+  w.iterations = iterations;
+  // Bank wavefronts of the shared-memory accesses and RF reads of the math groups (program_costs.h).
+  const ProgramCosts costs = program_costs(g, p, m);
+  const double tile = double(tile_bytes(p, m));
+  const double out_bytes = double(m.wm) * m.wn * (m.split_k > 1 ? 4.0 : p.c_bytes);
+  auto I = [](Op op) {
+    Instr in;
+    in.op = op;
+    return in;
+  };
+
+  if (m.copy == CopyEngine::tma) {
+    const MmaInstr& row = g.mma[m.mma_row];
+    // With a cluster, each CTA fetches 1/cluster of the shared B tile and multicasts it.
+    const double tma_bytes = m.bm * m.bk * p.a_bytes + m.bn * m.bk * p.b_bytes / m.cluster;
+    const int S = m.stages;
+    const int full = 0, acc = S;
+    w.slots = S + 2;
+    for (int s = 0; s < S - 1 && s < iterations; ++s) {
+      Instr t = I(Op::tma);
+      t.bytes = tma_bytes, t.dst = std::int16_t(full + s), t.leader_only = true, t.note = "stage " + std::to_string(s);
+      w.prologue.push_back(t);
+    }
+    Instr wt = I(Op::wait);
+    wt.src[0] = full, wt.rot = std::int16_t(S), wt.note = "tile i has landed";
+    w.body.push_back(wt);
+    const int ksteps = m.bk / row.k;
+    for (int kk = 0; kk < ksteps; ++kk) {
+      Instr mm = I(Op::mma);
+      mm.mma = std::int16_t(m.mma_row), mm.count = m.wm / row.m, mm.mma_n = m.wn;
+      // Operands come from shared memory: this warp's quarter of the warpgroup's A and B slices.
+      mm.bytes = (m.wm * row.k * p.a_bytes + m.wn * row.k * p.b_bytes) / 4.0;
+      mm.dst = std::int16_t(acc);
+      mm.stretch = float(1.0 / g.mma_efficiency);
+      mm.smem_wavefronts = float(costs.wgmma_wavefronts);
+      mm.rf_reads = float(costs.math.reads), mm.rf_bank_reads = float(costs.math.busiest_bank);
+      mm.note = "wgmma m64n" + std::to_string(m.wn) + "k" + std::to_string(row.k) + " k-step " + std::to_string(kk);
+      w.body.push_back(mm);
+    }
+    w.body.push_back(I(Op::wgmma_commit));
+    Instr ww = I(Op::wgmma_wait);
+    ww.arg = 1;
+    w.body.push_back(ww);
+    w.body.push_back(I(Op::bar));
+    Instr t = I(Op::tma);
+    t.bytes = tma_bytes, t.dst = full, t.rot = std::int16_t(S), t.shift = std::int16_t(S - 1);
+    t.distance = std::int16_t(S - 1), t.leader_only = true, t.note = "tile i+" + std::to_string(S - 1);
+    w.body.push_back(t);
+    Instr w0 = I(Op::wgmma_wait);
+    w0.arg = 0;
+    w.epilogue.push_back(w0);
+    Instr st = I(Op::stg);
+    st.bytes = out_bytes;
+    w.epilogue.push_back(st);
+    return w;
+  }
+
+  const bool tensor = m.path == MathPath::tensor;
+  const int kstep = tensor ? g.mma[m.mma_row].k : 1;
+  const int ksteps = m.bk / kstep;
+  // Volta octets hold A/B fragments twice in registers, but the duplicate lanes of one LDS read
+  // the same words (a broadcast), so shared-memory traffic is the warp tile's unique bytes.
+  const double lds_bytes = tensor ? (m.wm * kstep * p.a_bytes + m.wn * kstep * p.b_bytes)
+                                  : (m.wm * p.a_bytes + m.wn * p.b_bytes);
+  const int group = tensor ? (m.wm / g.mma[m.mma_row].m) * (m.wn / g.mma[m.mma_row].n) : m.wm * m.wn / 32 / m.pack;
+  const int G = 0, F0 = 1, ACC = 3, ACCD = 4;
+  w.slots = 5;
+  auto lds = [&](int f, int distance, const std::string& note) {
+    Instr in = I(Op::lds);
+    in.bytes = lds_bytes, in.dst = std::int16_t(F0 + f), in.distance = std::int16_t(distance), in.note = note;
+    in.smem_wavefronts = float(costs.lds_wavefronts);
+    in.count = costs.lds_instructions;
+    return in;
+  };
+  auto math = [&](int f, int kk) {
+    Instr in = I(tensor ? Op::mma : Op::ffma);
+    in.count = group;
+    in.mma = std::int16_t(m.mma_row);
+    in.src[0] = std::int16_t(F0 + f), in.src[1] = ACC, in.dst = ACC, in.dst2 = ACCD;
+    in.note = "k-step " + std::to_string(kk);
+    in.stretch = float(1.0 / (tensor ? g.mma_efficiency : g.ffma_efficiency));
+    in.rf_reads = float(costs.math.reads), in.rf_bank_reads = float(costs.math.busiest_bank);
+    return in;
+  };
+  const double copy_bytes = tile / m.warps;
+
+  if (m.copy == CopyEngine::ldg_sts) {
+    Instr ldg = I(Op::ldg);
+    ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile 0";
+    w.prologue.push_back(ldg);
+    Instr sts = I(Op::sts);
+    sts.bytes = copy_bytes, sts.src[0] = G, sts.smem_wavefronts = float(costs.copy_wavefronts);
+    w.prologue.push_back(sts);
+    w.prologue.push_back(I(Op::bar));
+    w.prologue.push_back(lds(0, 0, "k-step 0"));
+    ldg.distance = 1, ldg.note = "tile i+1";
+    w.body.push_back(ldg);
+    for (int kk = 0; kk < ksteps; ++kk) {
+      if (kk + 1 < ksteps) w.body.push_back(lds((kk + 1) % 2, 0, "k-step " + std::to_string(kk + 1)));
+      w.body.push_back(math(kk % 2, kk));
+    }
+    sts.distance = 1, sts.note = "tile i+1 to the other stage";
+    w.body.push_back(sts);
+    w.body.push_back(I(Op::bar));
+    w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
+  } else {
+    const int S = m.stages;
+    // cp.async main loops (CUTLASS MmaMultistage::mac_loop_iter) sync after the second-to-last k-step
+    // and load the next tile's first fragment under the last k-step's math. The fragment registers
+    // alternate between two slots, so this needs an even number of k-steps. (The ldg/sts loop of
+    // sm_70/75 keeps its sync at the end of the tile: the calibration of those kernels assumes it.)
+    const bool early_barrier = ksteps >= 2 && ksteps % 2 == 0;
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < iterations) {
+        Instr cp = I(Op::cp_async);
+        cp.bytes = copy_bytes, cp.note = "stage " + std::to_string(s);
+        cp.smem_wavefronts = float(costs.copy_wavefronts);
+        w.prologue.push_back(cp);
+      }
+      w.prologue.push_back(I(Op::cp_commit));
+    }
+    Instr wt = I(Op::cp_wait);
+    wt.arg = std::int16_t(S - 2);
+    w.prologue.push_back(wt);
+    w.prologue.push_back(I(Op::bar));
+    w.prologue.push_back(lds(0, 0, "k-step 0"));
+    for (int kk = 0; kk < ksteps; ++kk) {
+      if (kk + 1 < ksteps) w.body.push_back(lds((kk + 1) % 2, 0, "k-step " + std::to_string(kk + 1)));
+      else if (early_barrier) w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
+      w.body.push_back(math(kk % 2, kk));
+      if (kk == 0) {
+        Instr cp = I(Op::cp_async);
+        cp.bytes = copy_bytes, cp.distance = std::int16_t(S - 1), cp.note = "tile i+" + std::to_string(S - 1);
+        cp.smem_wavefronts = float(costs.copy_wavefronts);
+        w.body.push_back(cp);
+        w.body.push_back(I(Op::cp_commit));
+      }
+      // CUTLASS MmaMultistage waits for the next stage and syncs after the second-to-last k-step, so
+      // the last k-step's math hides the next tile's first fragment load.
+      if (early_barrier && kk + 2 == ksteps) {
+        w.body.push_back(wt);
+        w.body.push_back(I(Op::bar));
+      }
+    }
+    if (!early_barrier) {
+      w.body.push_back(wt);
+      w.body.push_back(I(Op::bar));
+      w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
+    }
+  }
+  Instr st = I(Op::stg);
+  st.bytes = out_bytes, st.src[0] = ACCD, st.note = "epilogue";
+  w.epilogue.push_back(st);
+  return w;
+}
+
+}  // namespace tcsim::gpu

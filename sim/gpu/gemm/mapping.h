@@ -1,0 +1,53 @@
+#pragma once
+// Kernel mappings: the CTA/warp tiles, pipeline stages and split-K a CUTLASS/cuBLAS kernel for
+// the architecture would use, and the per-warp program (program.h) each one runs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_config.h"
+#include "gpu/sm/program.h"
+
+namespace tcsim::gpu {
+
+enum class MathPath { tensor, cuda_core };
+
+// The GEMM as the GPU runs it (after padding), with element sizes in bytes.
+struct GemmProblem {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  FormatId ab = FormatId::fp16, acc = FormatId::fp32, out = FormatId::fp32;
+  double a_bytes = 2, b_bytes = 2, c_bytes = 4;
+  bool a_k_contiguous = false, b_k_contiguous = false;  // K is the operand's contiguous dimension
+  // Bytes of an operand in memory per batch instance when it is smaller than its M*K (K*N)
+  // elements: an implicit GEMM reads the activation tensor, not its im2col matrix, whose R*S-fold
+  // overlap the caches serve. 0: the operand is stored as its GEMM matrix.
+  double a_footprint_bytes = 0, b_footprint_bytes = 0;
+};
+
+struct Mapping {
+  MathPath path = MathPath::tensor;
+  int mma_row = -1;        // tensor path: row of GpuConfig::mma
+  int bm = 128, bn = 128, bk = 32;
+  int wm = 64, wn = 64;    // warp tile (tensor wgmma: warpgroup tile is 4 warps' share)
+  int warps = 4;
+  int stages = 2;
+  int split_k = 1;
+  int cluster = 1;         // sm_90: CTAs of a cluster along M share (multicast) their B tile
+  CopyEngine copy = CopyEngine::ldg_sts;
+  int pack = 1;            // CUDA-core path: elements per FMA lane (2 for half2)
+  int regs_per_thread = 128;
+  std::uint64_t smem_bytes = 0;
+
+  std::string describe(const GpuConfig& g) const;  // "tensor HMMA.884 128x128x32 warp 64x64 2-stage splitK 1"
+};
+
+// Every mapping the architecture's libraries would consider for this problem (split-K unset).
+std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p, MathPath path, int mma_row);
+
+// Resident CTAs per SM for the mapping (0: it does not fit).
+int ctas_per_sm(const GpuConfig& g, const Mapping& m);
+
+// The per-warp program of one CTA running `iterations` k-tiles.
+WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations);
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,147 @@
+#include "gpu/memory/memory_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu/memory/memory_launch.h"
+#include "gpu/power/activity.h"
+
+namespace tcsim::gpu {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Cycles of one reduction step (a warp shuffle or a shared-memory exchange): both go through the
+// SM's shared-memory/crossbar datapath; costed at shared_memory.latency [assumed, no shuffle
+// microbenchmark in timing.md]. A warp reduction is log2(32) = 5 steps; a CTA-wide one is a warp
+// reduction, a barrier and shared-memory exchange, and a second warp reduction: 12 steps.
+constexpr double kWarpReductionSteps = 5;
+constexpr double kBlockReductionSteps = 12;
+
+}  // namespace
+
+KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
+  const MemoryLaunch l = memory_launch(g, k);
+  KernelResult r;
+  r.name = k.name;
+  r.flops = k.flops();
+  r.mapping = l.kernel;
+
+  // Occupancy and rounds of resident CTAs on the busiest SM.
+  const int warps_per_cta = (l.threads_per_cta + 31) / 32;
+  const std::int64_t occupancy =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(g.max_ctas_per_sm, g.max_warps_per_sm / warps_per_cta));
+  const std::int64_t ctas_per_sm = ceil_div(l.ctas, g.sm_count);
+  const std::int64_t resident = std::min(occupancy, ctas_per_sm);
+  const std::int64_t rounds = ceil_div(ctas_per_sm, resident);
+  const double active_sms = double(std::min<std::int64_t>(l.ctas, g.sm_count));
+
+  // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there
+  // (the L2 is write-back: the outputs stay too), so it runs at L2 bandwidth and hit latency.
+  // With several L2 partitions (A100, H100), a line an SM reads from a far partition is also kept
+  // in its near one (GTC'21 "Dissecting Ampere", via timing.md 2.2): (p - 1) / p of the reads take
+  // space twice. (A100: 2 partitions, an elementwise add stays warm up to 30 MB, not 40 MB.)
+  const double bytes_read = double(k.bytes_read), bytes_written = double(k.bytes_written);
+  const double bytes = bytes_read + bytes_written;
+  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
+  const bool l2_resident = bytes_read * read_copies + bytes_written <= double(g.l2_size);
+  const double mem_latency = l2_resident ? g.l2_hit_latency() : g.dram_latency;
+
+  // Second passes over a row come from L1 while the rows of the resident CTAs fit there (LRU
+  // reuse distance: the other resident CTAs' rows enter in between), else from L2 while what all
+  // resident CTAs read (with far-partition copies) and write fits there, else again from where the
+  // data lives.
+  const double cta_read = bytes_read / double(l.ctas), cta_written = bytes_written / double(l.ctas);
+  const double resident_rows = double(resident) * cta_read;
+  const double l2_reuse_span = double(resident) * active_sms * (cta_read * read_copies + cta_written);
+  enum class Level { l1, l2, memory };
+  const Level reread = l.reread_passes == 0 || resident_rows <= double(g.l1_size) ? Level::l1
+                       : l2_resident || l2_reuse_span <= double(g.l2_size)       ? Level::l2
+                                                                                  : Level::memory;
+  const double reread_bytes = bytes_read * l.reread_passes;
+  const double reread_latency = reread == Level::l1   ? g.l1_latency
+                                : reread == Level::l2 ? g.l2_hit_latency()
+                                                      : mem_latency;
+  const double level_bytes = bytes + (reread == Level::memory ? reread_bytes : 0);
+  const double l2_bytes = bytes + (reread != Level::l1 ? reread_bytes : 0);
+
+  // Bandwidth: the level the data lives in, the L2 (every access that misses L1 passes it), and
+  // the load/store paths of the SMs that have work.
+  const double level_bw = l2_resident ? g.l2_bytes_per_clk * g.l2_efficiency : g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double mem_cycles = std::max({level_bytes / level_bw, l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency),
+                                      (bytes + reread_bytes) / (active_sms * g.l1_bytes_per_clk)});
+
+  // One CTA's serial path: its memory round trips, its re-reads, its reductions, and the store's
+  // trip to L2. Rounds of resident CTAs follow each other (in lockstep, as the GEMM rounds): Little's
+  // law with the resident CTAs' bytes in flight. A kernel with counted instructions also computes
+  // between its trips: per trip a CTA issues `issue` cycles of work on the SM's 16-lane pipes, each
+  // of its w warps per sub-core a 1/w share, and the n CTAs of a round share the pipes; a trip takes
+  // the longer of the round's work and one warp's latency plus its own share (the sub-core runs the
+  // other warps' work meanwhile): max(n x issue, latency + issue / w). Without counted instructions
+  // this is the latency alone.
+  const double trips = l.dependent_loads + l.reread_trips;
+  const double cta_issue = double(l.elements) / double(l.ctas) * l.instructions_per_element / g.peak_ffma_per_clk();
+  const double issue = trips > 0 ? cta_issue / trips : 0.0;
+  const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
+  auto cta_path = [&](std::int64_t n) {
+    auto trip = [&](double latency) { return std::max(double(n) * issue, latency + issue / warps_per_subcore); };
+    return (l.dependent_loads - l.dram_trips) * trip(mem_latency) + l.dram_trips * trip(g.dram_latency) +
+           l.reread_trips * trip(reread_latency) +
+           (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
+           g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
+  };
+  // Full rounds of `resident` CTAs, then a last round of the remainder.
+  const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
+  const double cta_cycles = cta_path(resident);
+  const double latency_cycles = double(full_rounds) * cta_cycles + (last > 0 ? cta_path(last) : 0.0);
+
+  // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
+  // the special-function unit's results.
+  const double lane_ops = std::max(k.flops_nontensor, double(l.elements) * l.instructions_per_element);
+  const double math_cycles = lane_ops / (g.peak_ffma_per_clk() * active_sms);
+  const double sfu_cycles = double(l.elements) * l.sfu_per_element / (g.sfu_per_clk() * active_sms);
+
+  struct Term {
+    const char* bound;
+    double cycles;
+  };
+  const bool level_bound = level_bytes / level_bw >= l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency);
+  const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
+                        {"latency", latency_cycles},
+                        {"cuda_core", math_cycles},
+                        {"sfu", sfu_cycles}};
+  const Term* top = &terms[0];
+  for (const auto& t : terms)
+    if (t.cycles > top->cycles) top = &t;
+  r.cycles = top->cycles;
+  r.bound = top->bound;
+  r.time_s = r.cycles / g.clock_hz + g.launch_overhead_s;
+
+  const double dram_read = l2_resident ? 0.0 : level_bytes - bytes_written;
+  r.set("dram_read_bytes", dram_read);
+  r.set("dram_write_bytes", l2_resident ? 0.0 : bytes_written);
+  r.set("l2_read_bytes", l2_bytes - bytes_written);
+  r.set("l2_write_bytes", bytes_written);
+  r.set("dram_util_pct", 100 * (l2_resident ? 0.0 : level_bytes) / (g.dram_bytes_per_clk() * r.cycles));
+  r.set("l2_util_pct", 100 * l2_bytes / (g.l2_bytes_per_clk * r.cycles));
+  r.set("ctas", double(l.ctas));
+  r.set("ctas_per_sm", double(resident));
+  r.set("waves", double(rounds));
+  r.set("cta_latency_cycles", cta_cycles);
+  r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
+  // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
+  // loads/stores when the instructions are not counted, 2 register sources per instruction.
+  Activity act;
+  act.ffma = lane_ops;
+  act.mufu = double(l.elements) * l.sfu_per_element;
+  act.warp_instructions = lane_ops / 32 + act.mufu / 32 +
+                          (l.instructions_per_element > 0 ? 0.0 : (bytes + reread_bytes) / (32 * 16));
+  act.rf_reads = 2 * act.warp_instructions;
+  act.l1_bytes = bytes + reread_bytes;
+  act.record(r);
+  if (l2_resident) r.notes.push_back("footprint fits in L2: back-to-back runs read and write L2, not DRAM");
+  if (reread == Level::memory) r.notes.push_back("rows re-read from memory: the resident CTAs' rows exceed L1 and L2");
+  return r;
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,266 @@
+#include "gpu/memory/memory_launch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/strings.h"
+
+namespace tcsim::gpu {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::int64_t next_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (op == n) return true;
+  return false;
+}
+
+// Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
+// nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
+// without register moves, negations (operand modifiers in SASS) and parameter loads, a 64-bit
+// integer add or shift counted twice (the SM's integer ALUs are 32-bit: IADD3 + IADD3.X), plus the SASS
+// expansion of the PTX instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a
+// branch, +8; div.s32: I2F, MUFU.RCP, F2I and the integer corrections, about +20; div.u32 and
+// rem.u32 about +13 each). The Sarathi kernels were compiled with a replica of c10::Half (the type
+// their dispatch macro gives: every operation converts to float and back).
+//  - silu_and_mul_kernel (Sarathi/vLLM csrc/activation_kernels.cu): one element per thread per loop
+//    iteration: 64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store:
+//    32 + 9 (64-bit) + 8.
+//  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair: a signed
+//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, six
+//    half operations through float: 52 + 12 (64-bit) + 20.
+//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 8 + 1 per element in the sum-of-squares loop,
+//    18 + 3 in the normalising loop (re-load, scale, weight, store).
+//  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
+//    erff is a branch-free polynomial with selects (CUDA math library): 125 + 3 per 4-element vector.
+//  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
+//    per element: 27 + 3 on the hot path, of which three 32-bit unsigned divisions and a remainder
+//    by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and of the table).
+constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
+constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
+constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
+constexpr double kRmsNormInstructions = 8 + 1 + 18 + 3;
+constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
+
+// MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
+// unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one
+// ex2; tanh an ex2 and a reciprocal; division a reciprocal and a correction (counted 2); powf an lg2
+// and an ex2. erf-based gelu is a polynomial (FP32 lanes only) [assumed from the libdevice sources'
+// structure, not timed].
+double sfu_per_element(const std::string& op) {
+  if (is_one_of(op, {"exp", "sigmoid", "silu", "swiglu", "silu_and_mul", "gelu_tanh", "softplus", "elu"})) return 1;
+  if (is_one_of(op, {"tanh", "pow", "div", "reciprocal", "log_sigmoid"})) return 2;
+  if (is_one_of(op, {"log", "sqrt", "rsqrt"})) return 1;
+  return 0;
+}
+
+// PyTorch's vectorized_elementwise_kernel<4> (ATen native/cuda/CUDALoops.cuh, v2.1): 128 threads
+// (num_threads()), each loads one 4-element vector of every input (thread_work_size 4), so one CTA
+// covers block_work_size = 512 elements and the grid is ceil(N / 512), no grid-stride loop.
+MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, int per_thread, const char* name) {
+  MemoryLaunch l;
+  l.threads_per_cta = threads;
+  l.ctas = std::max<std::int64_t>(1, ceil_div(elements, std::int64_t(threads) * per_thread));
+  l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
+             " elements, " + std::to_string(l.ctas) + " CTAs)";
+  l.sfu_per_element = sfu_per_element(to_lower(k.memory.op));
+  if (to_lower(k.memory.op) == "gelu") l.instructions_per_element = kGeluErfInstructions;
+  return l;
+}
+
+// Softmax over rows of R elements (ATen native/cuda/SoftMax.cu and PersistentSoftmax.cuh, v2.1).
+MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r) {
+  MemoryLaunch l;
+  l.sfu_per_element = 1;  // expf: one MUFU.EX2
+  if (r <= 1024) {
+    // softmax_warp_forward: the row padded to a power of two is spread over a warp (rows shorter
+    // than 32 over a narrower warp) and held in registers; rows <= 128 pack two rows per warp;
+    // 128 threads per block. One load round trip, two warp reductions (max, sum).
+    const std::int64_t p2 = next_pow2(r);
+    const std::int64_t warp = std::min<std::int64_t>(p2, 32);
+    const std::int64_t rows_per_warp = p2 <= 128 ? 2 : 1;
+    const std::int64_t rows_per_cta = 128 / warp * rows_per_warp;
+    l.threads_per_cta = 128;
+    l.ctas = ceil_div(rows, rows_per_cta);
+    l.warp_reductions = 2;
+    l.kernel = "softmax_warp_forward (a warp per row, " + std::to_string(rows_per_cta) + " rows per 128-thread CTA, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  // cunn_SoftMaxForward: a CTA per row; ILP = 16 B / element; threads = the power of two >=
+  // min(R / ILP, 1024) / 2 (at least a warp) (SoftMax_getBlockSize). Three passes over the row
+  // (max, sum of exp, write): the first from memory, the other two re-read it.
+  const int ilp = std::max(1, int(16 / std::max(1.0, memory_element_bytes(k))));
+  const std::int64_t threads =
+      std::max<std::int64_t>(32, next_pow2(std::min<std::int64_t>(r / ilp, g.max_threads_per_cta) / 2));
+  l.threads_per_cta = int(std::min<std::int64_t>(threads, g.max_threads_per_cta));
+  l.ctas = rows;
+  l.dependent_loads = double(ceil_div(r, std::int64_t(l.threads_per_cta) * ilp));
+  l.reread_trips = 2 * l.dependent_loads;
+  l.reread_passes = 2;
+  l.block_reductions = 2;
+  l.kernel = "cunn_SoftMaxForward (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
+             std::to_string(l.ctas) + " CTAs)";
+  return l;
+}
+
+// A CTA per row that reads the row, reduces it across the CTA (statistics), then re-reads it to
+// write the result: PyTorch's vectorized_layer_norm_kernel (native/cuda/layer_norm_kernel.cu,
+// v2.1: 128 threads as 32x4, 4-element vectors, Welford over the row, then a second pass);
+// Sarathi/vLLM's rms_norm_kernel (csrc/layernorm_kernels.cu: a CTA of min(R, 1024) threads per
+// row, one element per thread per iteration, blockReduceSum, a second pass that re-reads x and
+// reads the weight) has the same structure.
+MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms) {
+  MemoryLaunch l;
+  l.ctas = rows;
+  if (rms) {
+    l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
+    l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
+    l.instructions_per_element = kRmsNormInstructions;
+    l.kernel = "rms_norm_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
+               std::to_string(l.ctas) + " CTAs)";
+  } else {
+    const bool vec = r % 4 == 0;
+    l.threads_per_cta = 128;
+    l.dependent_loads = double(ceil_div(r, vec ? 512 : 128));
+    l.kernel = std::string(vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel") +
+               " (a CTA of 128 threads per row, " + std::to_string(l.ctas) + " CTAs)";
+  }
+  (void)k;
+  l.reread_trips = l.dependent_loads;
+  l.reread_passes = 1;
+  l.block_reductions = 1;
+  l.sfu_per_element = 0;  // one rsqrt per row
+  return l;
+}
+
+// Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
+// v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
+//  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
+//    threads; every thread loops over all the indices, and per index loads it, then its elements of
+//    that row (a grid-stride loop over the slice): the indices are serial.
+//  - indexSelectLargeIndex: grid min(ceil(N / 128), SMs x 8) of 128 threads, a grid-stride loop over
+//    all N output elements in which each element's load waits for its index.
+// Either way each step is an index trip then a row trip, and the rows come from DRAM: the table is
+// far larger than L2 and the indices pick random rows.
+MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t indices, std::int64_t slice) {
+  MemoryLaunch l;
+  const std::int64_t max_ctas = std::int64_t(g.sm_count) * 8;
+  double steps = 0;
+  if (s.row_length > 0 && indices <= 16) {
+    l.threads_per_cta = int(std::min<std::int64_t>(slice, 128));
+    l.ctas = std::min<std::int64_t>(ceil_div(slice, 128), max_ctas);
+    steps = double(indices * ceil_div(slice, l.ctas * l.threads_per_cta));
+    l.kernel = "indexSelectSmallIndex (" + std::to_string(l.threads_per_cta) + " threads, " +
+               std::to_string(indices) + " indices in turn, " + std::to_string(l.ctas) + " CTAs)";
+  } else {
+    l.threads_per_cta = 128;
+    l.ctas = std::min<std::int64_t>(ceil_div(s.elements, 128), max_ctas);
+    steps = double(ceil_div(s.elements, l.ctas * 128));
+    l.instructions_per_element = kIndexSelectLargeInstructions;
+    l.kernel = "indexSelectLargeIndex (128 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs)";
+  }
+  l.dependent_loads = 2 * steps;
+  l.dram_trips = steps;
+  return l;
+}
+
+// The kernel PyTorch (or the inference engine) launches for an op of this shape.
+MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& s) {
+  const std::string op = to_lower(s.op);
+  const std::int64_t r = s.row_length > 0 ? s.row_length : s.elements;
+  const std::int64_t rows = ceil_div(s.elements, r);
+
+  if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
+  if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
+  if (op == "embedding") return embedding(g, s, rows, r);
+  if (is_one_of(op, {"adam", "adamw", "sgd"})) {
+    // multi_tensor_apply (ATen native/cuda/MultiTensorApply.cuh): chunks of 65536 elements, one
+    // 512-thread CTA per chunk, 4 elements per thread per iteration (ILP 4): 32 serial iterations.
+    MemoryLaunch l;
+    l.threads_per_cta = 512;
+    l.ctas = ceil_div(s.elements, 65536);
+    l.dependent_loads = double(ceil_div(std::min<std::int64_t>(s.elements, 65536), 512 * 4));
+    l.sfu_per_element = op == "sgd" ? 0 : 1;  // adam: sqrt of the second moment
+    l.kernel = "multi_tensor_apply (512 threads x 65536-element chunks, " + std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  if (is_one_of(op, {"reduce", "sum", "mean"})) {
+    // reduce_kernel (native/cuda/Reduce.cuh): rows reduced by a CTA each, 4-element vectors, a
+    // block reduction; a whole-tensor reduction is one row.
+    MemoryLaunch l;
+    l.threads_per_cta = int(std::min<std::int64_t>(g.max_threads_per_cta / 2, std::max<std::int64_t>(32, r / 4)));
+    l.ctas = rows;
+    l.dependent_loads = double(ceil_div(r, std::int64_t(l.threads_per_cta) * 4));
+    l.block_reductions = 1;
+    l.kernel = "reduce_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  if (op == "rope" && s.row_length > 0) {
+    // Sarathi/vLLM rotary_embedding_kernel (csrc/pos_encoding_kernels.cu): a CTA per token of
+    // min(heads x rot_dim / 2, 512) threads; the token's position, then its cos/sin row, are
+    // loaded first (two dependent trips), then a loop over the q pairs and one over the k pairs,
+    // each iteration loading and storing one (x, y) pair. The row here is q and k together, so
+    // the two loops are taken as ceil(pairs / threads) + 1 iterations.
+    const std::int64_t pairs = std::max<std::int64_t>(1, r / 2);
+    MemoryLaunch l;
+    l.threads_per_cta = int(std::min<std::int64_t>(pairs, 512));
+    l.ctas = rows;
+    l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
+    l.instructions_per_element = kRopeInstructionsPerPair / 2;
+    l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  if (s.row_length > 0 && is_one_of(op, {"silu_and_mul", "gelu_and_mul", "gelu_tanh", "gelu_new", "gelu_fast"})) {
+    // Sarathi/vLLM activation kernels (csrc/activation_kernels.cu: silu_and_mul_kernel,
+    // gelu_new/gelu_fast): a CTA per token of min(d, 1024) threads looping over the row, one element
+    // per thread per iteration.
+    MemoryLaunch l;
+    l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
+    l.ctas = rows;
+    l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
+    l.sfu_per_element = 1;  // ex2 in silu's sigmoid / in tanh
+    if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
+    l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "dropout", "transpose", "rope"}))
+    // One thread per output element, 256-thread CTAs (max_pool2d_with_indices / avg_pool2d /
+    // batch_norm_transform_input / fused_dropout launch CUDA_NUM_THREADS-style 256-thread blocks);
+    // non-vectorized: 4 elements per thread for dropout (UNROLL 4), 1 otherwise.
+    return elementwise(k, s.elements, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
+  return elementwise(k, s.elements, 128, 4, "vectorized_elementwise_kernel<4>");
+}
+
+}  // namespace
+
+double memory_element_bytes(const Kernel& k) { return std::max(1, format_bits(k.a_format) / 8); }
+
+MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
+  MemoryShape s = k.memory;
+  if (s.elements <= 0 && s.row_length == 0 && (k.bytes_written > 0 || k.bytes_read > 0)) {
+    // A kernel given only by its bytes: a stream of elements of its format (the larger side).
+    s.elements = std::max<std::int64_t>(
+        1, std::int64_t(double(std::max(k.bytes_written, k.bytes_read)) / memory_element_bytes(k)));
+  }
+  if (s.elements <= 0) throw InputError(k.name, "memory kernel without elements (memory.elements must be > 0)");
+  if (s.row_length < 0 || s.row_length > s.elements)
+    throw InputError(k.name, "memory.row_length " + std::to_string(s.row_length) + " must be in [0, elements " +
+                                 std::to_string(s.elements) + "]");
+  MemoryLaunch l = launch_for(g, k, s);
+  l.elements = s.elements;
+  return l;
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,437 @@
+#include "gpu/sm/sm_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace tcsim::gpu {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// How far ahead of the data a unit's queue may run before the issuing warp stalls (cycles).
+constexpr double kSmemQueue = 32;
+constexpr double kGlobalQueue = 256;
+
+double up(double x) { return std::ceil(x - 1e-9); }
+
+// A pipe that keeps its fractional phase while busy back to back, so that a measured average
+// interval (2.139 cycles) is reproduced on integer issue cycles.
+struct Pipe {
+  double next_free = 0;
+  bool can_issue(double t) const { return next_free <= t + 0.5; }
+  double earliest() const { return std::max(0.0, up(next_free - 0.5)); }
+  double start(double t) const { return next_free >= t - 0.5 ? next_free : t; }
+};
+
+struct Warp {
+  int cta = 0, local = 0, subcore = 0;
+  int section = 0;  // 0 prologue, 1 body, 2 epilogue, 3 done
+  std::size_t pc = 0;
+  std::int64_t iter = 0;
+  double stall_until = 0;
+  double wake = 0;
+  double finish = 0;
+  bool at_bar = false;
+  std::vector<double> slot;
+  std::vector<double> cp_groups;
+  double cp_open = -1;
+  std::vector<double> wg_groups;
+  double wg_open = -1;
+};
+
+struct Cta {
+  int arrived = 0;
+  int warps = 0;
+};
+
+class Sim {
+ public:
+  Sim(const GpuConfig& g, const WarpProgram& p, int warps_per_cta, int ctas, const SmEnvironment& env)
+      : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), sfu_(g.subcores_per_sm), rf_(g.subcores_per_sm),
+        ctas_(ctas) {
+    if (warps_per_cta <= 0 || ctas <= 0) throw std::logic_error("simulate_sm: no warps");
+    const int total = warps_per_cta * ctas;
+    warps_.resize(total);
+    for (int c = 0; c < ctas; ++c) ctas_[c].warps = warps_per_cta;
+    for (int w = 0; w < total; ++w) {
+      Warp& wp = warps_[w];
+      wp.cta = w / warps_per_cta;
+      wp.local = w % warps_per_cta;
+      // Consecutive warps of a CTA go to consecutive sub-cores (warp id mod sub-cores).
+      wp.subcore = wp.local % g.subcores_per_sm;
+      wp.slot.assign(std::max(1, p.slots), 0.0);
+    }
+    by_subcore_.resize(g.subcores_per_sm);
+    for (int w = 0; w < total; ++w) by_subcore_[warps_[w].subcore].push_back(w);
+    last_.assign(g.subcores_per_sm, -1);
+    global_bpc_ = std::min(env.global_bytes_per_clk, g.l1_bytes_per_clk);
+    for (auto& w : warps_) skip_inactive(w);
+  }
+
+  SmRunStats run() {
+    double t = 0;
+    const int width = g_.issue_per_scheduler_per_clk * g_.warp_schedulers_per_subcore;
+    int done = 0;
+    for (const auto& w : warps_) done += w.section == 3;
+    std::vector<int> order;
+    while (done < int(warps_.size())) {
+      bool any = false;
+      double next = kInf;
+      for (int sc = 0; sc < g_.subcores_per_sm; ++sc) {
+        const auto& mine = by_subcore_[sc];
+        order.clear();
+        schedule_order(sc, mine, order);
+        int issued = 0;
+        for (int wi : order) {
+          if (issued == width) break;
+          Warp& w = warps_[wi];
+          if (w.section == 3 || w.at_bar) continue;
+          if (w.wake > t) {
+            next = std::min(next, w.wake);
+            continue;
+          }
+          const double e = earliest(w, t);
+          if (e > t) {
+            w.wake = e;
+            next = std::min(next, e);
+            continue;
+          }
+          issue(w, t);
+          ++issued;
+          any = true;
+          last_[sc] = wi;
+          if (w.section == 3) ++done;
+        }
+      }
+      if (any) t += 1;
+      else if (next == kInf) throw std::logic_error("simulate_sm: deadlock (barrier or wait never satisfied)");
+      else t = std::max(t + 1, up(next));
+    }
+    double end = 0;
+    for (const auto& w : warps_) end = std::max(end, w.finish);
+    end = std::max(end, up(gmem_.next_free));
+    stats_.cycles = end;
+    return stats_;
+  }
+
+ private:
+  const Instr& current(const Warp& w) const {
+    const auto& code = w.section == 0 ? p_.prologue : w.section == 1 ? p_.body : p_.epilogue;
+    return code[w.pc];
+  }
+
+  bool executes(const Warp& w, const Instr& in) const {
+    if (in.leader_only && w.local != 0) return false;
+    if (in.distance > 0 && w.section == 1 && w.iter + in.distance >= p_.iterations) return false;
+    return true;
+  }
+
+  // Moves pc to the next instruction this warp executes (or to done).
+  void skip_inactive(Warp& w) {
+    for (;;) {
+      const auto* code = w.section == 0 ? &p_.prologue : w.section == 1 ? &p_.body : &p_.epilogue;
+      if (w.section == 3) return;
+      if (w.section == 1 && p_.iterations <= 0) {
+        w.section = 2, w.pc = 0;
+        continue;
+      }
+      if (w.pc >= code->size()) {
+        if (w.section == 1) {
+          ++w.iter;
+          if (w.iter < p_.iterations) {
+            w.pc = 0;
+            note_iteration(w);
+            continue;
+          }
+        }
+        ++w.section;
+        w.pc = 0;
+        if (w.section == 1) note_iteration(w);
+        continue;
+      }
+      if (executes(w, (*code)[w.pc])) return;
+      ++w.pc;
+    }
+  }
+
+  void note_iteration(const Warp& w) {
+    if (w.local != 0 || w.section != 1 || w.iter >= p_.iterations) return;
+    if (stats_.cta_iteration_start.size() <= std::size_t(w.cta)) stats_.cta_iteration_start.resize(w.cta + 1);
+    stats_.cta_iteration_start[w.cta].push_back(now_);
+  }
+
+  int slot_of(const Warp& w, const Instr& in, int s) const {
+    if (s < 0) return -1;
+    if (in.rot > 0) return s + int((w.iter + in.shift) % in.rot);
+    return s;
+  }
+
+  void schedule_order(int sc, const std::vector<int>& mine, std::vector<int>& order) const {
+    const int last = last_[sc];
+    if (g_.scheduler_policy == SchedulerPolicy::gto) {
+      if (last >= 0) order.push_back(last);
+      for (int w : mine)
+        if (w != last) order.push_back(w);
+    } else {
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (mine[i] == last) start = i + 1;
+      for (std::size_t i = 0; i < mine.size(); ++i) order.push_back(mine[(start + i) % mine.size()]);
+    }
+  }
+
+  static double groups_ready(std::vector<double>& groups, int allowed, double t) {
+    // Completed groups at the front no longer count.
+    while (!groups.empty() && groups.front() <= t && int(groups.size()) > allowed) groups.erase(groups.begin());
+    double need = 0;
+    const int n = int(groups.size()) - allowed;
+    for (int i = 0; i < n; ++i) need = std::max(need, groups[i]);
+    return need;
+  }
+
+  // The first cycle >= t at which the warp's next instruction may issue (> t: not now).
+  double earliest(Warp& w, double t) {
+    double e = std::max(t, w.stall_until);
+    const Instr& in = current(w);
+    for (int s : in.src) {
+      const int k = slot_of(w, in, s);
+      if (k >= 0) e = std::max(e, w.slot[k]);
+    }
+    switch (in.op) {
+      case Op::mma: {
+        const MmaInstr& row = g_.mma[in.mma];
+        if (row.kind == MmaKind::wgmma && in.bytes > 0 && smem_.next_free > t + kSmemQueue)
+          e = std::max(e, smem_.next_free - kSmemQueue);
+        if (!tensor_[w.subcore].can_issue(e)) e = std::max(e, tensor_[w.subcore].earliest());
+        if (in.rf_bank_reads > 0 && !rf_[w.subcore].can_issue(e)) e = std::max(e, rf_[w.subcore].earliest());
+        break;
+      }
+      case Op::ffma:
+        if (!fma_[w.subcore].can_issue(e)) e = std::max(e, fma_[w.subcore].earliest());
+        if (in.rf_bank_reads > 0 && !rf_[w.subcore].can_issue(e)) e = std::max(e, rf_[w.subcore].earliest());
+        break;
+      case Op::mufu:
+        if (!sfu_[w.subcore].can_issue(e)) e = std::max(e, sfu_[w.subcore].earliest());
+        break;
+      case Op::lds:
+      case Op::sts:
+        if (smem_.next_free > e + kSmemQueue) e = std::max(e, smem_.next_free - kSmemQueue);
+        break;
+      case Op::ldg:
+      case Op::cp_async:
+      case Op::tma:
+      case Op::stg:
+        if (gmem_.next_free > e + kGlobalQueue) e = std::max(e, gmem_.next_free - kGlobalQueue);
+        break;
+      case Op::cp_wait: e = std::max(e, groups_ready(w.cp_groups, in.arg, t)); break;
+      case Op::wgmma_wait: e = std::max(e, groups_ready(w.wg_groups, in.arg, t)); break;
+      default: break;
+    }
+    return up(e);
+  }
+
+  // Returns when the last byte arrives. The SM's bandwidth share is a queue (the other SMs use the
+  // rest); the latency overlaps with waiting in it, so the data arrives after the later of the two:
+  // the unloaded trip (latency + bytes over the SM's own link) or the queue.
+  double global_transfer(double t, double bytes, double latency) {
+    const double s = std::max(t, gmem_.next_free);
+    const double d = bytes / global_bpc_;
+    gmem_.next_free = s + d;
+    stats_.global_busy += d;
+    return std::max(t + latency + bytes / g_.l1_bytes_per_clk, s + d);
+  }
+
+  // The banks serve one wavefront per `banks x bank_width` bytes of bandwidth: the pipe is busy for
+  // max(bytes, wavefronts x banks x bank_width) / bandwidth cycles (= max(bytes / bandwidth,
+  // wavefronts) when the bandwidth is the banks' 128 B/clk). Without wavefronts: conflict-free.
+  double smem_transfer(double t, double bytes, double wavefronts) {
+    const double s = std::max(t, smem_.next_free);
+    const double phase = double(g_.smem_banks) * g_.smem_bank_bytes;
+    const double d = std::max(bytes, wavefronts * phase) / g_.smem_bytes_per_clk;
+    smem_.next_free = s + d;
+    stats_.smem_busy += d;
+    stats_.smem_bytes += bytes;
+    stats_.smem_wavefronts += wavefronts > 0 ? wavefronts : std::ceil(bytes / phase);
+    return s + d;
+  }
+
+  // The sub-core's register-file read ports: the group's busiest bank needs its reads / ports cycles.
+  void rf_read(const Warp& w, const Instr& in, double t) {
+    if (in.rf_bank_reads <= 0) return;
+    Pipe& rf = rf_[w.subcore];
+    const double d = in.rf_bank_reads / g_.rf_read_ports_per_bank;
+    rf.next_free = rf.start(t) + d;
+    stats_.rf_busy += d;
+    stats_.rf_reads += in.rf_reads;
+  }
+
+  void set_slot(Warp& w, const Instr& in, int s, double ready) {
+    const int k = slot_of(w, in, s);
+    if (k >= 0) w.slot[k] = up(ready);
+    w.finish = std::max(w.finish, up(ready));
+  }
+
+  void issue(Warp& w, double t) {
+    now_ = t;
+    const Instr& in = current(w);
+    ++stats_.issued;
+    // Warp instructions other than MMAs the group stands for (an MMA's issue and operand delivery
+    // are part of the energy per MAC, see power/activity.h).
+    if (in.op != Op::mma) stats_.warp_instructions += double(in.count);
+    if (env_.record_issues)
+      stats_.issues.push_back({t, w.cta, w.local, w.subcore, w.section, w.iter, w.pc, in.op});
+    double stall = t + 1;
+    switch (in.op) {
+      case Op::mma: {
+        const MmaInstr& row = g_.mma[in.mma];
+        const int n = in.mma_n > 0 ? in.mma_n : row.n;
+        Pipe& pipe = tensor_[w.subcore];
+        const double per = row.pipe_cycles(n) * in.stretch;
+        const double s = pipe.start(t);
+        pipe.next_free = s + per * in.count;
+        const double tail = (row.sass_count - 1) * row.issue_interval + row.latency_at(n);
+        const double first = s + tail;
+        const double all = s + per * (in.count - 1) + tail;
+        const bool wg = row.kind == MmaKind::wgmma;
+        rf_read(w, in, t);
+        stats_.tensor_fma += in.count * row.fma() * (double(n) / row.n) / (wg ? g_.subcores_per_sm : 1);
+        stats_.tensor_busy += per * in.count;
+        if (wg) {
+          if (in.bytes > 0) smem_transfer(t, in.bytes, in.smem_wavefronts);
+          w.wg_open = std::max(w.wg_open, up(all));
+          stall = t + row.issue_cycles * in.count;
+        } else {
+          // In-order issue: the warp's next instruction follows the group's last SASS MMA.
+          stall = std::max(t + row.issue_cycles * in.count, up(s + per * in.count - row.issue_interval) + 1);
+        }
+        set_slot(w, in, in.dst, first);
+        set_slot(w, in, in.dst2, all);
+        break;
+      }
+      case Op::ffma: {
+        Pipe& pipe = fma_[w.subcore];
+        rf_read(w, in, t);
+        const double per = 32.0 / g_.fp32_lanes_per_subcore * in.stretch;
+        const double s = pipe.start(t);
+        pipe.next_free = s + per * in.count;
+        stats_.ffma += 32.0 * in.count;
+        stats_.ffma_busy += per * in.count;
+        stall = std::max(t + in.count, up(s + per * (in.count - 1)) + 1);
+        set_slot(w, in, in.dst, s + per + g_.ffma_latency);
+        set_slot(w, in, in.dst2, s + per * in.count + g_.ffma_latency);
+        break;
+      }
+      case Op::mufu: {
+        Pipe& pipe = sfu_[w.subcore];
+        const double per = 32.0 / g_.sfu_lanes_per_subcore;
+        const double s = pipe.start(t);
+        pipe.next_free = s + per * in.count;
+        stats_.mufu += 32.0 * in.count;
+        stats_.sfu_busy += per * in.count;
+        stall = std::max(t + in.count, up(s + per * (in.count - 1)) + 1);
+        set_slot(w, in, in.dst, s + per + g_.ffma_latency);
+        set_slot(w, in, in.dst2, s + per * in.count + g_.ffma_latency);
+        break;
+      }
+      case Op::lds: {
+        stall = t + in.count;  // a group of `count` load instructions takes as many issue slots
+        const double done = smem_transfer(t, in.bytes, in.smem_wavefronts);
+        set_slot(w, in, in.dst, done + g_.smem_latency);
+        break;
+      }
+      case Op::sts: {
+        smem_transfer(t, in.bytes, in.smem_wavefronts);
+        break;
+      }
+      case Op::ldg: {
+        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        stats_.global_read_bytes += in.bytes;
+        set_slot(w, in, in.dst, done);
+        break;
+      }
+      case Op::cp_async: {
+        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        stats_.global_read_bytes += in.bytes;
+        // The copy's shared-memory writes take the banks too; booked at issue (a throughput model:
+        // the write happens on arrival, but only the pipe's occupancy matters here).
+        smem_transfer(t, in.bytes, in.smem_wavefronts);
+        w.cp_open = std::max(w.cp_open, up(done));
+        w.finish = std::max(w.finish, up(done));
+        break;
+      }
+      case Op::tma: {
+        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        stats_.global_read_bytes += in.bytes;
+        stats_.smem_bytes += in.bytes;
+        set_slot(w, in, in.dst, done);
+        // The mbarrier is visible to every warp of the CTA: copy the arrival to them.
+        const int k = slot_of(w, in, in.dst);
+        if (k >= 0)
+          for (auto& o : warps_)
+            if (o.cta == w.cta) o.slot[k] = up(done);
+        break;
+      }
+      case Op::stg: {
+        const double done = global_transfer(t, in.bytes, 0);
+        stats_.global_write_bytes += in.bytes;
+        w.finish = std::max(w.finish, up(done));
+        break;
+      }
+      case Op::cp_commit:
+        w.cp_groups.push_back(w.cp_open < 0 ? t : w.cp_open);
+        w.cp_open = -1;
+        break;
+      case Op::wgmma_commit:
+        w.wg_groups.push_back(w.wg_open < 0 ? t : w.wg_open);
+        w.wg_open = -1;
+        break;
+      case Op::cp_wait:
+      case Op::wgmma_wait:
+      case Op::wait:
+        break;
+      case Op::bar: {
+        Cta& c = ctas_[w.cta];
+        w.at_bar = true;
+        if (++c.arrived == c.warps) {
+          c.arrived = 0;
+          for (auto& o : warps_)
+            if (o.cta == w.cta && o.at_bar) {
+              o.at_bar = false;
+              o.wake = t + 1;
+            }
+        }
+        break;
+      }
+    }
+    w.stall_until = stall;
+    w.wake = stall;
+    w.finish = std::max(w.finish, t + 1);
+    ++w.pc;
+    now_ = t + 1;
+    skip_inactive(w);
+  }
+
+  const GpuConfig& g_;
+  const WarpProgram& p_;
+  SmEnvironment env_;
+  std::vector<Pipe> tensor_, fma_, sfu_, rf_;
+  Pipe smem_, gmem_;
+  double global_bpc_ = 1;
+  std::vector<Warp> warps_;
+  std::vector<Cta> ctas_;
+  std::vector<std::vector<int>> by_subcore_;
+  std::vector<int> last_;
+  SmRunStats stats_;
+  double now_ = 0;
+};
+
+}  // namespace
+
+SmRunStats simulate_sm(const GpuConfig& gpu, const WarpProgram& program, int warps_per_cta, int ctas,
+                       const SmEnvironment& env) {
+  Sim sim(gpu, program, warps_per_cta, ctas, env);
+  return sim.run();
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,144 @@
+// cuDNN algorithm choice (conv_algo.h) on hand-picked shapes, and bad convolutions.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/error.h"
+#include "gpu/conv/conv_algo.h"
+#include "gpu/gpu_model.h"
+#include "conv_test_util.h"
+#include "gpu/gpu_test_util.h"
+
+namespace tcsim::gpu {
+namespace {
+
+std::string algo(const GpuConfig& g, const test::ConvArgs& a) {
+  return cudnn_name(choose_conv_algo(g, test::conv_kernel(a)).algo);
+}
+
+}  // namespace
+
+TEST_CASE("tensor-core formats run cuDNN's precomputed-index implicit GEMM") {
+  const GpuConfig g = test::shipped("v100");
+  for (Pass p : {Pass::forward, Pass::data_grad, Pass::weight_grad}) {
+    test::ConvArgs a;
+    a.pass = p;
+    const ConvChoice c = choose_conv_algo(g, test::conv_kernel(a));
+    CHECK(std::string(cudnn_name(c.algo)) == "IMPLICIT_PRECOMP_GEMM");
+    CHECK(c.tensor_cores);
+  }
+  test::ConvArgs a;
+  a.r = a.s = 5, a.pad = 2, a.c = 512;  // a Winograd shape in FP32 stays an implicit GEMM in FP16
+  CHECK(algo(g, a) == "IMPLICIT_PRECOMP_GEMM");
+}
+
+TEST_CASE("FP32 rules: Winograd for 3x3 stride 1, FFT tiling or Winograd for 5x5, implicit GEMM otherwise") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32;
+  a.c = 256, a.k = 512, a.n = 16;
+  CHECK(algo(g, a) == "WINOGRAD_NONFUSED");
+  a.c = 64, a.n = 8;  // C x batch <= 512: the fused kernel
+  CHECK(algo(g, a) == "WINOGRAD");
+  a.pass = Pass::weight_grad;  // no fused weight-gradient kernel
+  CHECK(algo(g, a) == "WINOGRAD_NONFUSED");
+  a.pass = Pass::forward;
+  a.c = 16;  // too few channels to amortise the transforms
+  CHECK(algo(g, a) == "IMPLICIT_GEMM");
+  a.c = 256, a.stride = 2;  // Winograd needs unit stride
+  CHECK(algo(g, a) == "IMPLICIT_GEMM");
+  a.stride = 1, a.dilation = 2, a.pad = 2;  // ... and no dilation
+  CHECK(algo(g, a) == "IMPLICIT_GEMM");
+  a.dilation = 1, a.r = a.s = 5, a.pad = 2, a.c = 192, a.k = 32;
+  CHECK(algo(g, a) == "FFT_TILING");
+  a.c = 512;
+  CHECK(algo(g, a) == "WINOGRAD_NONFUSED");
+  a.r = a.s = 1, a.pad = 0, a.c = 64, a.k = 256;  // widening 1x1
+  CHECK(algo(g, a) == "IMPLICIT_PRECOMP_GEMM");
+  a.k = 64;
+  CHECK(algo(g, a) == "IMPLICIT_GEMM");
+}
+
+TEST_CASE("candidates: one algorithm for cuDNN < 8 and tensor cores; cuDNN 8 FP32 3x3 tries three") {
+  GpuConfig g = test::shipped("v100");
+  CHECK(g.cudnn_version == doctest::Approx(8.9));  // library.cudnn_version's default
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 128;  // C x N > 512: the 7.6 rule says nonfused
+  Kernel k = test::conv_kernel(a);
+  auto names = [&](const Kernel& kk) {
+    std::string s;
+    for (const auto& c : conv_candidates(g, kk)) s += std::string(cudnn_name(c.algo)) + " ";
+    return s;
+  };
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  k.pass = Pass::weight_grad;  // no fused weight-gradient kernel
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM ");
+  k.pass = Pass::forward;
+  k.conv.stride_h = k.conv.stride_w = 2;  // no Winograd
+  CHECK(names(k) == "IMPLICIT_GEMM ");  // the two implicit GEMMs cost the same: one candidate
+  k.conv.stride_h = k.conv.stride_w = 1;
+  k.conv.cudnn_version = 7.6;  // a measured set's release wins over the config
+  CHECK(names(k) == "WINOGRAD_NONFUSED ");
+  k.conv.cudnn_version = 0;
+  g.cudnn_version = 7.6;
+  CHECK(names(k) == "WINOGRAD_NONFUSED ");
+  g.cudnn_version = 8.9;
+  a.format = FormatId::fp16;
+  CHECK(names(test::conv_kernel(a)) == "IMPLICIT_PRECOMP_GEMM ");
+}
+
+TEST_CASE("depthwise convolutions run a direct kernel, not tensor cores") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.c = a.k = a.groups = 96;
+  const ConvChoice c = choose_conv_algo(g, test::conv_kernel(a));
+  CHECK(std::string(cudnn_name(c.algo)) == "DIRECT_DEPTHWISE");
+  CHECK_FALSE(c.tensor_cores);
+  a.groups = 4;  // grouped, not depthwise: still an implicit GEMM
+  CHECK(algo(g, a) == "IMPLICIT_PRECOMP_GEMM");
+}
+
+TEST_CASE("bad convolutions are InputErrors, also through GpuModel::run") {
+  GpuModel model(test::shipped("v100"));
+  auto bad = [&](test::ConvArgs a, const char* what) {
+    INFO(what);
+    CHECK_THROWS_AS(check_conv(test::conv_kernel(a)), InputError);
+    CHECK_THROWS_AS(model.run(test::conv_kernel(a)), InputError);
+  };
+  test::ConvArgs a;
+  a.n = 0;
+  bad(a, "zero batch");
+  a = {};
+  a.c = 0;
+  bad(a, "zero channels");
+  a = {};
+  a.k = -3;
+  bad(a, "negative filters");
+  a = {};
+  a.h = 2, a.pad = 0;
+  bad(a, "3x3 filter taller than an unpadded 2-row input");
+  a = {};
+  a.w = 4, a.pad = 1, a.dilation = 3;
+  bad(a, "dilated filter (span 7) wider than the padded input (6)");
+  a = {};
+  a.groups = 3;
+  bad(a, "channels not a multiple of groups");
+  a = {};
+  a.stride = 0;
+  bad(a, "zero stride");
+  a = {};
+  a.n = a.h = a.w = a.c = std::int64_t{1} << 20;
+  bad(a, "tensors beyond int64 element counts");
+  a = {};
+  a.pad = -1;
+  bad(a, "negative padding");
+  std::string message;
+  try {
+    check_conv(test::conv_kernel(a));
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("padding") != std::string::npos);
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,238 @@
+// How a convolution is lowered to cuDNN's kernels (conv_lowering.h): the GEMM of each pass in
+// closed form, channel padding, strided data gradients, layout transposes (NCHW vs NHWC, 1x1),
+// grouped and depthwise convolutions, Winograd and FFT batch counts; and run_conv's result.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "gpu/conv/conv_lowering.h"
+#include "gpu/conv/conv_model.h"
+#include "common/error.h"
+#include "gpu/gpu_model.h"
+#include "gpu/kernel_program.h"
+#include "conv_test_util.h"
+#include "gpu/gpu_test_util.h"
+
+namespace tcsim::gpu {
+namespace {
+
+bool has_note(const std::vector<std::string>& notes, const std::string& text) {
+  for (const auto& n : notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("implicit GEMM of each pass on tensor cores: M, N, K and the activation footprint") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // N 8, 28x28, C 64, K 128, 3x3 pad 1
+  a.k = 128;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.m == 8 * 28 * 28);
+  CHECK(L.gemm.problem.n == 128);
+  CHECK(L.gemm.problem.k == 9 * 64);
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(8.0 * 28 * 28 * 64 * 2));  // x, not its im2col
+  CHECK(L.gemm.path == MathPath::tensor);
+
+  a.pass = Pass::data_grad;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.m == 8 * 28 * 28);
+  CHECK(L.gemm.problem.n == 64);
+  CHECK(L.gemm.problem.k == 9 * 128);
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(8.0 * 28 * 28 * 128 * 2));  // dy
+  CHECK(L.gemm.max_split_k == 1);
+
+  a.pass = Pass::weight_grad;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.m == 128);
+  CHECK(L.gemm.problem.n == 9 * 64);
+  CHECK(L.gemm.problem.k == 8 * 28 * 28);
+  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(8.0 * 28 * 28 * 64 * 2));
+}
+
+TEST_CASE("tensor cores: channels padded to 8, and per filter tap to 32-channel blocks") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.c = 3, a.h = a.w = 224;
+  const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.k == 9 * 32);
+  CHECK(has_note(L.notes, "padded to 8"));
+  CHECK(has_note(L.notes, "32-channel blocks"));
+  a.format = FormatId::fp32;  // CUDA cores: the NCHW kernel reduces over C*R*S unpadded
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.problem.k == 27);
+}
+
+TEST_CASE("strided data gradients: phases of ceil(R/s) x ceil(S/s) taps; R < s skips rows, not columns") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.pass = Pass::data_grad, a.stride = 2, a.h = a.w = 56, a.k = 128;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.k == 2 * 2 * 128);
+  CHECK(L.gemm.problem.m == 8 * 28 * 28 * 4);
+  a.r = a.s = 1, a.pad = 0;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.k == 128);
+  CHECK(L.gemm.problem.m == 8 * 28 * 56);
+}
+
+TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC and 1x1 do not") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  REQUIRE(L.helpers.size() == 1);
+  CHECK(L.helpers[0].what.find("NCHW->NHWC") != std::string::npos);
+  CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 28 * 28 * 64 * 2));
+  a.pass = Pass::weight_grad;
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.size() == 2);  // input and output gradient
+  a.layout = TensorLayout::nhwc;
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
+  a.layout = TensorLayout::nchw, a.r = a.s = 1, a.pad = 0;
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
+  a.r = a.s = 3, a.pad = 1, a.format = FormatId::fp32, a.c = 16;  // SIMT kernels read NCHW
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
+
+  // NHWC skips the transposes and so is faster.
+  GpuModel model(g);
+  test::ConvArgs b;
+  b.n = 32, b.h = b.w = 56;
+  const double nchw = model.run(test::conv_kernel(b)).time_s;
+  b.layout = TensorLayout::nhwc;
+  CHECK(model.run(test::conv_kernel(b)).time_s < nchw);
+}
+
+TEST_CASE("grouped convolutions are one batched GEMM; depthwise ones a memory-bound direct kernel") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.c = 128, a.k = 256, a.groups = 4;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 4);
+  CHECK(L.gemm.problem.n == 64);
+  CHECK(L.gemm.problem.k == 9 * 32);
+
+  a = {};
+  a.n = 32, a.h = a.w = 112, a.c = a.k = a.groups = 96;  // MobileNet-v2 expanded depthwise layer
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK_FALSE(L.has_gemm);
+  const double x = 32.0 * 112 * 112 * 96 * 2;
+  CHECK(L.direct.read_bytes == doctest::Approx(x + 96 * 9 * 2));
+  CHECK(L.direct.write_bytes == doctest::Approx(x));
+  GpuModel model(g);
+  const KernelResult r = model.run(test::conv_kernel(a));
+  CHECK(r.bound == "dram");
+  CHECK(r.mapping.find("DIRECT_DEPTHWISE") != std::string::npos);
+  CHECK(r.time_s >= 2 * x / g.dram_bytes_per_s);
+  CHECK(r.get("tensor_util_pct").value_or(0) == 0);
+}
+
+TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as helper kernels") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 256, a.k = 512;  // WINOGRAD_NONFUSED, F(4x4,3x3)
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 36);
+  CHECK(L.gemm.problem.m == 8 * 7 * 7);
+  CHECK(L.gemm.problem.n == 512);
+  CHECK(L.gemm.problem.k == 256);
+  CHECK(L.helpers.size() == 3);
+  a.c = 64, a.k = 40;  // fused F(2x2,3x3): 14 x 14 tiles per image padded to 16 x 16, 40 filters to 64
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.choice.algo == ConvAlgo::winograd);
+  CHECK(L.gemm.problem.batch == 1);
+  CHECK(L.gemm.problem.m == 4 * 8 * 16 * 16);
+  CHECK(L.gemm.problem.n == 4 * 64);
+  CHECK(L.gemm.problem.k == 72);  // 64 channels + the in-kernel transforms' 1920 / 16384
+  CHECK(L.helpers.empty());
+  // cuDNN's fused Winograd kernel has one CTA tile (..._scudnn_winograd_128x128_...).
+  CHECK(L.gemm.cta_tiles == std::vector<std::pair<int, int>>{{128, 128}});
+  a.k = 64;
+  a.r = a.s = 5, a.pad = 2, a.c = 192, a.k = 32, a.n = 16;  // FFT_TILING: one 32x32 tile per image
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 32 * 17);
+  CHECK(L.gemm.problem.m == 16);
+  CHECK(L.gemm.problem.n == 64);
+  CHECK(L.gemm.problem.k == 384);
+}
+
+TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector per element, 7.6's does not") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 256, a.k = 512;
+  Kernel k = test::conv_kernel(a);
+  const double tw = 36.0 * 512 * 256 * 4;  // transformed filters, bytes
+  auto filter_writes = [&](const ConvLowering& L) {
+    for (const auto& h : L.helpers)
+      if (h.what == "Winograd transform of the filters") return h.write_bytes;
+    return -1.0;
+  };
+  const ConvChoice nonfused{ConvAlgo::winograd_nonfused, false, "test"};
+  CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(8 * tw));  // config default: 8.9
+  k.conv.cudnn_version = 7.6;
+  CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(tw));
+}
+
+TEST_CASE("cuDNN 8 benchmark mode: run_conv keeps the fastest candidate; cuDNN 7.6 the rule's algorithm") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.n = 16, a.c = 16, a.k = 256, a.h = a.w = 14;  // rule: implicit GEMM (C < 32)
+  Kernel k = test::conv_kernel(a);
+  SmTimeCache cache;
+  REQUIRE(conv_candidates(g, k).size() == 3);  // implicit GEMM, fused and nonfused Winograd
+  CHECK(std::string(cudnn_name(conv_candidates(g, k).front().algo)) == "IMPLICIT_GEMM");
+  const KernelResult r8 = model.run(k);
+  CHECK(has_note(r8.notes, "benchmark mode, fastest of: IMPLICIT_GEMM"));
+  const ConvLowering picked = pick_conv(g, k, cache);
+  CHECK(r8.mapping.find("cuDNN " + std::string(cudnn_name(picked.choice.algo)) + ":") == 0);
+  k.conv.cudnn_version = 7.6;
+  const KernelResult r7 = model.run(k);
+  CHECK(r7.mapping.find("cuDNN IMPLICIT_GEMM:") == 0);
+  CHECK(r8.time_s <= r7.time_s);  // the rule's algorithm is one of the candidates
+  CHECK(!has_note(r7.notes, "benchmark mode"));
+}
+
+TEST_CASE("run_conv: the algorithm and helper kernels are in the result; deterministic") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  test::ConvArgs a;
+  a.n = 16, a.h = a.w = 56, a.c = 128, a.k = 128;
+  const Kernel k = test::conv_kernel(a);
+  const KernelResult r = model.run(k);
+  CHECK(r.mapping.find("cuDNN IMPLICIT_PRECOMP_GEMM") != std::string::npos);
+  CHECK(r.mapping.find("NCHW->NHWC transpose of the input") != std::string::npos);
+  CHECK(r.get("helper_kernels").value() == 1);
+  CHECK(r.get("helper_time_us").value() > 0);
+  CHECK(r.flops == doctest::Approx(2.0 * 16 * 56 * 56 * 128 * 128 * 9));
+  // The transpose adds at least its bytes at the DRAM (or L2) bandwidth.
+  const double x = 16.0 * 56 * 56 * 128 * 2;
+  CHECK(r.get("dram_read_bytes").value() >= x);
+  GpuModel fresh(g);
+  CHECK(fresh.run(k).time_s == r.time_s);
+}
+
+TEST_CASE("kernel_program of a conv is the GEMM run_conv costs; a depthwise conv has none") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.pass = Pass::weight_grad;
+  const KernelProgram kp = kernel_program(g, test::conv_kernel(a));
+  CHECK(kp.plan.problem.m == 64);
+  CHECK(kp.plan.problem.n == 9 * 64);
+  CHECK(kp.plan.problem.k == 8 * 28 * 28);
+  a.groups = a.c;
+  CHECK_THROWS_AS(kernel_program(g, test::conv_kernel(a)), InputError);
+}
+
+TEST_CASE("a convolution's time does not depend on which kernels the model ran before") {
+  // The forward and data-gradient GEMMs of a 3x3 stride-1 convolution with C = K have the same
+  // sizes and tiles but different operand layouts; the SM-time cache once mixed them up.
+  test::ConvArgs a;
+  a.n = 32, a.h = a.w = 56, a.c = a.k = 64, a.format = FormatId::tf32, a.layout = TensorLayout::nhwc;
+  test::ConvArgs d = a;
+  d.pass = Pass::data_grad;
+  const double alone = GpuModel(test::shipped("a100")).run(test::conv_kernel(d)).time_s;
+  GpuModel warmed(test::shipped("a100"));
+  warmed.run(test::conv_kernel(a));
+  CHECK(warmed.run(test::conv_kernel(d)).time_s == alone);
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,181 @@
+// GpuModel on whole kernels: paths, notes, metrics, bounds, big dimensions, determinism.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "gpu/gemm/gemm_estimate.h"
+#include "numerics/format_id.h"
+#include "gpu/gpu_model.h"
+#include "gpu/kernel_program.h"
+#include "gpu/gpu_test_util.h"
+
+namespace tcsim::gpu {
+
+TEST_CASE("a large fp16 GEMM on V100 is tensor-bound near the measured peak") {
+  GpuModel model(test::shipped("v100"));
+  const KernelResult r = model.run(make_gemm("big", 8192, 8192, 8192));
+  CHECK(r.bound == "tensor");
+  CHECK(r.tflops() > 100);
+  CHECK(r.tflops() < 478.7 * 2 * 80 * 1.53e9 / 1e12);
+  CHECK(r.mapping.find("HMMA.884.F32.F32") != std::string::npos);
+  CHECK(r.get("tensor_util_pct").value() > 85);
+  CHECK(r.get("dram_read_bytes").value() >= 2.0 * 8192 * 8192 * 2);
+  bool extrapolated = false;
+  for (const auto& n : r.notes) extrapolated |= n.find("steady state extrapolated") != std::string::npos;
+  CHECK(extrapolated);
+  // Deterministic, also from a fresh model (no cache).
+  GpuModel other(test::shipped("v100"));
+  CHECK(other.run(make_gemm("big", 8192, 8192, 8192)).cycles == r.cycles);
+}
+
+TEST_CASE("ideal memory: a GEMM takes the cycles its MMA rate implies") {
+  GpuConfig g = test::shipped("v100");
+  g.smem_banks = 250000, g.smem_bytes_per_clk = 1e6, g.smem_latency = 1, g.l1_bytes_per_clk = 1e6;
+  g.l2_bytes_per_clk = 1e9, g.dram_bytes_per_s = 1e18, g.l2_latency = 1, g.dram_latency = 1;
+  g.launch_overhead_s = 0;
+  g.mma_efficiency = 1;  // the calibration knob off: the table rate alone
+  GpuModel model(g);
+  const std::int64_t s = 128 * 80;  // one CTA row per SM and no partial waves for 128-wide tiles
+  const KernelResult r = model.run(make_gemm("ideal", s, 1024, 4096));
+  const double mma_cycles = double(s) * 1024 * 4096 / (478.7 * 80);
+  CHECK(r.cycles >= mma_cycles * 0.999);
+  CHECK(r.cycles == doctest::Approx(mma_cycles).epsilon(0.02));
+}
+
+TEST_CASE("fp32 runs on the CUDA cores, tf32 on A100 tensor cores") {
+  GpuModel v100(test::shipped("v100"));
+  const KernelResult f = v100.run(make_gemm("sgemm", 4096, 4096, 4096, FormatId::fp32, FormatId::fp32));
+  CHECK(f.bound == "cuda_core");
+  CHECK(f.mapping.find("FFMA") != std::string::npos);
+  CHECK(f.tflops() < 15.7);
+  GpuModel a100(test::shipped("a100"));
+  const KernelResult t = a100.run(make_gemm("tf32", 4096, 4096, 4096, FormatId::tf32, FormatId::fp32));
+  CHECK(t.mapping.find("TF32") != std::string::npos);
+  CHECK(t.tflops() > 100);
+  CHECK(t.tflops() < 156);
+}
+
+TEST_CASE("dimensions that are not multiples of 8: CUDA cores on V100, padding on A100") {
+  GpuModel v100(test::shipped("v100"));
+  const KernelResult r = v100.run(make_gemm("odd", 1000, 1001, 1003));
+  CHECK(r.mapping.find("HFMA2") != std::string::npos);
+  CHECK(r.notes.at(0).find("without tensor cores") != std::string::npos);
+  GpuModel a100(test::shipped("a100"));
+  const KernelResult p = a100.run(make_gemm("odd", 1000, 1001, 1003));
+  CHECK(p.mapping.find("HMMA") != std::string::npos);
+  CHECK(p.notes.at(0).find("padded") != std::string::npos);
+}
+
+TEST_CASE("H100 uses wgmma with TMA; fp8 runs at twice the fp16 rate") {
+  GpuModel h100(test::shipped("h100"));
+  const KernelResult f16 = h100.run(make_gemm("h", 8192, 8192, 8192));
+  CHECK(f16.mapping.find("tma") != std::string::npos);
+  CHECK(f16.tflops() > 600);
+  CHECK(f16.tflops() < 990);
+  const KernelResult f8 = h100.run(make_gemm("h8", 8192, 8192, 8192, FormatId::e4m3, FormatId::fp32));
+  CHECK(f8.cycles < f16.cycles);
+}
+
+TEST_CASE("small GEMMs are latency-bound and pay the launch overhead; split-K for long K") {
+  GpuModel model(test::shipped("v100"));
+  const KernelResult tiny = model.run(make_gemm("tiny", 64, 64, 64));
+  CHECK(tiny.bound == "latency");
+  CHECK(tiny.time_s >= 4.74e-6);
+  const KernelResult longk = model.run(make_gemm("longk", 512, 16, 500000));
+  CHECK(longk.mapping.find("splitK 1") == std::string::npos);
+  CHECK(longk.bound == "dram");
+}
+
+TEST_CASE("bad kernels are input errors; dimensions up to 2^31 do not overflow") {
+  GpuModel model(test::shipped("v100"));
+  CHECK_THROWS_AS(model.run(make_gemm("zero", 0, 16, 16)), InputError);
+  CHECK_THROWS_AS(model.run(make_gemm("neg", 16, -1, 16)), InputError);
+  CHECK_THROWS_AS(model.run(make_gemm("int8", 64, 64, 64, FormatId::int8, FormatId::int32)), InputError);
+  const std::int64_t big = std::int64_t(1) << 31;
+  const KernelResult r = model.run(make_gemm("huge", big, 64, 64));
+  CHECK(std::isfinite(r.time_s));
+  CHECK(r.time_s > 0);
+  CHECK(r.get("ctas").value() >= double(big) / 256);
+  const KernelResult k = model.run(make_gemm("hugek", 64, 64, big));
+  CHECK(std::isfinite(k.cycles));
+  CHECK(k.cycles > double(big) / 8);
+}
+
+TEST_CASE("convolutions run as implicit GEMMs") {
+  GpuModel model(test::shipped("v100"));
+  Kernel c;
+  c.kind = Kernel::Kind::conv;
+  c.name = "conv";
+  c.conv.batch = 8, c.conv.ifmap_h = 28, c.conv.ifmap_w = 28, c.conv.channels = 256, c.conv.num_filters = 512;
+  c.conv.filter_h = 3, c.conv.filter_w = 3, c.conv.pad_h = 1, c.conv.pad_w = 1;
+  const KernelResult r = model.run(c);
+  CHECK(r.flops == doctest::Approx(2.0 * 8 * 28 * 28 * 512 * 256 * 9));
+  CHECK(r.time_s > 0);
+}
+
+TEST_CASE("the program and timeline of the chosen mapping (what trace dump prints)") {
+  const GpuConfig g = test::shipped("a100");
+  const KernelProgram kp = kernel_program(g, make_gemm("p", 2048, 2048, 2048));
+  CHECK(kp.program.iterations == kp.chosen.iterations);
+  const std::string text = dump_program(g, kp, 0);
+  CHECK(text.find("CP.ASYNC") != std::string::npos);
+  CHECK(text.find("CP.ASYNC.WAIT") != std::string::npos);
+  const std::string tl = dump_timeline(g, kp, 1, 20);
+  CHECK(tl.find("loop") != std::string::npos);
+  CHECK_THROWS_AS(dump_program(g, kp, 1000), InputError);
+}
+
+TEST_CASE("memory kernels stream at the achievable DRAM bandwidth") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  Kernel m;
+  m.kind = Kernel::Kind::memory;
+  m.name = "copy";
+  m.bytes_read = m.bytes_written = 1ull << 30;
+  const KernelResult r = model.run(m);
+  CHECK(r.bound == "dram");
+  CHECK(r.time_s == doctest::Approx(2.0 * (1ull << 30) / (900e9 * g.dram_efficiency) + 4.74e-6).epsilon(1e-6));
+}
+
+TEST_CASE("a DRAM row activation serves one run: the closed form of the activation limit") {
+  GpuConfig g = test::shipped("v100");
+  // V100: 900 GB/s over 32 channels x 3.53 ns = 99.28 B per activation interval.
+  const double per_act = 900e9 / 32 * 3.53e-9;
+  CHECK(dram_activation_factor(g, 64) == doctest::Approx(64 / per_act));
+  CHECK(dram_activation_factor(g, 16) == doctest::Approx(64 / per_act));  // access granularity
+  CHECK(dram_activation_factor(g, 99) < 1.0);
+  CHECK(dram_activation_factor(g, 100) == 1.0);
+  CHECK(dram_activation_factor(g, 4096) == 1.0);
+  g.dram_activate_interval_s = 0;  // not modelled
+  CHECK(dram_activation_factor(g, 64) == 1.0);
+}
+
+static double k_major_c_bytes(const Kernel& k) { return format_bits(k.d_format) / 8.0; }
+
+TEST_CASE("a K-contiguous streamed operand is activation-bound, an M-contiguous one is not") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  // Skinny fp16 GEMM that streams A (7680 x 2560) from DRAM once.
+  Kernel mk = make_gemm("skinny", 7680, 32, 2560);
+  mk.layout = Layout::TN;  // row-major: A stored K x M, M contiguous
+  const KernelResult m_major = model.run(mk);
+  mk.layout = Layout::NN;  // A stored M x K, K contiguous (bk = 32 halves = 64 B per row and k-tile)
+  const KernelResult k_major = model.run(mk);
+  CHECK(m_major.bound == "dram");
+  CHECK(k_major.bound == "dram");
+  // The K-major run is capped by the closed form: A's bytes at the activation-limited rate, B and
+  // C (small) at the streaming rate.
+  const double a_bytes = 7680.0 * 2560 * 2, other = 2560.0 * 32 * 2 + 7680.0 * 32 * k_major_c_bytes(mk);
+  const double stream_bpc = 900e9 * g.dram_efficiency / g.clock_hz;
+  CHECK(k_major.cycles ==
+        doctest::Approx((a_bytes / dram_activation_factor(g, 64) + other) / stream_bpc).epsilon(0.02));
+  CHECK(m_major.cycles < k_major.cycles / 1.2);
+  // Layout does not matter where the activation limit is not modelled.
+  GpuConfig off = g;
+  off.dram_activate_interval_s = 0;
+  GpuModel model_off(off);
+  CHECK(model_off.run(mk).time_s == doctest::Approx(m_major.time_s).epsilon(1e-9));
+}
+
+}  // namespace tcsim::gpu

@@ -1,0 +1,216 @@
+// Memory-bound kernels (sim/gpu/memory_launch.h, memory_kernel.h): PyTorch's launch geometry, and
+// the closed forms of the timing (DRAM rate, L2-resident rate, latency of a tiny kernel, row
+// re-reads, far-partition copies in a partitioned L2).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "common/error.h"
+#include "gpu/gpu_model.h"
+#include "gpu/memory/memory_kernel.h"
+#include "gpu/memory/memory_launch.h"
+#include "gpu/gpu_test_util.h"
+
+using namespace tcsim;
+using namespace tcsim::gpu;
+
+namespace {
+
+Kernel memory_kernel(const std::string& op, std::int64_t elements, std::int64_t row, int inputs, FormatId f = FormatId::fp32) {
+  Kernel k;
+  k.kind = Kernel::Kind::memory;
+  k.name = op;
+  k.a_format = f;
+  k.memory = {op, elements, row};
+  const std::uint64_t b = std::uint64_t(format_bits(f) / 8);
+  k.bytes_read = b * std::uint64_t(elements) * std::uint64_t(inputs);
+  k.bytes_written = b * std::uint64_t(elements);
+  k.flops_nontensor = double(elements);
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("memory launch: grids of PyTorch's kernels as NeuSight's profiles recorded them") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  // V100-PCIE-32GB rows of shared/data/neusight/kernels (Grid x, Block x*y):
+  // add (127, 168): vectorized_elementwise_kernel<4>, grid 42, 128 threads.
+  MemoryLaunch l = memory_launch(g, memory_kernel("add", 127 * 168, 0, 2));
+  CHECK(l.ctas == 42);
+  CHECK(l.threads_per_cta == 128);
+  // softmax (127, 168): softmax_warp_forward, grid 32 of 32x4; (223, 114): two rows per warp, grid 28.
+  l = memory_launch(g, memory_kernel("softmax", 127 * 168, 168, 1));
+  CHECK(l.ctas == 32);
+  CHECK(l.kernel.find("softmax_warp_forward") != std::string::npos);
+  CHECK(memory_launch(g, memory_kernel("softmax", 223 * 114, 114, 1)).ctas == 28);
+  // softmax (40, 1421): cunn_SoftMaxForward, a CTA of 256 threads per row.
+  l = memory_launch(g, memory_kernel("softmax", 40 * 1421, 1421, 1));
+  CHECK(l.ctas == 40);
+  CHECK(l.threads_per_cta == 256);
+  CHECK(l.reread_passes == 2);
+  // ln (60, 272): vectorized_layer_norm_kernel, grid 60 of 32x4.
+  l = memory_launch(g, memory_kernel("layer_norm", 60 * 272, 272, 1));
+  CHECK(l.ctas == 60);
+  CHECK(l.threads_per_cta == 128);
+  CHECK(l.reread_passes == 1);
+  // Sarathi's rms_norm_kernel: a CTA of min(R, 1024) threads per token.
+  l = memory_launch(g, memory_kernel("rms_norm", 8 * 4096, 4096, 1, FormatId::fp16));
+  CHECK(l.ctas == 8);
+  CHECK(l.threads_per_cta == 1024);
+  CHECK(l.dependent_loads == 4);
+}
+
+TEST_CASE("memory launch: impossible shapes are input errors") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  CHECK_THROWS_AS(memory_launch(g, memory_kernel("add", 0, 0, 2)), InputError);
+  CHECK_THROWS_AS(memory_launch(g, memory_kernel("softmax", 100, 200, 1)), InputError);
+}
+
+TEST_CASE("memory kernel: a large elementwise op runs at the DRAM rate") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  const Kernel k = memory_kernel("add", std::int64_t(1) << 26, 0, 2);  // 768 MiB of traffic
+  const KernelResult r = run_memory_kernel(g, k);
+  const double bytes = double(k.bytes_read + k.bytes_written);
+  CHECK(r.bound == "dram");
+  CHECK(r.time_s == doctest::Approx(bytes / (g.dram_bytes_per_s * g.dram_efficiency) + g.launch_overhead_s).epsilon(1e-9));
+  CHECK(r.get("dram_read_bytes").value() == double(k.bytes_read));
+}
+
+TEST_CASE("memory kernel: a footprint that fits in L2 runs at the L2 rate") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  const Kernel k = memory_kernel("add", 400000, 0, 2);  // 4.8 MB < 6 MiB
+  const KernelResult r = run_memory_kernel(g, k);
+  const double bytes = double(k.bytes_read + k.bytes_written);
+  CHECK(r.bound == "l2");
+  CHECK(r.cycles == doctest::Approx(bytes / (g.l2_bytes_per_clk * g.l2_efficiency)).epsilon(1e-9));
+  CHECK(r.get("dram_read_bytes").value() == 0);
+  // The same bytes from DRAM would take longer.
+  CHECK(r.cycles < bytes / (g.dram_bytes_per_clk() * g.dram_efficiency));
+}
+
+TEST_CASE("memory kernel: a tiny op costs its launch and one CTA's round trips") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  const KernelResult r = run_memory_kernel(g, memory_kernel("relu", 1000, 0, 1));
+  CHECK(r.bound == "latency");
+  // 2 CTAs, one round: the load from L2 (warm), the store's trip to L2.
+  CHECK(r.cycles == doctest::Approx(2 * g.l2_hit_latency()));
+  CHECK(r.time_s == doctest::Approx(r.cycles / g.clock_hz + g.launch_overhead_s));
+}
+
+TEST_CASE("memory kernel: few CTAs leave the GPU latency-bound (Little's law)") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  // 8 rows of 1M elements through softmax: 8 CTAs, each 512 threads looping over its row.
+  const Kernel k = memory_kernel("softmax", 8 << 20, 1 << 20, 1);
+  const KernelResult r = run_memory_kernel(g, k);
+  CHECK(r.bound == "latency");
+  const double bytes = double(k.bytes_read + k.bytes_written);
+  CHECK(r.time_s > 2 * (bytes / (g.dram_bytes_per_s * g.dram_efficiency) + g.launch_overhead_s));
+}
+
+TEST_CASE("memory kernel: second passes over rows come from L1, else L2, else DRAM") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  // 16 resident CTAs x 2 KB rows fit in L1: the re-read costs no DRAM bytes.
+  Kernel small = memory_kernel("layer_norm", 20000 * 512, 512, 1);
+  CHECK(run_memory_kernel(g, small).get("dram_read_bytes").value() == doctest::Approx(double(small.bytes_read)));
+  // 16 x 16 KB rows exceed L1, and 80 SMs' worth exceed the 6 MB L2: read twice from DRAM.
+  Kernel big = memory_kernel("layer_norm", 20000 * 4096, 4096, 1);
+  CHECK(run_memory_kernel(g, big).get("dram_read_bytes").value() == doctest::Approx(2.0 * double(big.bytes_read)));
+}
+
+TEST_CASE("memory kernel: far-partition copies shrink what stays warm in a partitioned L2") {
+  GpuConfig g = gpu::test::shipped("a100");
+  REQUIRE(g.l2_partitions == 2);
+  REQUIRE(g.l2_size == 40u << 20);
+  // add: 2/3 of the footprint is read; reads take 1.5x the space: warm up to 30 MiB.
+  const std::int64_t warm = (28ll << 20) / 12, cold = (32ll << 20) / 12;
+  CHECK(run_memory_kernel(g, memory_kernel("add", warm, 0, 2)).bound == "l2");
+  CHECK(run_memory_kernel(g, memory_kernel("add", cold, 0, 2)).bound == "dram");
+  g.l2_partitions = 1;  // one partition: the whole 40 MiB
+  CHECK(run_memory_kernel(g, memory_kernel("add", cold, 0, 2)).bound == "l2");
+}
+
+TEST_CASE("memory kernel: FP32 work and special-function results bound arithmetic-heavy ops") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  Kernel k = memory_kernel("add", std::int64_t(1) << 24, 0, 2);
+  k.flops_nontensor = 1e12;  // far more work than the bytes
+  const KernelResult r = run_memory_kernel(g, k);
+  CHECK(r.bound == "cuda_core");
+  CHECK(r.cycles == doctest::Approx(1e12 / (g.peak_ffma_per_clk() * g.sm_count)));
+  // tanh: an ex2 and a reciprocal per element at 16 MUFU results per clock per SM.
+  Kernel e = memory_kernel("tanh", std::int64_t(1) << 24, 0, 1, FormatId::int8);
+  e.bytes_read = e.bytes_written = 1;
+  e.flops_nontensor = 0;
+  const KernelResult re = run_memory_kernel(g, e);
+  CHECK(re.bound == "sfu");
+  CHECK(re.cycles == doctest::Approx(2.0 * double(1 << 24) / (g.sfu_per_clk() * g.sm_count)));
+}
+
+TEST_CASE("memory launch: embedding takes index_select's small-index kernel up to 16 indices") {
+  const GpuConfig g = gpu::test::shipped("a100_80gb");
+  // 16 tokens of a 4096-wide table: indexSelectSmallIndex, 32 CTAs of 128 threads over the row,
+  // the 16 indices in turn, each an index trip and a row trip (from DRAM).
+  MemoryLaunch l = memory_launch(g, memory_kernel("embedding", 16 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.kernel.find("indexSelectSmallIndex") != std::string::npos);
+  CHECK(l.ctas == 32);
+  CHECK(l.threads_per_cta == 128);
+  CHECK(l.dependent_loads == 2 * 16);
+  CHECK(l.dram_trips == 16);
+  // 17 tokens: indexSelectLargeIndex, min(ceil(N / 128), 8 x SMs) CTAs, one element per thread.
+  l = memory_launch(g, memory_kernel("embedding", 17 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.kernel.find("indexSelectLargeIndex") != std::string::npos);
+  CHECK(l.ctas == 17 * 4096 / 128);
+  CHECK(l.instructions_per_element == 82);  // three divisions and a remainder of 32-bit index math
+  CHECK(l.dependent_loads == 2);
+  // 4096 tokens: the grid is capped at 8 CTAs per SM, a grid-stride loop of ceil(N / threads) steps.
+  l = memory_launch(g, memory_kernel("embedding", 4096 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.ctas == 8 * g.sm_count);
+  CHECK(l.dram_trips == std::ceil(4096.0 * 4096 / (8 * g.sm_count * 128)));
+  // The small-index kernel's time grows with the indices (serial), the large one's does not.
+  const double t8 = run_memory_kernel(g, memory_kernel("embedding", 8 * 4096, 4096, 0, FormatId::fp16)).cycles;
+  const double t16 = run_memory_kernel(g, memory_kernel("embedding", 16 * 4096, 4096, 0, FormatId::fp16)).cycles;
+  CHECK(t16 - g.l2_hit_latency() == doctest::Approx(2 * (t8 - g.l2_hit_latency())));
+}
+
+TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels issue-bound") {
+  const GpuConfig g = gpu::test::shipped("a100_80gb");
+  // silu_and_mul over 11008-wide rows: 49 instructions per element on the 64 lanes per SM.
+  const MemoryLaunch l = memory_launch(g, memory_kernel("silu_and_mul", 4096 * 11008, 11008, 2, FormatId::fp16));
+  CHECK(l.instructions_per_element == 49);
+  CHECK(l.threads_per_cta == 1024);
+  Kernel k = memory_kernel("silu_and_mul", 4096 * 11008, 11008, 2, FormatId::fp16);
+  k.flops_nontensor = 0;
+  const KernelResult r = run_memory_kernel(g, k);
+  // 4096 CTAs of 11 iterations, 2 resident per SM: their trips share the pipes, so each full round
+  // takes 11 x 2 x (11008 x 49 / 64 / 11) cycles of issue, and the kernel at least the SM-level work.
+  const double per_sm_work = std::ceil(4096.0 / g.sm_count) * 11008 * 49 / g.peak_ffma_per_clk();
+  CHECK(r.cycles >= per_sm_work * 0.999);
+  CHECK(r.cycles > 1.2 * double(k.bytes_read + k.bytes_written) / g.dram_bytes_per_clk());
+  // One token: a single CTA, its 11 trips each the longer of its work and one warp's latency plus
+  // its share of the work; the same kernel without counted instructions is the latency alone.
+  Kernel one = memory_kernel("silu_and_mul", 11008, 11008, 2, FormatId::fp16);
+  one.flops_nontensor = 0;
+  const double issue = 11008 * 49 / g.peak_ffma_per_clk() / 11;
+  const double mem = g.l2_hit_latency();  // 44 KB: warm in L2
+  const double expect = 11 * std::max(issue, mem + issue / 8) + mem;
+  CHECK(run_memory_kernel(g, one).cycles == doctest::Approx(expect));
+  // PyTorch's GELU (erf): 128 instructions per 4-element vector bound a large fp16 tensor.
+  Kernel gelu = memory_kernel("gelu", std::int64_t(4096) * 10240, 0, 1, FormatId::fp16);
+  gelu.flops_nontensor = 0;
+  // 16 resident CTAs per round share the pipes, then the round's stores travel to L2 (lockstep
+  // rounds): a little above the SM-level work, far above the DRAM time.
+  const KernelResult rg = run_memory_kernel(g, gelu);
+  const double gelu_work = 4096.0 * 10240 * 128 / 4 / (g.peak_ffma_per_clk() * g.sm_count);
+  CHECK(rg.bound != "dram");
+  CHECK(rg.cycles >= gelu_work * 0.999);
+  CHECK(rg.cycles <= gelu_work * 1.1);
+  CHECK(rg.cycles > 1.4 * double(gelu.bytes_read + gelu.bytes_written) / g.dram_bytes_per_clk());
+}
+
+TEST_CASE("gpu model: host overhead and launch delay come from the config") {
+  GpuConfig g = gpu::test::shipped("v100");
+  const GpuModel m(g);
+  CHECK(m.host_overhead_s() == doctest::Approx(32.5e-6));
+  CHECK(m.host_launch_delay_s() == doctest::Approx(12.5e-6));
+  CHECK(m.run(memory_kernel("add", 1 << 20, 0, 2)).time_s ==
+        doctest::Approx(run_memory_kernel(g, memory_kernel("add", 1 << 20, 0, 2)).time_s));
+}

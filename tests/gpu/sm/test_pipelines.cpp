@@ -1,0 +1,152 @@
+// Each pipeline of the SM model: an instruction that waits for a unit or a value is not issued
+// one cycle before it is ready and is issued exactly when it is; closed-form MMA-bound runs.
+#include <doctest/doctest.h>
+
+#include "gpu/sm/sm_sim.h"
+#include "gpu/gpu_test_util.h"
+
+namespace tcsim::gpu {
+namespace {
+
+// V100 with integer tensor timings (16 SASS x 2 cycles, latency 5) so cycles are exact.
+GpuConfig exact_v100() {
+  GpuConfig g = test::shipped("v100");
+  g.mma[0].issue_interval = 2;
+  g.mma[0].latency = 5;
+  return g;
+}
+
+Instr mk(Op op, int dst = -1, int src = -1) {
+  Instr i;
+  i.op = op;
+  i.dst = std::int16_t(dst);
+  i.src[0] = std::int16_t(src);
+  return i;
+}
+
+Instr mma(int dst, int src = -1, int count = 1) {
+  Instr i = mk(Op::mma, dst, src);
+  i.mma = 0;
+  i.count = count;
+  i.dst2 = std::int16_t(dst);
+  return i;
+}
+
+double issue_cycle(const SmRunStats& s, int warp, std::size_t pc, int section = 1) {
+  for (const auto& r : s.issues)
+    if (r.warp == warp && r.pc == pc && r.section == section) return r.cycle;
+  FAIL("instruction never issued");
+  return -1;
+}
+
+SmEnvironment env(double bpc = 1e9, double latency = 1) {
+  SmEnvironment e;
+  e.global_bytes_per_clk = bpc;
+  e.global_latency = latency;
+  e.record_issues = true;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("tensor pipe: a second warp on the same sub-core issues when the first MMA frees it") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  p.body = {mma(0)};
+  p.slots = 1;
+  // 5 warps: warps 0 and 4 share sub-core 0.
+  const SmRunStats s = simulate_sm(g, p, 5, 1, env());
+  CHECK(issue_cycle(s, 0, 0) == 0);
+  CHECK(issue_cycle(s, 4, 0) == 32);  // 16 SASS x 2 cycles: not at 31, at 32
+  CHECK(issue_cycle(s, 1, 0) == 0);   // other sub-cores are free
+}
+
+TEST_CASE("tensor dependence: a dependent MMA issues when the producer's result is ready") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  p.body = {mma(0), mma(0, 0)};
+  p.slots = 1;
+  const SmRunStats s = simulate_sm(g, p, 1, 1, env());
+  CHECK(issue_cycle(s, 0, 1) == 15 * 2 + 5);
+  CHECK(s.cycles == 35 + 15 * 2 + 5);
+}
+
+TEST_CASE("shared memory: LDS bandwidth and latency gate the consuming MMA") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr lds = mk(Op::lds, 0);
+  lds.bytes = 256;  // 2 cycles at 128 B/clk
+  p.body = {lds, mma(1, 0)};
+  p.slots = 2;
+  const SmRunStats s = simulate_sm(g, p, 1, 1, env());
+  CHECK(issue_cycle(s, 0, 1) == 2 + g.smem_latency);
+}
+
+TEST_CASE("global memory: data arrives after latency + transfer, or after the bandwidth queue") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr ldg = mk(Op::ldg, 0);
+  ldg.bytes = 512;
+  Instr sts = mk(Op::sts, -1, 0);
+  sts.bytes = 512;
+  p.body = {ldg, sts};
+  p.slots = 1;
+  // Unloaded: 300 latency + 512 B over the 128 B/clk link.
+  CHECK(issue_cycle(simulate_sm(g, p, 1, 1, env(64, 300)), 0, 1) == 304);
+  // A tiny share of the bandwidth: the queue (512 B at 1 B/clk) dominates.
+  CHECK(issue_cycle(simulate_sm(g, p, 1, 1, env(1, 300)), 0, 1) == 512);
+}
+
+TEST_CASE("FFMA pipe: 16 lanes per sub-core take 2 cycles per warp instruction") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr f = mk(Op::ffma, 0);
+  f.count = 4;
+  p.body = {f};
+  p.slots = 1;
+  const SmRunStats s = simulate_sm(g, p, 5, 1, env());
+  CHECK(issue_cycle(s, 4, 0) == 8);
+  CHECK(s.ffma == 2 * 5 * 4 * 32 / 2.0 * 1.0);  // 5 warps x 4 FFMA x 32 lanes (/2 x 2 = exact count)
+}
+
+TEST_CASE("barrier: every warp leaves the cycle after the last one arrives") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr wait_mma = mma(0);
+  wait_mma.leader_only = true;  // only warp 0 is delayed before the barrier
+  Instr dep = mma(1, 0);
+  dep.leader_only = true;
+  p.body = {wait_mma, dep, mk(Op::bar), mk(Op::cp_commit)};
+  p.slots = 2;
+  const SmRunStats s = simulate_sm(g, p, 2, 1, env());
+  const double arrive0 = issue_cycle(s, 0, 2);
+  CHECK(arrive0 == 35 + 30 + 1);  // dependent MMA at 35, its last SASS at 35 + 30, then the barrier
+  CHECK(issue_cycle(s, 1, 3) == arrive0 + 1);
+  CHECK(issue_cycle(s, 0, 3) == arrive0 + 1);
+}
+
+TEST_CASE("cp.async: wait_group 0 releases the warp when the group's data has landed") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr cp = mk(Op::cp_async);
+  cp.bytes = 1024;
+  Instr wait = mk(Op::cp_wait);
+  wait.arg = 0;
+  p.body = {cp, mk(Op::cp_commit), wait, mk(Op::bar)};
+  const SmRunStats s = simulate_sm(g, p, 1, 1, env(1e9, 200));
+  CHECK(issue_cycle(s, 0, 2) == 200 + 1024 / 128);  // the wait itself completes on arrival
+}
+
+TEST_CASE("closed form: an MMA-only (ideal memory) run takes exactly its MMA issue time plus one latency") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  p.body = {mma(0, -1, 8), mma(1, -1, 8)};
+  p.slots = 2;
+  p.iterations = 50;
+  const SmRunStats s = simulate_sm(g, p, 4, 1, env());  // one warp per sub-core
+  const double sass = 50.0 * 16 * 16;                   // per sub-core
+  CHECK(s.cycles == (sass - 1) * 2 + 5);
+  CHECK(s.tensor_fma == doctest::Approx(4 * 50 * 16 * 4096.0));
+}
+
+}  // namespace tcsim::gpu
