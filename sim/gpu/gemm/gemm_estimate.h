@@ -36,12 +36,18 @@ class SmTimeCache {
  public:
   SmTime get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
              const SmEnvironment& env);
+  // Cycles of `total` CTAs relayed through `ctas` resident slots (simulate_sm's total_ctas), each
+  // running the program truncated to at most stages + 4 k-iterations: what successive rounds of
+  // CTAs save by overlapping, which does not depend on the loop's length.
+  double relay_cycles(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                      int total, const SmEnvironment& env);
   std::size_t size() const;
   std::uint64_t hits() const { return hits_; }
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, SmTime> map_;
+  std::map<std::string, double> relay_;
   std::uint64_t hits_ = 0;
 };
 
@@ -52,6 +58,7 @@ struct Estimate {
   int launches = 1;
   std::int64_t tiles = 0, iterations = 0;
   int ctas_per_sm = 0, active_sms = 0;
+  double overlap_cycles = 0;  // saved by starting each round's CTAs as the previous round's retire
   double waves = 0;
   Traffic traffic;
   SmEnvironment env;

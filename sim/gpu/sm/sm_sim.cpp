@@ -43,17 +43,20 @@ struct Warp {
 struct Cta {
   int arrived = 0;
   int warps = 0;
+  int done = 0;         // warps of the running CTA that have exited
+  int successors = 0;   // CTAs still to run in this slot after the running one
 };
 
 class Sim {
  public:
-  Sim(const GpuConfig& g, const WarpProgram& p, int warps_per_cta, int ctas, const SmEnvironment& env)
+  Sim(const GpuConfig& g, const WarpProgram& p, int warps_per_cta, int ctas, int total_ctas, const SmEnvironment& env)
       : g_(g), p_(p), env_(env), tensor_(g.subcores_per_sm), fma_(g.subcores_per_sm), sfu_(g.subcores_per_sm), rf_(g.subcores_per_sm),
         ctas_(ctas) {
-    if (warps_per_cta <= 0 || ctas <= 0) throw std::logic_error("simulate_sm: no warps");
+    if (warps_per_cta <= 0 || ctas <= 0 || total_ctas < ctas) throw std::logic_error("simulate_sm: no warps");
     const int total = warps_per_cta * ctas;
     warps_.resize(total);
-    for (int c = 0; c < ctas; ++c) ctas_[c].warps = warps_per_cta;
+    // Slot c runs CTAs c, c + ctas, c + 2 ctas, ... below total_ctas.
+    for (int c = 0; c < ctas; ++c) ctas_[c].warps = warps_per_cta, ctas_[c].successors = (total_ctas - 1 - c) / ctas;
     for (int w = 0; w < total; ++w) {
       Warp& wp = warps_[w];
       wp.cta = w / warps_per_cta;
@@ -101,7 +104,7 @@ class Sim {
           ++issued;
           any = true;
           last_[sc] = wi;
-          if (w.section == 3) ++done;
+          if (w.section == 3) done += retire(w, t);
         }
       }
       if (any) t += 1;
@@ -110,7 +113,7 @@ class Sim {
     }
     double end = 0;
     for (const auto& w : warps_) end = std::max(end, w.finish);
-    end = std::max(end, up(gmem_.next_free));
+    end = std::max({end, up(gmem_.next_free), up(stores_.next_free)});
     stats_.cycles = end;
     return stats_;
   }
@@ -153,6 +156,30 @@ class Sim {
       if (executes(w, (*code)[w.pc])) return;
       ++w.pc;
     }
+  }
+
+  // A warp exited. When it is its CTA's last, the CTA retires and, if the slot has a successor, the
+  // CTA scheduler starts it in the freed slot on the next cycle: its loads queue behind the stores
+  // the retired CTA left in flight. Returns the warps that will not run again.
+  int retire(const Warp& exited, double t) {
+    Cta& c = ctas_[exited.cta];
+    if (++c.done < c.warps) return 0;
+    if (c.successors == 0) return c.warps;
+    --c.successors;
+    c.done = 0;
+    c.arrived = 0;
+    for (auto& w : warps_) {
+      if (w.cta != exited.cta) continue;
+      w.section = 0, w.pc = 0, w.iter = 0;
+      w.stall_until = w.wake = t + 1;
+      w.at_bar = false;
+      std::fill(w.slot.begin(), w.slot.end(), 0.0);
+      w.cp_groups.clear(), w.cp_open = -1;
+      w.wg_groups.clear(), w.wg_open = -1;
+      now_ = t + 1;
+      skip_inactive(w);
+    }
+    return 0;
   }
 
   void note_iteration(const Warp& w) {
@@ -221,8 +248,10 @@ class Sim {
       case Op::ldg:
       case Op::cp_async:
       case Op::tma:
-      case Op::stg:
         if (gmem_.next_free > e + kGlobalQueue) e = std::max(e, gmem_.next_free - kGlobalQueue);
+        break;
+      case Op::stg:
+        if (stores_.next_free > e + kGlobalQueue) e = std::max(e, stores_.next_free - kGlobalQueue);
         break;
       case Op::cp_wait: e = std::max(e, groups_ready(w.cp_groups, in.arg, t)); break;
       case Op::wgmma_wait: e = std::max(e, groups_ready(w.wg_groups, in.arg, t)); break;
@@ -234,10 +263,13 @@ class Sim {
   // Returns when the last byte arrives. The SM's bandwidth share is a queue (the other SMs use the
   // rest); the latency overlaps with waiting in it, so the data arrives after the later of the two:
   // the unloaded trip (latency + bytes over the SM's own link) or the queue.
-  double global_transfer(double t, double bytes, double latency) {
-    const double s = std::max(t, gmem_.next_free);
+  // Loads and stores queue apart: read data comes back on the crossbar's response path, store data
+  // goes out on its request path (the whole GPU's DRAM limit on both together is applied above the
+  // SM, gemm_estimate.cpp).
+  double global_transfer(double t, double bytes, double latency, Pipe& queue) {
+    const double s = std::max(t, queue.next_free);
     const double d = bytes / global_bpc_;
-    gmem_.next_free = s + d;
+    queue.next_free = s + d;
     stats_.global_busy += d;
     return std::max(t + latency + bytes / g_.l1_bytes_per_clk, s + d);
   }
@@ -345,13 +377,13 @@ class Sim {
         break;
       }
       case Op::ldg: {
-        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_);
         stats_.global_read_bytes += in.bytes;
         set_slot(w, in, in.dst, done);
         break;
       }
       case Op::cp_async: {
-        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_);
         stats_.global_read_bytes += in.bytes;
         // The copy's shared-memory writes take the banks too; booked at issue (a throughput model:
         // the write happens on arrival, but only the pipe's occupancy matters here).
@@ -361,7 +393,7 @@ class Sim {
         break;
       }
       case Op::tma: {
-        const double done = global_transfer(t, in.bytes, env_.global_latency);
+        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_);
         stats_.global_read_bytes += in.bytes;
         stats_.smem_bytes += in.bytes;
         set_slot(w, in, in.dst, done);
@@ -373,7 +405,7 @@ class Sim {
         break;
       }
       case Op::stg: {
-        const double done = global_transfer(t, in.bytes, 0);
+        const double done = global_transfer(t, in.bytes, 0, stores_);
         stats_.global_write_bytes += in.bytes;
         w.finish = std::max(w.finish, up(done));
         break;
@@ -416,7 +448,7 @@ class Sim {
   const WarpProgram& p_;
   SmEnvironment env_;
   std::vector<Pipe> tensor_, fma_, sfu_, rf_;
-  Pipe smem_, gmem_;
+  Pipe smem_, gmem_, stores_;
   double global_bpc_ = 1;
   std::vector<Warp> warps_;
   std::vector<Cta> ctas_;
@@ -429,8 +461,8 @@ class Sim {
 }  // namespace
 
 SmRunStats simulate_sm(const GpuConfig& gpu, const WarpProgram& program, int warps_per_cta, int ctas,
-                       const SmEnvironment& env) {
-  Sim sim(gpu, program, warps_per_cta, ctas, env);
+                       const SmEnvironment& env, int total_ctas) {
+  Sim sim(gpu, program, warps_per_cta, ctas, std::max(total_ctas, ctas), env);
   return sim.run();
 }
 

@@ -56,8 +56,12 @@ struct SmRunStats {
   std::vector<IssueRecord> issues;       // when SmEnvironment::record_issues
 };
 
-// Runs `ctas` copies of a CTA of `warps_per_cta` warps, each warp running `program`.
+// Runs `ctas` copies of a CTA of `warps_per_cta` warps, each warp running `program`. With
+// `total_ctas` > `ctas`, the `ctas` slots run that many CTAs in all, slot c the CTAs c, c + ctas,
+// ...: the CTA scheduler refills a slot the cycle after its CTA retires, so the next CTA's prologue
+// overlaps the other slots' work and the stores still draining (a retired CTA's stores keep their
+// place in the SM's global queue).
 SmRunStats simulate_sm(const GpuConfig& gpu, const WarpProgram& program, int warps_per_cta, int ctas,
-                       const SmEnvironment& env);
+                       const SmEnvironment& env, int total_ctas = 0);
 
 }  // namespace tcsim::gpu

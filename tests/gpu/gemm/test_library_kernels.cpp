@@ -44,6 +44,21 @@ TEST_CASE("batched SGEMM runs cuBLAS's 128x128 kernel on sm_80, whatever the sha
   CHECK(volta.chosen.mapping.bm * volta.chosen.mapping.bn == 4096);
 }
 
+TEST_CASE("rounds of CTAs overlap: a small-K batched SGEMM streams its output at the SM's bandwidth share") {
+  const GpuConfig a100 = test::shipped("a100_pcie_40gb");
+  // 52 GEMMs of 501 x 966 x 2 (NeuSight bmm.csv): 1664 CTAs of 128x128, 16 per SM in 8 rounds of 2.
+  // Each CTA does almost no math and stores a 64 KiB fp32 tile, so the kernel is its stores.
+  const KernelProgram kp = kernel_program(a100, sgemm(501, 966, 2, 52));
+  const Estimate& e = kp.chosen;
+  REQUIRE(e.ctas_per_sm == 2);
+  CHECK(e.overlap_cycles > 0);
+  // Every round's loads hide under the previous round's stores: the 16 tiles' stores at the SM's
+  // share of the bandwidth, plus at most one round run alone.
+  const double stores = 16.0 * 128 * 128 * 4 / e.env.global_bytes_per_clk;
+  CHECK(e.cycles < stores + e.full.cycles);
+  CHECK(e.cycles > stores);
+}
+
 TEST_CASE("cp.async main loops sync before the last k-step and prefetch the next tile's first fragment") {
   const KernelProgram kp = kernel_program(test::shipped("a100"), sgemm(4096, 4096, 4096, 1));
   REQUIRE(kp.chosen.mapping.copy == CopyEngine::cp_async);

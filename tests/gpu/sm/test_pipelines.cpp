@@ -149,4 +149,30 @@ TEST_CASE("closed form: an MMA-only (ideal memory) run takes exactly its MMA iss
   CHECK(s.tensor_fma == doctest::Approx(4 * 50 * 16 * 4096.0));
 }
 
+TEST_CASE("CTA relay: a refilled slot's loads overlap the retired CTA's stores, which queue apart") {
+  const GpuConfig g = exact_v100();
+  WarpProgram p;
+  Instr ldg = mk(Op::ldg, 0);
+  ldg.bytes = 1024;
+  Instr sts = mk(Op::sts, -1, 0);  // waits for the load
+  sts.bytes = 128;
+  Instr stg = mk(Op::stg);
+  stg.bytes = 4096;
+  p.prologue = {ldg, sts};
+  p.epilogue = {stg};
+  p.slots = 1;
+  // 8 B/clk, latency 300: the load's data is there at 300 + 1024 B over the 128 B/clk link = 308;
+  // the store drains for 4096 / 8 = 512 cycles after it issues.
+  const double one = simulate_sm(g, p, 1, 1, env(8, 300)).cycles;
+  CHECK(one == 309 + 512);  // the store issues at 309
+  // The second CTA starts the cycle after the first retires; its load waits for no store, so only
+  // its store, queued behind the first one's, adds to the time.
+  const SmRunStats two = simulate_sm(g, p, 1, 1, env(8, 300), 2);
+  CHECK(two.cycles == one + 512);
+  CHECK(two.global_write_bytes == 2 * 4096);
+  // Two slots of 2 CTAs each (one warp each, all on sub-core 0, so slot 1 issues a cycle behind):
+  // the four stores drain back to back, every load hidden under them.
+  CHECK(simulate_sm(g, p, 1, 2, env(8, 300), 4).cycles == 310 + 4 * 512);
+}
+
 }  // namespace tcsim::gpu
