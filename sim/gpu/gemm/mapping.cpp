@@ -142,13 +142,19 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
   return out;
 }
 
+double store_fill(const GemmProblem& p, const Mapping& m) {
+  if (p.m <= 0 || p.n <= 0) return 1.0;
+  const double padded = double((p.m + m.bm - 1) / m.bm * m.bm) * double((p.n + m.bn - 1) / m.bn * m.bn);
+  return std::max(1.0, std::round(64.0 * double(p.m) * double(p.n) / padded)) / 64.0;
+}
+
 WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations) {
   WarpProgram w;
   w.iterations = iterations;
   // Bank wavefronts of the shared-memory accesses and RF reads of the math groups (program_costs.h).
   const ProgramCosts costs = program_costs(g, p, m);
   const double tile = double(tile_bytes(p, m));
-  const double out_bytes = double(m.wm) * m.wn * (m.split_k > 1 ? 4.0 : p.c_bytes);
+  const double out_bytes = double(m.wm) * m.wn * (m.split_k > 1 ? 4.0 : p.c_bytes) * store_fill(p, m);
   auto I = [](Op op) {
     Instr in;
     in.op = op;

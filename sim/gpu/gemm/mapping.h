@@ -48,6 +48,11 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
 int ctas_per_sm(const GpuConfig& g, const Mapping& m);
 
 // The per-warp program of one CTA running `iterations` k-tiles.
+// The share of the padded tile grid that is the GEMM's output, in 1/64 steps: edge tiles store only
+// their valid rows and columns (the epilogue predicates the rest), so the program's stores carry
+// the average tile's bytes.
+double store_fill(const GemmProblem& p, const Mapping& m);
+
 WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations);
 
 }  // namespace tcsim::gpu
