@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "gpu/gemm/gemm_estimate.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -67,6 +68,9 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
                          " at twice the dense rate; A read as its kept half plus 2-bit indices");
   }
   p.l2_warm = k.l2_warm;
+  if (p.l2_warm)
+    plan.notes.push_back(l2_resident(g, p) ? "timed back to back: A, B and D fit in L2 and stay there (no DRAM reads)"
+                                           : "timed back to back, but A, B and D do not fit in L2: read from DRAM as cold");
   p.b_bytes = format_bits(k.b_format) / 8.0;
   p.c_bytes = format_bits(k.d_format) / 8.0;
   // Row-major Layout letters (workload/kernel.h): A as M x K (N) has K contiguous; B as N x K (T) too.
