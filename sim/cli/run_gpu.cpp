@@ -54,6 +54,10 @@ int run_gpu(const RunRequest& req) {
                                    "or --gemm");
   if (req.traces) throw InputError("--traces", "per-cycle traces exist for systolic configs only");
   if (!req.formats.empty() && req.gemms.empty()) throw InputError("--formats", "applies to --gemm; give --gemm MxNxK");
+  if (!req.sparse.empty() && req.sparse != "2:4")
+    throw InputError("--sparse", "expected 2:4 (the structured sparsity of mma.sp), got '" + req.sparse + "'");
+  if (!req.sparse.empty() && req.gemms.empty())
+    throw InputError("--sparse", "applies to --gemm; an op trace says it per row (column sparsity)");
 
   std::vector<Kernel> kernels;
   std::vector<std::string> where;
@@ -63,8 +67,11 @@ int run_gpu(const RunRequest& req) {
   }
   for (const auto& g : req.gemms) {
     kernels.push_back(parse_gemm_option(g, req.formats));
+    kernels.back().sparse_a = !req.sparse.empty();
     where.push_back("--gemm " + g);
   }
+  if (req.warm_l2)
+    for (Kernel& k : kernels) k.l2_warm = true;
   if (kernels.empty())
     throw InputError("tcsim run", req.inputs.empty() ? "nothing to simulate: give an op-trace CSV or --gemm MxNxK"
                                                      : "the op trace has no rows");

@@ -16,6 +16,8 @@ struct RunRequest {
   std::vector<std::string> inputs;      // positional: op-trace CSVs (GPU) / topology CSVs
   std::vector<std::string> gemms;       // --gemm MxNxK (repeatable) or MxNxKxBATCH
   std::string formats;                  // --formats a.b.cd, e.g. f16.f16.f32 (applies to --gemm)
+  std::string sparse;                   // --sparse 2:4: --gemm's A is 2:4 structured sparse
+  bool warm_l2 = false;                 // --warm-l2: every GEMM timed back to back (Kernel::l2_warm)
   std::string topology;                 // --topology FILE.csv (SCALE-Sim topology)
   std::string topology_kind;            // --topology-kind conv|gemm (SCALE-Sim's -i); empty: detect
   bool traces = false;                  // --traces: per-cycle trace CSVs (systolic, small layers)

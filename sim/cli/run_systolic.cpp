@@ -111,6 +111,8 @@ int run_systolic(const RunRequest& req) {
   if (!req.inputs.empty())
     throw InputError(req.inputs.front(), "op-trace CSVs are for GPU configs; give a SCALE-Sim topology with --topology");
   if (!req.formats.empty()) throw InputError("--formats", "not used by systolic configs (SCALE-Sim words are 1 byte)");
+  if (!req.sparse.empty()) throw InputError("--sparse", "GPU configs only (mma.sp); systolic configs run dense GEMMs");
+  if (req.warm_l2) throw InputError("--warm-l2", "GPU configs only; systolic configs model their SRAMs explicitly");
   if (req.traces && req.output_dir.empty()) throw InputError("--traces", "needs an output folder (-o DIR)");
 
   std::vector<Job> jobs;

@@ -27,19 +27,19 @@ bool MmaInstr::accepts(FormatId a, FormatId c) const {
   return std::find(ab.begin(), ab.end(), a) != ab.end();
 }
 
-const MmaInstr* GpuConfig::find_mma(FormatId ab_fmt, FormatId acc_fmt) const {
+const MmaInstr* GpuConfig::find_mma(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
   const MmaInstr* best = nullptr;
   double best_rate = 0;
   for (const auto& i : mma) {
-    if (!i.accepts(ab_fmt, acc_fmt)) continue;
+    if (i.sparse != sparse || !i.accepts(ab_fmt, acc_fmt)) continue;
     const double rate = i.fma() / i.pipe_cycles(i.n) / (i.kind == MmaKind::wgmma ? subcores_per_sm : 1);
     if (rate > best_rate) best = &i, best_rate = rate;
   }
   return best;
 }
 
-double GpuConfig::peak_tensor_fma_per_clk(FormatId ab_fmt, FormatId acc_fmt) const {
-  const MmaInstr* i = find_mma(ab_fmt, acc_fmt);
+double GpuConfig::peak_tensor_fma_per_clk(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
+  const MmaInstr* i = find_mma(ab_fmt, acc_fmt, sparse);
   if (!i) return 0;
   const double per_subcore = i->fma() / i->pipe_cycles(i->n) / (i->kind == MmaKind::wgmma ? subcores_per_sm : 1);
   return per_subcore * subcores_per_sm;
@@ -101,6 +101,8 @@ void GpuConfig::validate() const {
                std::to_string(i.sass_count) + " x " + std::to_string(i.issue_interval) +
                " cycles exceeds fma_per_clk " + std::to_string(i.fma_per_clk));
     if (i.kind == MmaKind::wgmma && arch != "sm_90") fail("mma." + i.name + ".kind", "wgmma needs arch sm_90");
+    if (i.sparse && (arch == "sm_70" || arch == "sm_75"))
+      fail("mma." + i.name + ".sparse", "2:4 sparse MMA (mma.sp) needs arch sm_80 or later");
   }
 }
 
@@ -155,6 +157,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
     i.latency = row.cycles("latency");
     i.fma_per_clk = row.number("fma_per_clk");
     i.issue_cycles = row.cycles("issue_cycles");
+    i.sparse = row.boolean("sparse");
     if (i.latency < i.issue_interval * 0.999)
       throw InputError(row.where("latency"), "expected a latency of at least the issue interval");
     g.mma.push_back(i);

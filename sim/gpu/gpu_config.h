@@ -41,6 +41,10 @@ struct MmaInstr {
   double latency = 1;            // cycles from the last SASS MMA's issue to the result
   double fma_per_clk = 0;        // ideal dense rate per sub-core (documentation + consistency)
   double issue_cycles = 1;       // scheduler cycles to issue one PTX instruction (wgmma ~4)
+  // mma.sp / wgmma.sp: A is 2:4 structured sparse (two kept values and their 2-bit indices per
+  // group of four); k, fma() and fma_per_clk count the dense-equivalent MACs, so a sparse row at
+  // the dense row's interval runs twice its rate. Only sparse kernels use sparse rows.
+  bool sparse = false;
 
   double fma() const { return double(m) * n * k; }
   // Sub-core pipe cycles of one instruction (wgmma: per sub-core of the warpgroup, at shape n).
@@ -134,10 +138,11 @@ struct GpuConfig {
 
   double dram_bytes_per_clk() const { return dram_bytes_per_s / clock_hz; }
   int max_warps_per_subcore() const { return max_warps_per_sm / subcores_per_sm; }
-  // The fastest table row for these formats (nullptr when the tensor cores cannot run them).
-  const MmaInstr* find_mma(FormatId ab, FormatId acc) const;
-  // Peak dense tensor FMA/clk/SM for these formats (0 when unsupported).
-  double peak_tensor_fma_per_clk(FormatId ab, FormatId acc) const;
+  // The fastest table row for these formats (nullptr when the tensor cores cannot run them);
+  // sparse: among the 2:4-sparse rows only, else among the dense rows only.
+  const MmaInstr* find_mma(FormatId ab, FormatId acc, bool sparse = false) const;
+  // Peak tensor FMA/clk/SM for these formats (0 when unsupported); sparse: dense-equivalent MACs.
+  double peak_tensor_fma_per_clk(FormatId ab, FormatId acc, bool sparse = false) const;
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
   double sfu_per_clk() const { return double(sfu_lanes_per_subcore) * subcores_per_sm; }  // per SM
 };

@@ -74,6 +74,12 @@ struct Kernel {
   Layout layout = Layout::NN;
   Pass pass = Pass::forward;
   std::int64_t count = 1;  // how many times the kernel runs (totals multiply by this)
+  // GEMMs: A is 2:4 structured sparse (cuSPARSELt / mma.sp: two kept values and their 2-bit
+  // indices per group of four along K); m, n, k stay the dense shape.
+  bool sparse_a = false;
+  // Timed back to back (benchmark loops: DeepBench, NeuSight): operands that fit in L2 are still
+  // there from the previous call, so they are read from L2, not DRAM (sim/gpu/README.md).
+  bool l2_warm = false;
 
   // kind == memory: bytes moved, (non-tensor) flops and the op's shape. a_format is the data format.
   std::uint64_t bytes_read = 0, bytes_written = 0;

@@ -14,6 +14,11 @@ const std::vector<std::string>& op_trace_columns() {
   return cols;
 }
 
+const std::vector<std::string>& op_trace_optional_columns() {
+  static const std::vector<std::string> cols = {"sparsity", "warm_l2"};
+  return cols;
+}
+
 namespace {
 
 std::vector<Kernel> kernels_from(const CsvText& csv, std::vector<std::string>* origins) {
@@ -21,9 +26,11 @@ std::vector<Kernel> kernels_from(const CsvText& csv, std::vector<std::string>* o
   for (std::size_t i = 0; i < csv.header.size(); ++i) {
     bool known = false;
     for (const auto& c : cols) known = known || to_lower(csv.header[i]) == c;
+    for (const auto& c : op_trace_optional_columns()) known = known || to_lower(csv.header[i]) == c;
     if (!known)
       throw InputError(location(csv.file, csv.header_line, csv.header[i]),
-                       "unknown column; expected the op-trace columns " + join(cols, ","));
+                       "unknown column; expected the op-trace columns " + join(cols, ",") + " (optional: " +
+                           join(op_trace_optional_columns(), ",") + ")");
   }
   const OpTraceColumns c = OpTraceColumns::find(csv);
   std::vector<Kernel> out;
@@ -66,6 +73,8 @@ OpTraceColumns OpTraceColumns::find(const CsvText& csv) {
   c.d_format = csv.column("d_format");
   c.layout = csv.column("layout");
   c.count = csv.column("count");
+  c.sparsity = csv.column("sparsity");
+  c.warm_l2 = csv.column("warm_l2");
   return c;
 }
 
@@ -91,6 +100,18 @@ Kernel op_trace_kernel(const CsvText& csv, const CsvRow& row, const OpTraceColum
   if (auto* s = opt(c.d_format)) k.d_format = parse_format_field(*s, f, ln, "d_format");
   if (auto* s = opt(c.layout)) k.layout = parse_layout_field(*s, f, ln, "layout");
   if (auto* s = opt(c.count)) k.count = parse_dimension(*s, f, ln, "count");
+  if (auto* s = opt(c.sparsity)) {
+    const std::string v = to_lower(std::string(trim(*s)));
+    if (v != "dense" && v != "2:4")
+      throw InputError(location(f, ln, "sparsity"), "expected dense or 2:4 (A 2:4 structured sparse), got '" + *s + "'");
+    k.sparse_a = v == "2:4";
+  }
+  if (auto* s = opt(c.warm_l2)) {
+    const std::string v = to_lower(std::string(trim(*s)));
+    if (v != "0" && v != "1" && v != "true" && v != "false")
+      throw InputError(location(f, ln, "warm_l2"), "expected 0 or 1 (true or false), got '" + *s + "'");
+    k.l2_warm = v == "1" || v == "true";
+  }
   return k;
 }
 
@@ -106,14 +127,17 @@ std::vector<Kernel> parse_op_trace(std::string_view text, const std::string& fil
 std::string format_op_trace(const std::vector<Kernel>& kernels, const std::vector<std::string>& comments) {
   std::string out;
   for (const auto& c : comments) out += "# " + c + "\n";
-  out += join(op_trace_columns(), ",") + "\n";
+  bool optional = false;
+  for (const Kernel& kernel : kernels) optional = optional || kernel.sparse_a || kernel.l2_warm;
+  out += join(op_trace_columns(), ",") + (optional ? "," + join(op_trace_optional_columns(), ",") : "") + "\n";
   for (const Kernel& kernel : kernels) {
     const Kernel g = gemm_view(kernel);
     out += csv_quote(kernel.name) + "," + std::to_string(g.m) + "," + std::to_string(g.n) + "," + std::to_string(g.k) +
            "," + std::to_string(g.batch) + "," + std::string(format_name(g.a_format)) + "," +
            std::string(format_name(g.b_format)) + "," + std::string(format_name(g.c_format)) + "," +
            std::string(format_name(g.d_format)) + "," + std::string(layout_name(g.layout)) + "," +
-           std::to_string(g.count) + "\n";
+           std::to_string(g.count) +
+           (optional ? std::string(kernel.sparse_a ? ",2:4," : ",dense,") + (kernel.l2_warm ? "1" : "0") : "") + "\n";
   }
   return out;
 }

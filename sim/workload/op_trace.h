@@ -18,6 +18,9 @@ namespace tcsim::workload {
 
 // The op-trace columns in their canonical order.
 const std::vector<std::string>& op_trace_columns();
+// Optional columns after them: `sparsity` (dense or 2:4: A is 2:4 structured sparse) and `warm_l2`
+// (0/1: timed back to back, operands that fit in L2 are there; Kernel::l2_warm). Empty = dense / 0.
+const std::vector<std::string>& op_trace_optional_columns();
 
 // Reads an op-trace file. Bad rows throw InputError("file:line: column", what was expected):
 // zero, negative, non-integer or > 2^31 dimensions, unknown formats or layouts, missing fields.
@@ -31,13 +34,14 @@ std::vector<Kernel> parse_op_trace(std::string_view text, const std::string& fil
 // the Kernel of one row.
 struct OpTraceColumns {
   int name = -1, m = -1, n = -1, k = -1, batch = -1, a_format = -1, b_format = -1, c_format = -1,
-      d_format = -1, layout = -1, count = -1;
+      d_format = -1, layout = -1, count = -1, sparsity = -1, warm_l2 = -1;
   static OpTraceColumns find(const CsvText& csv);
 };
 Kernel op_trace_kernel(const CsvText& csv, const CsvRow& row, const OpTraceColumns& cols);
 
 // Writes kernels (GEMMs; a conv is written as its implicit GEMM) in the op-trace form, with the
-// header and the given comment lines ("# ..." prefixed automatically).
+// header and the given comment lines ("# ..." prefixed automatically); the optional columns only
+// when some kernel is sparse or warm.
 std::string format_op_trace(const std::vector<Kernel>& kernels, const std::vector<std::string>& comments = {});
 
 }  // namespace tcsim::workload

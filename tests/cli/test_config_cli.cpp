@@ -103,7 +103,7 @@ TEST_CASE("tcsim config check/show on the shipped GPU configs (once the gpu kind
     return;
   }
   const auto dir = scratch();
-  for (const char* name : {"v100", "t4", "a100", "h100"}) {
+  for (const char* name : {"v100", "t4", "a100", "h100", "a10", "l4", "l40s"}) {
     const fs::path cfg = tcsim::test::source_dir() / "configs" / "gpu" / (std::string(name) + ".yaml");
     if (!fs::exists(cfg)) continue;
     CAPTURE(name);

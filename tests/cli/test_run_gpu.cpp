@@ -111,6 +111,31 @@ TEST_CASE("tcsim run (gpu): bad input exits 2 with file:line: field") {
   fs::remove_all(d);
 }
 
+TEST_CASE("tcsim run (gpu): low-precision formats, --sparse 2:4, --warm-l2, and what an architecture lacks") {
+  const std::string t4 = (tcsim::test::source_dir() / "configs/gpu/t4.yaml").string();
+  const std::string a100 = (tcsim::test::source_dir() / "configs/gpu/a100.yaml").string();
+  for (const char* f : {"s4.s4.s32", "b1.b1.s32", "s8.s8.s32"}) {
+    auto r = run_tcsim("run -c '" + t4 + "' --gemm 1024x1024x1024 --formats " + f + " --format csv");
+    CAPTURE(f);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  }
+  auto sparse = run_tcsim("run -c '" + a100 + "' --gemm 4096x4096x4096 --sparse 2:4 --format csv");
+  REQUIRE_MESSAGE(sparse.exit_code == 0, sparse.err);
+  CHECK(sparse.out.find("HMMA.SP.16832.F32") != std::string::npos);
+  auto warm = run_tcsim("run -c '" + a100 + "' --gemm 1024x8x1024 --formats s8.s8.s32 --warm-l2 --format csv");
+  REQUIRE_MESSAGE(warm.exit_code == 0, warm.err);
+  CHECK(warm.out.find("back to back") != std::string::npos);
+  auto no_fp8 = run_tcsim("run -c '" + t4 + "' --gemm 64x64x64 --formats e4m3.e4m3.f32");
+  CHECK(no_fp8.exit_code == 2);
+  CHECK(no_fp8.err.find("no tensor-core instruction of T4 takes e4m3") != std::string::npos);
+  auto no_sp = run_tcsim("run -c '" + t4 + "' --gemm 64x64x64 --sparse 2:4");
+  CHECK(no_sp.exit_code == 2);
+  CHECK(no_sp.err.find("2:4 sparse A: no sparse tensor-core instruction") != std::string::npos);
+  auto bad_sp = run_tcsim("run -c '" + a100 + "' --gemm 64x64x64 --sparse 1:4");
+  CHECK(bad_sp.exit_code == 2);
+  CHECK(bad_sp.err.starts_with("tcsim: error: --sparse: expected 2:4"));
+}
+
 TEST_CASE("tcsim run: clock and power columns, energy totals, and --clock fixed") {
   const std::string cfg = "'" + (tcsim::test::source_dir() / "configs/gpu/a100_pcie_40gb.yaml").string() + "'";
   const auto boost = tcsim::test::run_tcsim("run -c " + cfg + " --gemm 8192x8192x8192 --formats f32.f32.f32");

@@ -113,3 +113,25 @@ TEST_CASE("op trace: the shipped traces parse") {
   CHECK(read_op_trace(tcsim::test::source_dir() / "traces/gemm/deepbench.csv").size() == 160);
   CHECK(read_op_trace(tcsim::test::source_dir() / "traces/gemm/square.csv").size() == 7);
 }
+
+TEST_CASE("op trace: the sparsity and warm_l2 columns, their errors and their round trip") {
+  const std::string h = "m,n,k,a_format,b_format,c_format,sparsity,warm_l2\n";
+  auto ks = parse_op_trace(h + "8,8,8,s4,s4,s32,2:4,1\n8,8,8,b1,b1,s32,dense,0\n8,8,8,e4m3,e4m3,f32,,\n", "t.csv");
+  REQUIRE(ks.size() == 3);
+  CHECK(ks[0].sparse_a);
+  CHECK(ks[0].l2_warm);
+  CHECK(ks[0].a_format == FormatId::int4);
+  CHECK_FALSE(ks[1].sparse_a);
+  CHECK_FALSE(ks[1].l2_warm);
+  CHECK(ks[1].a_format == FormatId::b1);
+  CHECK_FALSE(ks[2].sparse_a);
+  CHECK(error_of(h + "8,8,8,s8,s8,s32,1:4,0\n") == "t.csv:2: sparsity: expected dense or 2:4 (A 2:4 structured sparse), got '1:4'");
+  CHECK(error_of(h + "8,8,8,s8,s8,s32,2:4,yes\n") == "t.csv:2: warm_l2: expected 0 or 1 (true or false), got 'yes'");
+  // Written only when some kernel needs them, and read back.
+  CHECK(format_op_trace({make_gemm("d", 8, 8, 8)}).find("sparsity") == std::string::npos);
+  auto back = parse_op_trace(format_op_trace(ks), "rt.csv");
+  REQUIRE(back.size() == 3);
+  CHECK(back[0].sparse_a);
+  CHECK(back[0].l2_warm);
+  CHECK_FALSE(back[1].sparse_a);
+}

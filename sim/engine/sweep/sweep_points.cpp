@@ -63,6 +63,7 @@ PointCosts point_costs(const std::string& resolved_yaml, const std::string& kind
     const auto sub = yaml_quantity(y["sm"]["subcores"], units::parse_number);
     double fma = 0, fma16 = 0;
     for (const auto& m : y["mma"]) {
+      if (m["sparse"] && m["sparse"].Scalar() == "true") continue;  // dense peak: 2:4 rows count twice the MACs
       const double f = yaml_quantity(m["fma_per_clk"], units::parse_number).value_or(0);
       fma = std::max(fma, f);
       if (m["ab"] && m["ab"].Scalar().find("fp16") != std::string::npos) fma16 = std::max(fma16, f);

@@ -18,7 +18,7 @@ std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m
   // The efficiencies are part of the key: convolution kernels run with their own (conv_model.cpp).
   // So are the operands' layouts: the shared-memory wavefronts of the program depend on them (a
   // convolution's forward and data-gradient GEMMs can share every other field).
-  std::snprintf(buf, sizeof buf, "%g|%g|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%g|%g|%g|%d|%d|%lld|%d|%.6g|%.6g",
+  std::snprintf(buf, sizeof buf, "%g|%g|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%.9g|%g|%g|%d|%d|%lld|%d|%.6g|%.6g",
                 g.mma_efficiency, g.ffma_efficiency, int(m.path),
                 m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
                 p.a_bytes, p.b_bytes, p.c_bytes, int(p.a_k_contiguous), int(p.b_k_contiguous),
@@ -142,6 +142,17 @@ std::size_t SmTimeCache::size() const {
   return map_.size();
 }
 
+bool l2_resident(const GpuConfig& g, const GemmProblem& p) {
+  // The rule of the memory-bound kernels (memory/memory_kernel.cpp): with several L2 partitions a
+  // line read from a far partition is also kept in the near one, so (p - 1) / p of the reads take
+  // space twice; the write-back L2 keeps the output too.
+  const double K = double(p.k), batch = double(p.batch);
+  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
+  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
+  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
+  return batch * (A + B) * read_copies + batch * double(p.m) * double(p.n) * p.c_bytes <= double(g.l2_size);
+}
+
 Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int cps) {
   Traffic t;
   const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
@@ -169,6 +180,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   t.dram_a_bytes = dram_a * scale;
   t.dram_b_bytes = dram_b * scale;
   t.dram_write_bytes = batch * double(p.m) * double(p.n) * p.c_bytes;
+  // Back-to-back calls whose operands fit in L2 find them there: no DRAM reads. The output is
+  // still counted as written to DRAM (write-back on eviction; small next to the reads at small N).
+  if (p.l2_warm && l2_resident(g, p)) t.dram_read_bytes = t.dram_a_bytes = t.dram_b_bytes = 0;
   return t;
 }
 
@@ -233,7 +247,7 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   }
   cycles += double(full + (rem > 0)) * g.tile_overhead_cycles;
   // No SM can beat the whole GPU's DRAM and L2 bandwidth.
-  cycles = std::max({cycles, dram_total / dram_bpc_layout, l2_total / l2_bpc});
+  cycles = std::max({cycles, dram_total > 0 ? dram_total / dram_bpc_layout : 0.0, l2_total / l2_bpc});
   e.launches = 1;
   if (m.split_k > 1) {
     // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.

@@ -75,6 +75,9 @@ double dram_activation_factor(const GpuConfig& g, double run_bytes);
 double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t);
 
 Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int ctas_per_sm);
+// Whether A, B and D together fit in L2 (far-partition copies counted): with p.l2_warm, back-to-back
+// calls then read and write L2 only, no DRAM.
+bool l2_resident(const GpuConfig& g, const GemmProblem& p);
 
 Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "gpu/gemm/gemm_estimate.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -21,7 +22,12 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
   GemmProblem& p = plan.problem;
   p.m = k.m, p.n = k.n, p.k = k.k, p.batch = k.batch;
   p.ab = k.a_format, p.acc = k.c_format, p.out = k.d_format;
-  const MmaInstr* row = g.find_mma(k.a_format, k.c_format);
+  const MmaInstr* row = g.find_mma(k.a_format, k.c_format, k.sparse_a);
+  if (k.sparse_a && !row)
+    throw InputError(where, "2:4 sparse A: no sparse tensor-core instruction (mma.sp) of " + g.name + " takes " +
+                                std::string(format_name(k.a_format)) + " operands with a " +
+                                std::string(format_name(k.c_format)) +
+                                " accumulator (see the config's mma table; sparse rows need sm_80 or later)");
   if (k.a_format != k.b_format && !(format_bits(k.a_format) == 8 && format_bits(k.b_format) == 8))
     throw InputError(where, std::string("expected A and B in the same format, got ") +
                                 std::string(format_name(k.a_format)) + " and " + std::string(format_name(k.b_format)));
@@ -51,11 +57,32 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
                                 std::string(format_name(k.c_format)) + " accumulator (see the config's mma table)");
   }
   p.a_bytes = format_bits(k.a_format) / 8.0;
+  if (k.sparse_a) {
+    // cuSPARSELt's compressed A: the two kept values of each group of four along K, plus their two
+    // 2-bit indices (PTX ISA, "Sparse matrix storage": 4 metadata bits per group of 4 elements; the
+    // 4-bit formats pair elements, 4 bits per group of 8). The metadata travels with A's tiles.
+    const double metadata_bytes = format_bits(k.a_format) == 4 ? 0.5 / 8 : 1.0 / 8;
+    p.a_bytes = p.a_bytes / 2 + metadata_bytes;
+    p.sparse_a = true;
+    plan.notes.push_back("A 2:4 sparse: " + g.mma[plan.mma_row].name +
+                         " at twice the dense rate; A read as its kept half plus 2-bit indices");
+  }
+  p.l2_warm = k.l2_warm;
+  if (p.l2_warm)
+    plan.notes.push_back(l2_resident(g, p) ? "timed back to back: A, B and D fit in L2 and stay there (no DRAM reads)"
+                                           : "timed back to back, but A, B and D do not fit in L2: read from DRAM as cold");
   p.b_bytes = format_bits(k.b_format) / 8.0;
   p.c_bytes = format_bits(k.d_format) / 8.0;
   // Row-major Layout letters (workload/kernel.h): A as M x K (N) has K contiguous; B as N x K (T) too.
   p.a_k_contiguous = k.layout == Layout::NN || k.layout == Layout::NT;
   p.b_k_contiguous = k.layout == Layout::NT || k.layout == Layout::TT;
+  if (plan.path == MathPath::tensor && format_bits(k.a_format) < 8 && !(p.a_k_contiguous && p.b_k_contiguous)) {
+    // mma with .s4/.u4/.b1 operands takes only the .row.col layout, both operands K-major (PTX ISA);
+    // libraries (CUTLASS's sub-byte kernels, cuBLASLt) accept only that. Another layout needs a
+    // transpose first, which is not charged here.
+    p.a_k_contiguous = p.b_k_contiguous = true;
+    plan.notes.push_back("sub-byte MMA takes K-major operands only (PTX .row.col): timed as layout NT, transposes not charged");
+  }
   if (plan.path == MathPath::cuda_core) p.acc = FormatId::fp32;
   return plan;
 }

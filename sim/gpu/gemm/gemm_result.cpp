@@ -28,7 +28,7 @@ KernelResult gemm_result(const GpuConfig& g, const GemmPlan& plan, const Estimat
   // Utilisation of each unit over the kernel's cycles, and what bounds it.
   const double cyc = std::max(best.cycles, 1.0);
   const bool tensor = plan.path == MathPath::tensor;
-  const double tensor_peak = tensor ? g.peak_tensor_fma_per_clk(plan.problem.ab, plan.problem.acc) : 0;
+  const double tensor_peak = tensor ? g.peak_tensor_fma_per_clk(plan.problem.ab, plan.problem.acc, plan.problem.sparse_a) : 0;
   const double ffma_peak = g.peak_ffma_per_clk() * m.pack;
   const double math_util = best.executed_fma / ((tensor ? tensor_peak : ffma_peak) * g.sm_count * cyc);
   const auto& st = best.full.stats;

@@ -123,8 +123,13 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     // 32-bit (tf32) operands on sm_80: CUTLASS's GenerateSM80_TensorOp_1688 tiles have BK 16 (3-10
     // stages) or 32 (3-5), no 64; cuDNN's TF32 kernels are named ..._tilesize128x128x16_stage4_...
     const bool wide = p.a_bytes == 4;  // tf32 only (fp64 DMMA keeps the 16-bit set: not checked here)
+    // Integer and 1-bit operands keep the 16-bit tiles' bytes per row of the k tile: CUTLASS's
+    // GenerateSM75_TensorOp_8816 / _8832 / _88128 tiles have K 64 / 128 / 512 (s8 / s4 / b1), and
+    // GenerateSM80_TensorOp_16832 / _16864 / _168256 K 64-128 / 128-256 / 512-1024. (fp8 and the
+    // sparse rows, whose K is already wider, keep the 16-bit element counts.)
+    const int sub_byte = format_is_integer(p.ab) && format_bits(p.ab) <= 8 ? 16 / format_bits(p.ab) : 1;
     for (int bk : sm7x ? std::vector<int>{32} : wide ? std::vector<int>{16, 32} : std::vector<int>{32, 64}) {
-      m.bk = std::max(bk, row.k);
+      m.bk = std::max(bk * sub_byte, row.k);
       const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
       m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
       if (sm7x || g.copy_engine == CopyEngine::ldg_sts) {

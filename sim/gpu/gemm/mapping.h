@@ -22,6 +22,8 @@ struct GemmProblem {
   // elements: an implicit GEMM reads the activation tensor, not its im2col matrix, whose R*S-fold
   // overlap the caches serve. 0: the operand is stored as its GEMM matrix.
   double a_footprint_bytes = 0, b_footprint_bytes = 0;
+  bool sparse_a = false;  // A is 2:4 sparse: a_bytes counts its kept half plus the metadata
+  bool l2_warm = false;   // back-to-back calls: operands that fit in L2 are read from L2 (Kernel::l2_warm)
 };
 
 struct Mapping {

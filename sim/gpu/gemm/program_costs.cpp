@@ -87,15 +87,18 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
   const double phase = double(g.smem_banks) * g.smem_bank_bytes;
   const bool tensor = m.path == MathPath::tensor;
   const bool wgmma = tensor && g.mma[m.mma_row].kind == MmaKind::wgmma;
-  const Operand a{p.a_k_contiguous, m.bm, m.wm, p.a_bytes}, b{p.b_k_contiguous, m.bn, m.wn, p.b_bytes};
+  // A 2:4-sparse A tile holds the kept values (half the elements) in the dense layout; its metadata
+  // (1/8 B per element, in a_bytes) is a small separate tile whose bank costs are not counted.
+  const double a_layout_bytes = p.sparse_a ? format_bits(p.ab) / 16.0 : p.a_bytes;
+  const Operand a{p.a_k_contiguous, m.bm, m.wm, a_layout_bytes}, b{p.b_k_contiguous, m.bn, m.wn, p.b_bytes};
   if (wgmma) {
     // TMA writes and wgmma reads 128-byte-swizzled tiles (K-major view; MN-major is the same up to
     // transposition): 8-row core matrices of 16 B, conflict-free by construction, but computed.
     const MmaInstr& row = g.mma[m.mma_row];
     const SmemBankGeometry geo = bank_geometry(g);
-    c.a_tile = {m.bm, bytes_of(m.bk, p.a_bytes), SmemSwizzle::xor_128b, 0};
+    c.a_tile = {m.bm, bytes_of(m.bk, a_layout_bytes), SmemSwizzle::xor_128b, 0};
     c.b_tile = {m.bn, bytes_of(m.bk, p.b_bytes), SmemSwizzle::xor_128b, 0};
-    const int kb = bytes_of(row.k, p.a_bytes);
+    const int kb = bytes_of(row.k, a_layout_bytes);
     const double wf = fragment_wavefronts(c.a_tile, geo, FragmentRead::ldmatrix, 0, m.wm, 0, kb) +
                       fragment_wavefronts(c.b_tile, geo, FragmentRead::ldmatrix, 0, m.wn, 0, bytes_of(row.k, p.b_bytes));
     c.wgmma_wavefronts = wf / 4.0;  // each warp of the warpgroup accounts for a quarter
