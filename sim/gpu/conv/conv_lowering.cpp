@@ -88,6 +88,19 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
     s.b_footprint = d.x;
     s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
+    if (pointwise && !nhwc_kernel && d.N > 1) {
+      // A 1x1 weight gradient of NCHW tensors: dW = sum over images of dY_n (K x PQ) x X_n^T (PQ x C).
+      // The reduction's contiguous runs end at each image (n strides over C x H x W, not P x Q), so
+      // the CUDA-core kernels run a GEMM per image (the images on the grid's z axis, as the forward
+      // pass's GEMM per image) and a second pass sums the N fp32 partial filters. Before this, one
+      // GEMM over N*P*Q made DeepBench's FP32 1x1 weight gradients 35-67% fast.
+      s.batch = d.groups * d.N, s.k = d.P * d.Q;
+      s.a_footprint = d.y / double(d.N), s.b_footprint = d.x / double(d.N);
+      const double partials = double(d.N) * double(d.kg) * double(d.cg) * double(d.groups);
+      L.helpers.push_back({"sum of the per-image weight gradients", 4.0 * partials, d.w * double(d.groups), partials});
+      L.notes.push_back("1x1 weight gradient on NCHW: a GEMM per image (" + std::to_string(d.N) +
+                        "), the fp32 partial filters summed by a second kernel");
+    }
   }
   const i64 reduced = d.pass == Pass::data_grad ? d.kg : d.cg;
   if (block > 1 && reduced % block)
@@ -221,6 +234,11 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
   // that fit DeepBench's V100 sheets, see README "Convolutions").
   if (d.pass == Pass::data_grad || (d.pass == Pass::forward && !d.tensor)) L.gemm.max_split_k = 1;
+  // The batched GEMMs of nonfused Winograd and FFT (36 or 544 products, cuBLAS strided-batched
+  // sgemm/cgemm with the batch on the grid's z axis) do not split K either: cuBLAS 12's batched
+  // SGEMM never does (gemm/cublas_choice.cpp); before this the weight gradient's did, and its
+  // DeepBench FP32 rows were 1 point worse.
+  if (L.choice.algo == ConvAlgo::winograd_nonfused || L.choice.algo == ConvAlgo::fft_tiling) L.gemm.max_split_k = 1;
 }
 
 }  // namespace

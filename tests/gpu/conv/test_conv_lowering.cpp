@@ -154,6 +154,66 @@ TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as help
   CHECK(L.gemm.problem.k == 384);
 }
 
+TEST_CASE("FP32 1x1 weight gradient on NCHW: a GEMM per image and a sum of the fp32 partial filters") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // N 8, 28x28, C 64 -> K 128, 1x1 stride 2: 14x14 outputs
+  a.format = FormatId::fp32, a.pass = Pass::weight_grad, a.r = a.s = 1, a.pad = 0, a.stride = 2, a.k = 128;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 8);
+  CHECK(L.gemm.problem.m == 128);
+  CHECK(L.gemm.problem.n == 64);
+  CHECK(L.gemm.problem.k == 14 * 14);
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(14.0 * 14 * 128 * 4));  // one image's dy
+  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(28.0 * 28 * 64 * 4));   // one image's x
+  REQUIRE(L.helpers.size() == 1);
+  CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 128 * 64 * 4));  // 8 fp32 partial filters
+  CHECK(L.helpers[0].write_bytes == doctest::Approx(128.0 * 64 * 4));
+  CHECK(L.helpers[0].flops == doctest::Approx(8.0 * 128 * 64));
+  CHECK(has_note(L.notes, "a GEMM per image (8)"));
+  // Grouped: a GEMM per image and group, the partials of every group summed.
+  a.groups = 2;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 16);
+  CHECK(L.gemm.problem.m == 64);
+  CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 64 * 32 * 2 * 4));
+  a.groups = 1;
+  // One image, NHWC tensors, 3x3 filters and the tensor cores keep one GEMM over N*P*Q.
+  auto single = [&](const test::ConvArgs& b, std::int64_t k) {
+    const ConvLowering l = lower_conv(g, test::conv_kernel(b));
+    CHECK(l.gemm.problem.batch == 1);
+    CHECK(l.gemm.problem.k == k);
+    CHECK_FALSE(has_note(l.notes, "partial filters"));
+  };
+  test::ConvArgs b = a;
+  b.n = 1;
+  single(b, 14 * 14);
+  b = a, b.layout = TensorLayout::nhwc;
+  single(b, 8 * 14 * 14);
+  b = a, b.r = b.s = 3, b.pad = 1;
+  single(b, 8 * 14 * 14);
+  b = a, b.format = FormatId::fp16;
+  single(b, 8 * 14 * 14);
+}
+
+TEST_CASE("the batched GEMMs of nonfused Winograd and FFT never split K, in every pass") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // a weight gradient with a long reduction (N*tiles) and few output tiles
+  a.format = FormatId::fp32, a.c = 256, a.k = 256, a.n = 64, a.h = a.w = 56;
+  for (Pass p : {Pass::forward, Pass::data_grad, Pass::weight_grad}) {
+    a.pass = p;
+    const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+    CHECK(L.choice.algo == ConvAlgo::winograd_nonfused);
+    CHECK(L.gemm.max_split_k == 1);
+  }
+  a.r = a.s = 5, a.pad = 2, a.c = 64, a.k = 32;  // FFT_TILING
+  const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.choice.algo == ConvAlgo::fft_tiling);
+  CHECK(L.gemm.max_split_k == 1);
+  // The implicit GEMM of the weight gradient still splits its reduction as cuBLAS would.
+  a.r = a.s = 3, a.pad = 1, a.c = 16;
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.max_split_k == 0);
+}
+
 TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector per element, 7.6's does not") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;
