@@ -231,6 +231,38 @@ TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector
   CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(tw));
 }
 
+TEST_CASE("nonfused Winograd on cuDNN 8: the transforms read each tile's patch as whole 32-byte sectors") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // N 8, 28x28 -> 7x7 tiles of 4x4, C 256, K 512, FP32
+  a.format = FormatId::fp32, a.c = 256, a.k = 512;
+  Kernel k = test::conv_kernel(a);
+  auto reads = [&](const ConvLowering& L, const std::string& what) {
+    for (const auto& h : L.helpers)
+      if (h.what == what) return h.read_bytes;
+    return -1.0;
+  };
+  const ConvChoice nonfused{ConvAlgo::winograd_nonfused, false, "test"};
+  // F(4x4,3x3): per tile and channel 6 rows of 6 floats (24 B) starting 16 B apart: rows at even
+  // tiles fill one sector, at odd tiles two, so 6 x 1.5 x 32 = 288 B.
+  const double tiles = 8.0 * 7 * 7;
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") == doctest::Approx(tiles * 256 * 288));
+  k.pass = Pass::data_grad;  // dy's patches, over the input-gradient tiles
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the output gradient") ==
+        doctest::Approx(tiles * 512 * 288));
+  k.pass = Pass::weight_grad;  // dy's 4x4 output tiles do not overlap: 4 rows of 16 B, one sector each
+  const ConvLowering W = lower_conv(g, k, nonfused);
+  CHECK(reads(W, "Winograd transform of the input") == doctest::Approx(tiles * 256 * 288));
+  CHECK(reads(W, "Winograd transform of the output gradient") == doctest::Approx(tiles * 512 * 4 * 32));
+  // F(2x2,5x5): rows of 6 floats starting 8 B apart: 1, 1, 2, 2 sectors, again 288 B per tile.
+  a.r = a.s = 5, a.pad = 2, a.pass = Pass::forward;
+  k = test::conv_kernel(a);
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") ==
+        doctest::Approx(8.0 * 14 * 14 * 256 * 288));
+  // cuDNN 7.6 (DeepBench): the tensor's own bytes.
+  k.conv.cudnn_version = 7.6;
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") == doctest::Approx(8.0 * 28 * 28 * 256 * 4));
+}
+
 TEST_CASE("cuDNN 8 benchmark mode: run_conv keeps the fastest candidate; cuDNN 7.6 the rule's algorithm") {
   const GpuConfig g = test::shipped("v100");
   GpuModel model(g);
