@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpu/gemm/cublas_choice.h"
+
 namespace tcsim::gpu {
 namespace {
 
@@ -261,6 +263,10 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // SGEMM never does (gemm/cublas_choice.cpp); before this the weight gradient's did, and its
   // DeepBench FP32 rows were 1 point worse.
   if (L.choice.algo == ConvAlgo::winograd_nonfused || L.choice.algo == ConvAlgo::fft_tiling) L.gemm.max_split_k = 1;
+  // Nonfused Winograd's 36 products are a cuBLAS strided-batched SGEMM call, and cuBLAS picks its
+  // kernel as for torch.bmm: NeuSight's cuDNN 8.9 listings show ampere_sgemm_128x128_nn in all 2594
+  // A100 nonfused calls and volta_sgemm_{64x64,32x128,128x32}_nn in all 2142 V100 ones.
+  if (L.choice.algo == ConvAlgo::winograd_nonfused && !d.tensor) apply_cublas_choice(g, L.gemm);
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ TEST_CASE("FP32 1x1 weight gradient on NCHW: a GEMM per image and a sum of the f
   single(b, 8 * 14 * 14);
 }
 
-TEST_CASE("the batched GEMMs of nonfused Winograd and FFT never split K, in every pass") {
+TEST_CASE("the batched GEMMs of nonfused Winograd and FFT never split K; Winograd's take cuBLAS's batched SGEMM tiles") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;  // a weight gradient with a long reduction (N*tiles) and few output tiles
   a.format = FormatId::fp32, a.c = 256, a.k = 256, a.n = 64, a.h = a.w = 56;
@@ -209,6 +209,16 @@ TEST_CASE("the batched GEMMs of nonfused Winograd and FFT never split K, in ever
   const ConvLowering L = lower_conv(g, test::conv_kernel(a));
   CHECK(L.choice.algo == ConvAlgo::fft_tiling);
   CHECK(L.gemm.max_split_k == 1);
+  // Nonfused Winograd's batched SGEMM is cuBLAS's kernel for batched shapes: 128x128 on sm_80,
+  // 64x64 / 128x32 / 32x128 on sm_70 (NeuSight's cuDNN 8.9 listings).
+  a.r = a.s = 3, a.pad = 1, a.c = 256, a.pass = Pass::forward;
+  using Tiles = std::vector<std::pair<int, int>>;
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.cta_tiles == Tiles{{64, 64}, {128, 32}, {32, 128}});
+  const ConvLowering A = lower_conv(test::shipped("a100_80gb_pcie"), test::conv_kernel(a));
+  CHECK(A.choice.algo == ConvAlgo::winograd_nonfused);
+  CHECK(A.gemm.cta_tiles == Tiles{{128, 128}});
+  CHECK(A.gemm.max_split_k == 1);
+  a.pass = Pass::weight_grad;
   // The implicit GEMM of the weight gradient still splits its reduction as cuBLAS would.
   a.r = a.s = 3, a.pad = 1, a.c = 16;
   CHECK(lower_conv(g, test::conv_kernel(a)).gemm.max_split_k == 0);
