@@ -1,6 +1,9 @@
 #include "gpu/conv/conv_lowering.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "gpu/gemm/cublas_choice.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -88,6 +91,19 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
     s.b_footprint = d.x;
     s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
+    if (pointwise && !nhwc_kernel && d.N > 1) {
+      // A 1x1 weight gradient of NCHW tensors: dW = sum over images of dY_n (K x PQ) x X_n^T (PQ x C).
+      // The reduction's contiguous runs end at each image (n strides over C x H x W, not P x Q), so
+      // the CUDA-core kernels run a GEMM per image (the images on the grid's z axis, as the forward
+      // pass's GEMM per image) and a second pass sums the N fp32 partial filters. Before this, one
+      // GEMM over N*P*Q made DeepBench's FP32 1x1 weight gradients 35-67% fast.
+      s.batch = d.groups * d.N, s.k = d.P * d.Q;
+      s.a_footprint = d.y / double(d.N), s.b_footprint = d.x / double(d.N);
+      const double partials = double(d.N) * double(d.kg) * double(d.cg) * double(d.groups);
+      L.helpers.push_back({"sum of the per-image weight gradients", 4.0 * partials, d.w * double(d.groups), partials});
+      L.notes.push_back("1x1 weight gradient on NCHW: a GEMM per image (" + std::to_string(d.N) +
+                        "), the fp32 partial filters summed by a second kernel");
+    }
   }
   const i64 reduced = d.pass == Pass::data_grad ? d.kg : d.cg;
   if (block > 1 && reduced % block)
@@ -138,26 +154,47 @@ void lower_winograd_fused(const Dims& d, ConvLowering& L, GemmShape& s) {
                     std::to_string(int(100.0 * kTransformOps / kProducts + 0.5)) + "% FP32 work");
 }
 
+// Bytes of 32-byte sectors a transform kernel reads to gather `tiles` x `channels` patches of `rows`
+// rows of `run` elements, consecutive tiles `step` elements apart along a row. A Winograd transform
+// gathers an alpha x alpha patch of an NCHW plane per tile (neighbouring patches overlap by R - 1);
+// F(4x4,3x3) rows of 6 fp32 values start 16 B apart, so every other one straddles two sectors:
+// 6 rows x 48 B = 288 B of sectors per 64 B of input, 4.5x.
+double patch_sector_bytes(i64 tiles, i64 channels, i64 rows, i64 run, i64 step, double e) {
+  double sectors = 0;
+  constexpr int kPhases = 32;  // step x e x 32 bytes is a whole number of sectors: every phase seen
+  for (int j = 0; j < kPhases; ++j) {
+    const double first = double(j) * double(step) * e, last = first + double(run) * e - 1;
+    sectors += std::floor(last / kSectorBytes) - std::floor(first / kSectorBytes) + 1;
+  }
+  return double(tiles) * double(channels) * double(rows) * sectors / kPhases * kSectorBytes;
+}
+
 // Nonfused Winograd: transform kernels, alpha^2 batched GEMMs, inverse transform. F(4x4,3x3)
 // and F(2x2,5x5) (alpha = 6: 36 GEMMs); the transforms cost their bytes.
-// cuDNN 8's filter transform stores each transformed element on its own 32-byte L2 sector: inferred
-// from NeuSight's cuDNN 8.9 times (README "Convolutions"); cuDNN 7.6's (DeepBench) shows no such cost.
-void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s, bool scattered_filter_stores) {
+// cuDNN 8's transforms (README "Convolutions"; both inferred from NeuSight's cuDNN 8.9 times, and
+// DeepBench's cuDNN 7.6 rows show neither): the filter transform stores each transformed element on
+// its own 32-byte L2 sector, and the input (output-gradient) transform reads each tile's patch as
+// whole sectors (patch_sector_bytes).
+void lower_winograd_nonfused(const Dims& d, ConvLowering& L, GemmShape& s, bool cudnn8_transforms) {
   const i64 mt = d.R == 3 ? 4 : 2, alpha = mt + d.R - 1, a2 = alpha * alpha;
   const bool fwd = d.pass == Pass::forward, wgrad = d.pass == Pass::weight_grad;
   const bool over_input = d.pass == Pass::data_grad;  // dgrad tiles the input-gradient pixels
   const i64 tiles = d.N * ceil_div(over_input ? d.H : d.P, mt) * ceil_div(over_input ? d.W : d.Q, mt);
   const double ti = double(a2) * double(tiles) * double(d.cg) * d.e, to = double(a2) * double(tiles) * double(d.kg) * d.e;
   const double tw = double(a2) * double(d.kg) * double(d.cg) * d.e;
+  // The transformed tensor's alpha x alpha patches (of dy in the data gradient; the weight
+  // gradient's dy transform reads mt x mt output tiles, which do not overlap).
+  const double patches = cudnn8_transforms ? patch_sector_bytes(tiles, over_input ? d.kg : d.cg, alpha, alpha, mt, d.e)
+                                           : (over_input ? d.y : d.x);
   if (wgrad) {
-    L.helpers.push_back({"Winograd transform of the input", d.x, ti, 0});
-    L.helpers.push_back({"Winograd transform of the output gradient", d.y, to, 0});
+    L.helpers.push_back({"Winograd transform of the input", patches, ti, 0});
+    L.helpers.push_back({"Winograd transform of the output gradient",
+                         cudnn8_transforms ? patch_sector_bytes(tiles, d.kg, mt, mt, mt, d.e) : d.y, to, 0});
     s.m = d.kg, s.n = d.cg, s.k = tiles;
   } else {
     L.helpers.push_back({fwd ? "Winograd transform of the input" : "Winograd transform of the output gradient",
-                         fwd ? d.x : d.y, fwd ? ti : to, 0});
-    L.helpers.push_back({"Winograd transform of the filters", d.w,
-                         scattered_filter_stores ? tw * kSectorBytes / d.e : tw, 0});
+                         patches, fwd ? ti : to, 0});
+    L.helpers.push_back({"Winograd transform of the filters", d.w, cudnn8_transforms ? tw * kSectorBytes / d.e : tw, 0});
     s.m = tiles, s.n = fwd ? d.kg : d.cg, s.k = fwd ? d.cg : d.kg;
   }
   s.batch = a2 * d.groups;
@@ -221,6 +258,15 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
   // that fit DeepBench's V100 sheets, see README "Convolutions").
   if (d.pass == Pass::data_grad || (d.pass == Pass::forward && !d.tensor)) L.gemm.max_split_k = 1;
+  // The batched GEMMs of nonfused Winograd and FFT (36 or 544 products, cuBLAS strided-batched
+  // sgemm/cgemm with the batch on the grid's z axis) do not split K either: cuBLAS 12's batched
+  // SGEMM never does (gemm/cublas_choice.cpp); before this the weight gradient's did, and its
+  // DeepBench FP32 rows were 1 point worse.
+  if (L.choice.algo == ConvAlgo::winograd_nonfused || L.choice.algo == ConvAlgo::fft_tiling) L.gemm.max_split_k = 1;
+  // Nonfused Winograd's 36 products are a cuBLAS strided-batched SGEMM call, and cuBLAS picks its
+  // kernel as for torch.bmm: NeuSight's cuDNN 8.9 listings show ampere_sgemm_128x128_nn in all 2594
+  // A100 nonfused calls and volta_sgemm_{64x64,32x128,128x32}_nn in all 2142 V100 ones.
+  if (L.choice.algo == ConvAlgo::winograd_nonfused && !d.tensor) apply_cublas_choice(g, L.gemm);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The kernels cuBLAS runs for a GEMM call, where its heuristic is known to differ from "the fastest
-// tile of the architecture": applied to plain GEMM calls (not to cuDNN's convolution GEMMs, which
-// conv_lowering.cpp restricts itself).
+// tile of the architecture": applied to plain GEMM calls and to the strided-batched SGEMM that cuDNN's
+// nonfused Winograd calls (cuDNN's own convolution kernels are restricted in conv_lowering.cpp).
 #include "gpu/gemm/gemm_plan.h"
 #include "gpu/gpu_config.h"
 

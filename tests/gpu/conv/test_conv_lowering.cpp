@@ -154,6 +154,76 @@ TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as help
   CHECK(L.gemm.problem.k == 384);
 }
 
+TEST_CASE("FP32 1x1 weight gradient on NCHW: a GEMM per image and a sum of the fp32 partial filters") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // N 8, 28x28, C 64 -> K 128, 1x1 stride 2: 14x14 outputs
+  a.format = FormatId::fp32, a.pass = Pass::weight_grad, a.r = a.s = 1, a.pad = 0, a.stride = 2, a.k = 128;
+  ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 8);
+  CHECK(L.gemm.problem.m == 128);
+  CHECK(L.gemm.problem.n == 64);
+  CHECK(L.gemm.problem.k == 14 * 14);
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(14.0 * 14 * 128 * 4));  // one image's dy
+  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(28.0 * 28 * 64 * 4));   // one image's x
+  REQUIRE(L.helpers.size() == 1);
+  CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 128 * 64 * 4));  // 8 fp32 partial filters
+  CHECK(L.helpers[0].write_bytes == doctest::Approx(128.0 * 64 * 4));
+  CHECK(L.helpers[0].flops == doctest::Approx(8.0 * 128 * 64));
+  CHECK(has_note(L.notes, "a GEMM per image (8)"));
+  // Grouped: a GEMM per image and group, the partials of every group summed.
+  a.groups = 2;
+  L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.gemm.problem.batch == 16);
+  CHECK(L.gemm.problem.m == 64);
+  CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 64 * 32 * 2 * 4));
+  a.groups = 1;
+  // One image, NHWC tensors, 3x3 filters and the tensor cores keep one GEMM over N*P*Q.
+  auto single = [&](const test::ConvArgs& b, std::int64_t k) {
+    const ConvLowering l = lower_conv(g, test::conv_kernel(b));
+    CHECK(l.gemm.problem.batch == 1);
+    CHECK(l.gemm.problem.k == k);
+    CHECK_FALSE(has_note(l.notes, "partial filters"));
+  };
+  test::ConvArgs b = a;
+  b.n = 1;
+  single(b, 14 * 14);
+  b = a, b.layout = TensorLayout::nhwc;
+  single(b, 8 * 14 * 14);
+  b = a, b.r = b.s = 3, b.pad = 1;
+  single(b, 8 * 14 * 14);
+  b = a, b.format = FormatId::fp16;
+  single(b, 8 * 14 * 14);
+}
+
+TEST_CASE("the batched GEMMs of nonfused Winograd and FFT never split K; Winograd's take cuBLAS's batched SGEMM tiles") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // a weight gradient with a long reduction (N*tiles) and few output tiles
+  a.format = FormatId::fp32, a.c = 256, a.k = 256, a.n = 64, a.h = a.w = 56;
+  for (Pass p : {Pass::forward, Pass::data_grad, Pass::weight_grad}) {
+    a.pass = p;
+    const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+    CHECK(L.choice.algo == ConvAlgo::winograd_nonfused);
+    CHECK(L.gemm.max_split_k == 1);
+  }
+  a.r = a.s = 5, a.pad = 2, a.c = 64, a.k = 32;  // FFT_TILING
+  const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+  CHECK(L.choice.algo == ConvAlgo::fft_tiling);
+  CHECK(L.gemm.max_split_k == 1);
+  // Nonfused Winograd's batched SGEMM is cuBLAS's kernel for batched shapes: 128x128 on sm_80,
+  // 64x64 / 128x32 / 32x128 on sm_70 (NeuSight's cuDNN 8.9 listings).
+  a.r = a.s = 3, a.pad = 1, a.c = 256, a.pass = Pass::forward;
+  using Tiles = std::vector<std::pair<int, int>>;
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.cta_tiles == Tiles{{64, 64}, {128, 32}, {32, 128}});
+  const ConvLowering A = lower_conv(test::shipped("a100_80gb_pcie"), test::conv_kernel(a));
+  CHECK(A.choice.algo == ConvAlgo::winograd_nonfused);
+  CHECK(A.gemm.cta_tiles == Tiles{{128, 128}});
+  CHECK(A.gemm.max_split_k == 1);
+  a.pass = Pass::weight_grad;
+  // The implicit GEMM of the weight gradient still splits its reduction as cuBLAS would.
+  a.r = a.s = 3, a.pad = 1, a.c = 16;
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.max_split_k == 0);
+}
+
 TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector per element, 7.6's does not") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;
@@ -169,6 +239,38 @@ TEST_CASE("nonfused Winograd: cuDNN 8's filter transform stores a 32-byte sector
   CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(8 * tw));  // config default: 8.9
   k.conv.cudnn_version = 7.6;
   CHECK(filter_writes(lower_conv(g, k, nonfused)) == doctest::Approx(tw));
+}
+
+TEST_CASE("nonfused Winograd on cuDNN 8: the transforms read each tile's patch as whole 32-byte sectors") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;  // N 8, 28x28 -> 7x7 tiles of 4x4, C 256, K 512, FP32
+  a.format = FormatId::fp32, a.c = 256, a.k = 512;
+  Kernel k = test::conv_kernel(a);
+  auto reads = [&](const ConvLowering& L, const std::string& what) {
+    for (const auto& h : L.helpers)
+      if (h.what == what) return h.read_bytes;
+    return -1.0;
+  };
+  const ConvChoice nonfused{ConvAlgo::winograd_nonfused, false, "test"};
+  // F(4x4,3x3): per tile and channel 6 rows of 6 floats (24 B) starting 16 B apart: rows at even
+  // tiles fill one sector, at odd tiles two, so 6 x 1.5 x 32 = 288 B.
+  const double tiles = 8.0 * 7 * 7;
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") == doctest::Approx(tiles * 256 * 288));
+  k.pass = Pass::data_grad;  // dy's patches, over the input-gradient tiles
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the output gradient") ==
+        doctest::Approx(tiles * 512 * 288));
+  k.pass = Pass::weight_grad;  // dy's 4x4 output tiles do not overlap: 4 rows of 16 B, one sector each
+  const ConvLowering W = lower_conv(g, k, nonfused);
+  CHECK(reads(W, "Winograd transform of the input") == doctest::Approx(tiles * 256 * 288));
+  CHECK(reads(W, "Winograd transform of the output gradient") == doctest::Approx(tiles * 512 * 4 * 32));
+  // F(2x2,5x5): rows of 6 floats starting 8 B apart: 1, 1, 2, 2 sectors, again 288 B per tile.
+  a.r = a.s = 5, a.pad = 2, a.pass = Pass::forward;
+  k = test::conv_kernel(a);
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") ==
+        doctest::Approx(8.0 * 14 * 14 * 256 * 288));
+  // cuDNN 7.6 (DeepBench): the tensor's own bytes.
+  k.conv.cudnn_version = 7.6;
+  CHECK(reads(lower_conv(g, k, nonfused), "Winograd transform of the input") == doctest::Approx(8.0 * 28 * 28 * 256 * 4));
 }
 
 TEST_CASE("cuDNN 8 benchmark mode: run_conv keeps the fastest candidate; cuDNN 7.6 the rule's algorithm") {
