@@ -165,6 +165,18 @@ TEST_CASE("bad inputs: a stray ',' in any YAML file is a parse error with its li
   fs::remove_all(dir);
 }
 
+// Found by scripts/audit (10,035 cases): a sweep spec's kv_len that is not an integer was an
+// internal error (exit 1, no location).
+TEST_CASE("bad inputs: a sweep workload's kv_len that is not an integer is refused with its key") {
+  const fs::path dir = tcsim::test::temp_dir("bad_kv_len");
+  for (const char* bad : {"1e308", "'---'", "4x096"}) {
+    write(dir / "s.yaml", "base: " + gpu_config() + "\naxes:\n  - {path: sm.count, values: [80]}\nworkloads:\n  - {model: " +
+                              q(tcsim::test::source_dir() / "models" / "llama2_7b.yaml") + ", seq: 1, kv_len: " + bad + "}\n");
+    check_refused("sweep " + q(dir / "s.yaml") + " --dry-run", "s.yaml:5: workloads[0].kv_len: expected 0 or more cached tokens");
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("bad inputs: options that were silently accepted are refused") {
   const fs::path dir = tcsim::test::temp_dir("bad_opts");
   check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -j -1", "--jobs: expected a thread count >= 0");
