@@ -14,6 +14,10 @@
 
 #include "common/error.h"
 
+// Present in sanitizer builds only (weak: null otherwise). libFuzzer sets it to save the current
+// input as a crash whenever a sanitizer reports an error.
+extern "C" __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
+
 namespace tcsim {
 namespace {
 
@@ -53,7 +57,19 @@ std::size_t mapped_bytes() {
 }
 #endif
 
+// A crash of the child is an answer (the file is corrupted) that the parent reports, so the crash
+// handling the child inherits from its parent must not run here: a sanitizer's or libFuzzer's signal
+// handlers and libFuzzer's death callback would report the parent's program as crashed and save its
+// input as a crash (tests/fuzz). With the default actions a crash is a plain death by a signal, and
+// a sanitizer report (an error seen in an interceptor) ends the child with its exit code 1.
+void forget_inherited_crash_handling() {
+  for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGALRM, SIGXCPU})
+    ::signal(sig, SIG_DFL);
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(nullptr);
+}
+
 [[noreturn]] void child(int fd, const std::function<std::string()>& work, unsigned timeout_s, std::size_t memory_bytes) {
+  forget_inherited_crash_handling();
   ::alarm(timeout_s);  // a hang ends as SIGALRM, which the parent reports
 #ifndef TCSIM_NO_RLIMIT
   if (memory_bytes > 0) {

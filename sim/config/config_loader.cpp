@@ -12,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
+#include "common/yaml_document.h"
 #include "config/config_impl.h"
 #include "config/suggest.h"
 
@@ -137,15 +138,7 @@ void walk_map(const YAML::Node& map, const Schema& schema, const std::string& pr
 
 // One YAML document: a second one (after `---`) is an error, not silently ignored.
 YAML::Node parse_yaml(const std::string& text, const std::string& name) {
-  try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1)
-      throw InputError(location(name, line_of(docs[1])),
-                       "a second YAML document (after `---`); a config file holds exactly one");
-    return docs.empty() ? YAML::Node() : docs.front();
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(name, e.mark.line >= 0 ? e.mark.line + 1 : 0), "not valid YAML: " + e.msg);
-  }
+  return parse_single_yaml_document(text, name);
 }
 
 void check_header(const YAML::Node& root, const Schema& schema, const std::string& name) {

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/yaml_document.h"
 
 namespace tcsim::config {
 
@@ -36,12 +37,7 @@ std::vector<std::string> schema_kinds() {
 std::string read_kind(const std::filesystem::path& file, long* line) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) throw InputError(file.string(), "config file not found");
-  YAML::Node root;
-  try {
-    root = YAML::Load(read_file(file));
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(file.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0), "not valid YAML: " + e.msg);
-  }
+  const YAML::Node root = parse_single_yaml_document(read_file(file), file.string());
   if (!root.IsMap() || !root["kind"])
     throw InputError(location(file.string(), 1, "kind"),
                      "expected a YAML map with a top-level `kind:` (one of the kinds `tcsim config describe` lists)");

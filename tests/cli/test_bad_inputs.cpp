@@ -148,6 +148,35 @@ TEST_CASE("bad inputs: a second YAML document is refused") {
   fs::remove_all(dir);
 }
 
+// Found by the fuzz targets (tests/fuzz/findings/fuzz_sweep_spec-timeout, fuzz_systolic_config-timeout):
+// yaml-cpp 0.7's LoadAll never returns on a ',' where a document starts. Every YAML reader (configs,
+// sweep specs, models) goes through one parser entry that bounds its passes and names the line.
+TEST_CASE("bad inputs: a stray ',' in any YAML file is a parse error with its line, not an endless parse") {
+  const fs::path dir = tcsim::test::temp_dir("bad_comma");
+  const std::string comma = "unexpected ',' where a value should start";
+  write(dir / "sys.yaml", "# a comment\n, x\nversion: 1\nkind: systolic\n");
+  check_refused("config check " + q(dir / "sys.yaml"), "sys.yaml:2: not valid YAML: " + comma);
+  write(dir / "gpu.yaml", ",\nbase: " + gpu_config() + "\n");
+  check_refused("run -c " + q(dir / "gpu.yaml") + " --gemm 64x64x64 -o " + q(dir / "o1"), "gpu.yaml:1: not valid YAML: " + comma);
+  write(dir / "sweep.yaml", "# a comment\n,\n");
+  check_refused("sweep " + q(dir / "sweep.yaml") + " --dry-run", "sweep.yaml:2: not valid YAML: " + comma);
+  write(dir / "model.yaml", "- a\n, b\n");
+  check_refused("network -c " + gpu_config() + " " + q(dir / "model.yaml"), "model.yaml:2: not valid YAML: " + comma);
+  fs::remove_all(dir);
+}
+
+// Found by scripts/audit (10,035 cases): a sweep spec's kv_len that is not an integer was an
+// internal error (exit 1, no location).
+TEST_CASE("bad inputs: a sweep workload's kv_len that is not an integer is refused with its key") {
+  const fs::path dir = tcsim::test::temp_dir("bad_kv_len");
+  for (const char* bad : {"1e308", "'---'", "4x096"}) {
+    write(dir / "s.yaml", "base: " + gpu_config() + "\naxes:\n  - {path: sm.count, values: [80]}\nworkloads:\n  - {model: " +
+                              q(tcsim::test::source_dir() / "models" / "llama2_7b.yaml") + ", seq: 1, kv_len: " + bad + "}\n");
+    check_refused("sweep " + q(dir / "s.yaml") + " --dry-run", "s.yaml:5: workloads[0].kv_len: expected 0 or more cached tokens");
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("bad inputs: options that were silently accepted are refused") {
   const fs::path dir = tcsim::test::temp_dir("bad_opts");
   check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -j -1", "--jobs: expected a thread count >= 0");

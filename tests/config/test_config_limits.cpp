@@ -36,3 +36,13 @@ TEST_CASE("config: a second YAML document after --- is an error, not ignored") {
   INFO(e);
   CHECK(e.find("two.yaml:5: a second YAML document") != std::string::npos);
 }
+
+// yaml-cpp 0.7's LoadAll never returns on these (tests/fuzz/findings/fuzz_systolic_config-timeout).
+TEST_CASE("config: a ',' where a YAML document starts is a parse error, not an endless parse") {
+  for (const char* text : {",", "# a comment\n,\nversion: 1\n", "- a\n, b\n"}) {
+    const std::string e = input_error_of([&] { (void)Config::from_yaml_text(text, test_schema(), "comma.yaml"); });
+    INFO(text);
+    INFO(e);
+    CHECK(e.find("not valid YAML: unexpected ',' where a value should start") != std::string::npos);
+  }
+}

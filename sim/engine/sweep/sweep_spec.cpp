@@ -162,7 +162,12 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
   if (n["batch"]) w.batch = r.positive(n["batch"], key + ".batch");
   if (n["seq"]) w.seq = r.positive(n["seq"], key + ".seq");
   if (n["kv_len"]) {
-    w.kv_len = units::parse_integer(r.scalar(n["kv_len"], key + ".kv_len"));
+    const std::string text = r.scalar(n["kv_len"], key + ".kv_len");
+    try {
+      w.kv_len = units::parse_integer(text);
+    } catch (const ParseError&) {  // a bad number is bad input, not an internal error (scripts/audit)
+      r.fail(n["kv_len"], key + ".kv_len", "expected 0 or more cached tokens (an integer), got '" + text + "'");
+    }
     if (*w.kv_len < 0) r.fail(n["kv_len"], key + ".kv_len", "expected 0 or more cached tokens");
   }
   if (n["precision"]) w.precision = r.scalar(n["precision"], key + ".precision");
