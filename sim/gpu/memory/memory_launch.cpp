@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "workload/kernel.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -17,11 +18,17 @@ std::int64_t next_pow2(std::int64_t v) {
   return p;
 }
 
+// The inputs a reduction may read: the size bound of one kernel operand (workload/kernel.h).
+constexpr std::int64_t kMaxReductionInputs = std::int64_t(1) << 40;
+static_assert(double(kMaxReductionInputs) == kMaxKernelElements);
+
 bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
   for (const char* n : names)
     if (op == n) return true;
   return false;
 }
+
+bool is_reduction(const std::string& op) { return is_one_of(op, {"reduce", "sum", "mean"}); }
 
 // Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
 // nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
@@ -188,8 +195,11 @@ MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t in
 // The kernel PyTorch (or the inference engine) launches for an op of this shape.
 MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& s) {
   const std::string op = to_lower(s.op);
+  const bool reduction = is_reduction(op);
+  // A reduction's elements are its outputs, each the reduction of a row of row_length inputs (0:
+  // the whole tensor is one row); a row-wise op's rows partition its elements.
   const std::int64_t r = s.row_length > 0 ? s.row_length : s.elements;
-  const std::int64_t rows = ceil_div(s.elements, r);
+  const std::int64_t rows = reduction && s.row_length > 0 ? s.elements : ceil_div(s.elements, r);
 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
@@ -205,16 +215,19 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.kernel = "multi_tensor_apply (512 threads x 65536-element chunks, " + std::to_string(l.ctas) + " CTAs)";
     return l;
   }
-  if (is_one_of(op, {"reduce", "sum", "mean"})) {
-    // reduce_kernel (native/cuda/Reduce.cuh): rows reduced by a CTA each, 4-element vectors, a
-    // block reduction; a whole-tensor reduction is one row.
+  if (reduction) {
+    // reduce_kernel (native/cuda/Reduce.cuh): each output's row reduced by up to 512 threads, 4-element
+    // vectors, then a block reduction; short rows share a CTA (setReduceConfig's block_height packs
+    // outputs into the CTA's 512 threads). A whole-tensor reduction is one row.
+    const std::int64_t per_row = std::min<std::int64_t>(g.max_threads_per_cta / 2, std::max<std::int64_t>(32, r / 4));
+    const std::int64_t rows_per_cta = std::min<std::int64_t>(rows, std::max<std::int64_t>(1, (g.max_threads_per_cta / 2) / per_row));
     MemoryLaunch l;
-    l.threads_per_cta = int(std::min<std::int64_t>(g.max_threads_per_cta / 2, std::max<std::int64_t>(32, r / 4)));
-    l.ctas = rows;
-    l.dependent_loads = double(ceil_div(r, std::int64_t(l.threads_per_cta) * 4));
+    l.threads_per_cta = int(per_row * rows_per_cta);
+    l.ctas = ceil_div(rows, rows_per_cta);
+    l.dependent_loads = double(ceil_div(r, per_row * 4));
     l.block_reductions = 1;
-    l.kernel = "reduce_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
-               std::to_string(l.ctas) + " CTAs)";
+    l.kernel = "reduce_kernel (" + std::to_string(per_row) + " threads per row, " + std::to_string(rows_per_cta) +
+               " rows per CTA, " + std::to_string(l.ctas) + " CTAs)";
     return l;
   }
   if (op == "rope" && s.row_length > 0) {
@@ -267,9 +280,17 @@ MemoryLaunch memory_launch(const GpuConfig& g, const Kernel& k) {
         1, std::int64_t(double(std::max(k.bytes_written, k.bytes_read)) / memory_element_bytes(k)));
   }
   if (s.elements <= 0) throw InputError(k.name, "memory kernel without elements (memory.elements must be > 0)");
-  if (s.row_length < 0 || s.row_length > s.elements)
+  if (is_reduction(to_lower(s.op))) {
+    // Outputs x row length is the input the kernel reads: it must be a count the model can hold.
+    if (s.row_length < 0 || (s.row_length > 0 && s.row_length > kMaxReductionInputs / s.elements))
+      throw InputError(k.name, "memory.row_length " + std::to_string(s.row_length) + " must be in [0, " +
+                                   std::to_string(kMaxReductionInputs / s.elements) + "] for a reduction of " +
+                                   std::to_string(s.elements) + " outputs (at most " +
+                                   std::to_string(kMaxReductionInputs) + " inputs)");
+  } else if (s.row_length < 0 || s.row_length > s.elements) {
     throw InputError(k.name, "memory.row_length " + std::to_string(s.row_length) + " must be in [0, elements " +
                                  std::to_string(s.elements) + "]");
+  }
   MemoryLaunch l = launch_for(g, k, s);
   l.elements = s.elements;
   return l;

@@ -60,6 +60,28 @@ TEST_CASE("memory launch: grids of PyTorch's kernels as NeuSight's profiles reco
   CHECK(l.dependent_loads == 4);
 }
 
+TEST_CASE("memory launch: a reduction's elements are its outputs, each a row of row_length inputs") {
+  const GpuConfig g = gpu::test::shipped("v100");  // 1024 threads per CTA: reduce_kernel uses up to 512
+  // A linear layer's bias gradient over 16384 tokens x 1024 features (rows longer than the outputs
+  // are many): a CTA of 512 threads per output, 16384 / (512 x 4) = 8 serial loads.
+  MemoryLaunch l = memory_launch(g, memory_kernel("reduce", 1024, 16384, 16));
+  CHECK(l.ctas == 1024);
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.dependent_loads == 8);
+  // Global average pooling of 256 x 2048 channels over 7 x 7: rows of 49 share CTAs, 16 rows of
+  // 32 threads per 512-thread CTA.
+  l = memory_launch(g, memory_kernel("reduce", 256 * 2048, 49, 49));
+  CHECK(l.ctas == 256 * 2048 / 16);
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.dependent_loads == 1);
+  // row_length 0: the whole tensor is one row.
+  l = memory_launch(g, memory_kernel("reduce", 4096, 0, 1));
+  CHECK(l.ctas == 1);
+  // More inputs than one kernel operand may hold (2^40) is an input error, not an overflow.
+  CHECK_THROWS_WITH_AS(memory_launch(g, memory_kernel("reduce", std::int64_t(1) << 20, std::int64_t(1) << 21, 1)),
+                       doctest::Contains("for a reduction of 1048576 outputs"), InputError);
+}
+
 TEST_CASE("memory launch: impossible shapes are input errors") {
   const GpuConfig g = gpu::test::shipped("v100");
   CHECK_THROWS_AS(memory_launch(g, memory_kernel("add", 0, 0, 2)), InputError);
