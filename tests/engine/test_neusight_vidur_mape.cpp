@@ -3,8 +3,8 @@
 // call: host overhead included), and Vidur's fp16 memory operators (embedding, norms, rope,
 // activation, residual add) on A100 SXM 80 GB (GPU time).
 // The bounds are the MAPE reached today (sim/gpu/README.md, "Memory-bound kernels"), a little
-// above; the project's target is 15% per family. The host parameters were fitted on the V100
-// rows (direct torch calls), so the A100 figures include the A100 host being faster.
+// above; the project's target is 15% per family. Each host's parameters were fitted on its own
+// direct torch calls (add, mul, div, pow, tanh); the other ops, softmax and layer norm are checks.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -74,12 +74,14 @@ TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe") {
                 group_mape(a100, "softmax fp32"), group_mape(a100, "layer_norm fp32"));
   MESSAGE(buf);
   CHECK(v100.skipped == 0);
-  CHECK(group_mape(v100, "elementwise fp32") <= 2.0);   // 1.34
-  CHECK(group_mape(v100, "softmax fp32") <= 9.0);       // 7.97
-  CHECK(group_mape(v100, "layer_norm fp32") <= 7.0);    // 5.59
-  CHECK(group_mape(a100, "elementwise fp32") <= 18.0);  // 16.36 (the A100 host is faster: 3.70 with its own)
-  CHECK(group_mape(a100, "softmax fp32") <= 23.0);      // 21.52
-  CHECK(group_mape(a100, "layer_norm fp32") <= 22.0);   // 20.07
+  // Before the lockstep phases of barrier kernels and the A100 host's own overhead: 1.34, 7.97,
+  // 5.59; 16.36, 21.52, 20.07.
+  CHECK(group_mape(v100, "elementwise fp32") <= 2.0);  // 1.34
+  CHECK(group_mape(v100, "softmax fp32") <= 3.5);      // 2.60
+  CHECK(group_mape(v100, "layer_norm fp32") <= 4.5);   // 3.69
+  CHECK(group_mape(a100, "elementwise fp32") <= 4.5);  // 3.59
+  CHECK(group_mape(a100, "softmax fp32") <= 8.0);      // 6.85
+  CHECK(group_mape(a100, "layer_norm fp32") <= 11.0);  // 10.00
 }
 
 TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A100 SXM 80 GB") {
@@ -101,11 +103,12 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
                 group_mape(rep, "vidur mlp_act"));
   MESSAGE(buf);
   // Today's figures (sim/gpu/README.md, "Memory-bound kernels"), short of the 10% target.
-  CHECK(group_mape(rep, "vidur emb") <= 32.0);                       // 30.44
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 27.0);           // 25.21
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 27.0);  // 25.08
-  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 24.47
-  CHECK(group_mape(rep, "vidur mlp_act") <= 19.5);                   // 17.63
+  // Norms before the lockstep phases of barrier kernels: 24.91, 24.83.
+  CHECK(group_mape(rep, "vidur emb") <= 31.0);                       // 29.64
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 20.0);           // 18.87
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 22.0);  // 20.56
+  CHECK(group_mape(rep, "vidur attn_rope") <= 25.5);                 // 24.36
+  CHECK(group_mape(rep, "vidur mlp_act") <= 17.5);                   // 16.25
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {

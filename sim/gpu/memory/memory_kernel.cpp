@@ -83,10 +83,15 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double cta_issue = double(l.elements) / double(l.ctas) * l.instructions_per_element / g.peak_ffma_per_clk();
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
+  auto trip = [&](std::int64_t n, double latency) {
+    return std::max(double(n) * issue, latency + issue / warps_per_subcore);
+  };
+  // The first pass over the CTA's data (its loads from where the data lives).
+  auto first_pass = [&](std::int64_t n) {
+    return (l.dependent_loads - l.dram_trips) * trip(n, mem_latency) + l.dram_trips * trip(n, g.dram_latency);
+  };
   auto cta_path = [&](std::int64_t n) {
-    auto trip = [&](double latency) { return std::max(double(n) * issue, latency + issue / warps_per_subcore); };
-    return (l.dependent_loads - l.dram_trips) * trip(mem_latency) + l.dram_trips * trip(g.dram_latency) +
-           l.reread_trips * trip(reread_latency) +
+    return first_pass(n) + l.reread_trips * trip(n, reread_latency) +
            (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
            g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
   };
@@ -94,6 +99,27 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
   const double cta_cycles = cta_path(resident);
   const double latency_cycles = double(full_rounds) * cta_cycles + (last > 0 ? cta_path(last) : 0.0);
+
+  // Lockstep phases of row kernels with CTA-wide barriers (block reductions between passes: softmax
+  // over long rows, layer norm, RMS norm, reductions). The CTAs of a round start together and wait
+  // for each other at the barriers, so the SM's memory traffic and its later passes alternate
+  // instead of overlapping: the round's first pass lasts at least as long as the round's bytes take
+  // at the SM's share of the level's bandwidth (the write-back L2 sends the previous round's outputs
+  // to DRAM in this phase: this round's reads evict their lines), and only then come the reductions,
+  // the re-read passes with their instruction issue, and the stores. Kernels without barriers
+  // (elementwise, the warp-per-row softmax, gathers) keep overlapping one CTA's memory with
+  // another's work: for them the bandwidth and the CTA path are separate bounds.
+  const bool phased = l.block_reductions > 0;
+  const double sm_level_bw = level_bw / active_sms;
+  const double cta_level_bytes = level_bytes / double(l.ctas);
+  // The part of a round's first pass that waits for bandwidth beyond the CTA path's own trips.
+  auto bandwidth_wait = [&](std::int64_t n) {
+    return std::max(0.0, double(n) * cta_level_bytes / sm_level_bw - first_pass(n));
+  };
+  const double phased_cycles =
+      phased ? latency_cycles + double(full_rounds) * bandwidth_wait(resident) + (last > 0 ? bandwidth_wait(last) : 0.0)
+             : 0.0;
+  const bool bandwidth_phases = phased && bandwidth_wait(resident) > 0;
 
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.
@@ -108,6 +134,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const bool level_bound = level_bytes / level_bw >= l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency);
   const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
                         {"latency", latency_cycles},
+                        {bandwidth_phases ? "phases" : "latency", phased_cycles},
                         {"cuda_core", math_cycles},
                         {"sfu", sfu_cycles}};
   const Term* top = &terms[0];
@@ -128,6 +155,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("ctas_per_sm", double(resident));
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
+  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(resident));
   r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
   // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
   // loads/stores when the instructions are not counted, 2 register sources per instruction.

@@ -51,6 +51,16 @@ bool is_reduction(const std::string& op) { return is_one_of(op, {"reduce", "sum"
 //  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
 //    per element: 27 + 3 on the hot path, of which three 32-bit unsigned divisions and a remainder
 //    by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and of the table).
+//  - cunn_SoftMaxForward<4, float> (ATen native/cuda/SoftMax.cu, v2.1), per 4-element vector: the max
+//    pass 11 + 2 (64-bit), the sum-of-exp pass 47 + 2 (expf: range reduction, ex2, scale), the write
+//    pass 53 + 3 + 4 x 8 (expf again, an IEEE division by the sum per element): 150 per 4 elements.
+//  - vectorized_layer_norm_kernel<float> (native/cuda/layer_norm_kernel.cu, v2.1): the Welford pass
+//    32 + 1 (64-bit) per 4-element vector plus 4 x 4 for the rcp.rn.f32 of each update (MUFU.RCP and
+//    its Newton step and range check [assumed +4, the SASS is not available here]); the normalising
+//    pass (x, gamma, beta loads, 4 x (sub, mul, fma), the store) 87 + 17 (64-bit) per 16 elements
+//    (unrolled 4x): 12.25 + 6.5 per element.
+constexpr double kSoftmaxBlockInstructions = (11 + 2 + 47 + 2 + 53 + 3 + 4 * 8) / 4.0;
+constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 16.0;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
 constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
 constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
@@ -114,6 +124,7 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
   l.reread_trips = 2 * l.dependent_loads;
   l.reread_passes = 2;
   l.block_reductions = 2;
+  l.instructions_per_element = kSoftmaxBlockInstructions;
   l.kernel = "cunn_SoftMaxForward (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
              std::to_string(l.ctas) + " CTAs)";
   return l;
@@ -138,6 +149,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     const bool vec = r % 4 == 0;
     l.threads_per_cta = 128;
     l.dependent_loads = double(ceil_div(r, vec ? 512 : 128));
+    if (vec) l.instructions_per_element = kLayerNormInstructions;
     l.kernel = std::string(vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel") +
                " (a CTA of 128 threads per row, " + std::to_string(l.ctas) + " CTAs)";
   }

@@ -121,8 +121,9 @@ TEST_CASE("memory kernel: a tiny op costs its launch and one CTA's round trips")
 
 TEST_CASE("memory kernel: few CTAs leave the GPU latency-bound (Little's law)") {
   const GpuConfig g = gpu::test::shipped("v100");
-  // 8 rows of 1M elements through softmax: 8 CTAs, each 512 threads looping over its row.
-  const Kernel k = memory_kernel("softmax", 8 << 20, 1 << 20, 1);
+  // 8 rows of 64K elements through softmax: 8 CTAs, each 512 threads looping over its row (re-read
+  // from L2: 8 x 512 KB fit there); one CTA per SM cannot keep enough bytes in flight.
+  const Kernel k = memory_kernel("softmax", 8 << 16, 1 << 16, 1);
   const KernelResult r = run_memory_kernel(g, k);
   CHECK(r.bound == "latency");
   const double bytes = double(k.bytes_read + k.bytes_written);
@@ -137,6 +138,34 @@ TEST_CASE("memory kernel: second passes over rows come from L1, else L2, else DR
   // 16 x 16 KB rows exceed L1, and 80 SMs' worth exceed the 6 MB L2: read twice from DRAM.
   Kernel big = memory_kernel("layer_norm", 20000 * 4096, 4096, 1);
   CHECK(run_memory_kernel(g, big).get("dram_read_bytes").value() == doctest::Approx(2.0 * double(big.bytes_read)));
+}
+
+TEST_CASE("memory kernel: rows with CTA-wide barriers alternate a bandwidth phase and an issue phase") {
+  const GpuConfig g = gpu::test::shipped("v100");
+  // cunn_SoftMaxForward over 20000 rows of 4096 floats: 512-thread CTAs, 4 resident per SM (64
+  // warps), 250 CTAs per SM = 62 rounds of 4 and one of 2; 2 trips per pass; the 4 x 16 KB rows of a
+  // round stay in L1 for the two re-reads; 655 MB in and out: DRAM.
+  const Kernel k = memory_kernel("softmax", 20000 * 4096, 4096, 1);
+  const KernelResult r = run_memory_kernel(g, k);
+  const double cta_bytes = 4096.0 * 8;  // its row in, its row out (the write-back L2 evicts the
+                                        // previous round's outputs during this round's reads)
+  const double sm_bw = g.dram_bytes_per_clk() * g.dram_efficiency / g.sm_count;
+  // One CTA's counted instructions, spread over its 6 trips; 16 warps = 4 per sub-core.
+  const double issue = 4096 * (150.0 / 4) / g.peak_ffma_per_clk() / 6;
+  auto trip = [&](int n, double latency) { return std::max(n * issue, latency + issue / 4); };
+  // The first pass waits for the round's bytes; then two block reductions, the two L1 re-read
+  // passes with their issue, and the store's trip to L2.
+  auto round = [&](int n) {
+    return std::max(n * cta_bytes / sm_bw, 2 * trip(n, g.dram_latency)) + 4 * trip(n, g.l1_latency) +
+           2 * 12 * g.smem_latency + g.l2_hit_latency();
+  };
+  CHECK(r.bound == "phases");
+  CHECK(r.cycles == doctest::Approx(62 * round(4) + round(2)));
+  CHECK(r.get("phased_round_cycles").value() == doctest::Approx(round(4)));
+  // The same bytes without barriers (an elementwise op) stream at the DRAM rate.
+  const KernelResult flat = run_memory_kernel(g, memory_kernel("relu", 20000 * 4096, 0, 1));
+  CHECK(flat.bound == "dram");
+  CHECK(r.cycles > 1.3 * flat.cycles);
 }
 
 TEST_CASE("memory kernel: far-partition copies shrink what stays warm in a partitioned L2") {
