@@ -118,10 +118,17 @@ TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe an
     return;
   }
   const auto dir = shared / "data" / "neusight" / "kernels";
+#ifdef TCSIM_SANITIZED
+  const std::size_t stride = 16;  // a sample: the sanitizer build only checks that the path runs cleanly
+#else
+  const std::size_t stride = 1;
+#endif
   auto conv = [&](const std::string& gpu_dir, const std::string& config) {
     const auto s = workload::read_measured(dir / gpu_dir / "conv.csv");
+    std::vector<workload::MeasuredRow> rows;
+    for (std::size_t i = 0; i < s.rows.size(); i += stride) rows.push_back(s.rows[i]);
     const gpu::GpuModel model(gpu::test::shipped(config));
-    return engine::validate(model, s.rows, 2);
+    return engine::validate(model, rows, 2);
   };
   const auto v100 = conv("V100-PCIE-32GB", "v100_pcie");
   const auto a100 = conv("A100-80GB-PCIe", "a100_80gb_pcie");
@@ -133,8 +140,10 @@ TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe an
   // 15%. Before the cuDNN 8 lowerings, benchmark mode and the conv host calibration: 32.87%, 48.23%;
   // before the Winograd input-transform sectors and cuBLAS's batched tiles: 15.26%, 26.22%.
   // The host calibration was fitted on the V100 rows; A100 is out of sample.
+#ifndef TCSIM_SANITIZED
   CHECK(v100.overall().errors.mape_pct <= 15.25);
   CHECK(a100.overall().errors.mape_pct <= 21.0);
+#endif
 }
 
 TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 SXM 80 GB") {
