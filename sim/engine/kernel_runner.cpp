@@ -29,6 +29,8 @@ std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std
         out[i].ok = true;
       } catch (const InputError& e) {
         out[i].error = e.what();
+        out[i].where = e.where();
+        out[i].detail = e.detail();
       } catch (...) {
         std::lock_guard lock(bug_mutex);
         if (i < bug_index) {  // keep the lowest index, so the error does not depend on timing

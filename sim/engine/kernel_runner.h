@@ -19,6 +19,7 @@ struct KernelOutcome {
   bool ok = false;
   KernelResult result;   // when ok
   std::string error;     // when !ok: "what" of the model's InputError
+  std::string where, detail;  // its two parts (error = where + ": " + detail)
 };
 
 // Runs every kernel; a kernel the model rejects (InputError) gives an outcome with the error

@@ -131,8 +131,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                          (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
       k.modelled = false;
       // The message names the kernel that was simulated for this key; this launch may be another.
-      const std::string& simulated = unique[slot[i]].name;
-      k.not_modelled_reason = o.error.rfind(simulated + ": ", 0) == 0 ? o.error.substr(simulated.size() + 2) : o.error;
+      k.not_modelled_reason = o.where == unique[slot[i]].name ? o.detail : o.error;
       e.not_modelled += kern.count;
     } else {
       k.result = o.result;

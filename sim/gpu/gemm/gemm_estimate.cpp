@@ -101,40 +101,35 @@ double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Ma
   return g.dram_bytes_per_clk() * g.dram_efficiency * total / std::max(busy, 1.0);
 }
 
-SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
-                        const SmEnvironment& env) {
-  const std::string key = cache_key(g, p, m, iterations, ctas, env);
+template <class V, class Compute>
+V SmTimeCache::cached(std::map<std::string, V>& map, const std::string& key, Compute compute) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    if (it != map_.end()) {
+    auto it = map.find(key);
+    if (it != map.end()) {
       ++hits_;
       return it->second;
     }
   }
-  SmTime t = simulate(g, p, m, iterations, ctas, env);
+  V v = compute();
   std::lock_guard<std::mutex> lock(mu_);
-  map_.emplace(key, t);
-  return t;
+  map.emplace(key, v);
+  return v;
+}
+
+SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
+                        const SmEnvironment& env) {
+  return cached(map_, cache_key(g, p, m, iterations, ctas, env),
+                [&] { return simulate(g, p, m, iterations, ctas, env); });
 }
 
 double SmTimeCache::relay_cycles(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations,
                                  int ctas, int total, const SmEnvironment& env) {
-  const std::string key = cache_key(g, p, m, iterations, ctas, env) + "|relay " + std::to_string(total);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = relay_.find(key);
-    if (it != relay_.end()) {
-      ++hits_;
-      return it->second;
-    }
-  }
-  // Long enough to fill the pipeline and start the loop: the overlap is at the ends.
-  const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4);
-  const double cycles = simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total).cycles;
-  std::lock_guard<std::mutex> lock(mu_);
-  relay_.emplace(key, cycles);
-  return cycles;
+  return cached(relay_, cache_key(g, p, m, iterations, ctas, env) + "|relay " + std::to_string(total), [&] {
+    // Long enough to fill the pipeline and start the loop: the overlap is at the ends.
+    const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4);
+    return simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total).cycles;
+  });
 }
 
 std::size_t SmTimeCache::size() const {

@@ -45,6 +45,10 @@ class SmTimeCache {
   std::uint64_t hits() const { return hits_; }
 
  private:
+  // The value under `key`, computed outside the lock on a miss.
+  template <class V, class Compute>
+  V cached(std::map<std::string, V>& map, const std::string& key, Compute compute);
+
   mutable std::mutex mu_;
   std::map<std::string, SmTime> map_;
   std::map<std::string, double> relay_;

@@ -19,8 +19,7 @@ std::int64_t next_pow2(std::int64_t v) {
 }
 
 // The inputs a reduction may read: the size bound of one kernel operand (workload/kernel.h).
-constexpr std::int64_t kMaxReductionInputs = std::int64_t(1) << 40;
-static_assert(double(kMaxReductionInputs) == kMaxKernelElements);
+constexpr auto kMaxReductionInputs = static_cast<std::int64_t>(kMaxKernelElements);
 
 bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
   for (const char* n : names)

@@ -168,6 +168,7 @@ class Sim {
     --c.successors;
     c.done = 0;
     c.arrived = 0;
+    now_ = t + 1;
     for (auto& w : warps_) {
       if (w.cta != exited.cta) continue;
       w.section = 0, w.pc = 0, w.iter = 0;
@@ -176,7 +177,6 @@ class Sim {
       std::fill(w.slot.begin(), w.slot.end(), 0.0);
       w.cp_groups.clear(), w.cp_open = -1;
       w.wg_groups.clear(), w.wg_open = -1;
-      now_ = t + 1;
       skip_inactive(w);
     }
     return 0;
