@@ -41,14 +41,12 @@ double sm_period(const SmRunStats& s, double t0, double t1, std::int64_t window)
   return (t1 - t0) * double(ctas) / started;
 }
 
-SmTime simulate_window(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
-                       const SmEnvironment& env, std::int64_t window) {
+// Assembles the SM time of `iterations` k-tiles from a run of the program truncated to
+// `stats`' iterations (n_sim), extrapolating the steady period measured over `window` of them.
+SmTime assemble(const SmRunStats& stats, std::int64_t n_sim, const Mapping& m, std::int64_t iterations, int ctas,
+                std::int64_t window) {
   SmTime r;
-  // Long K loops: simulate enough iterations to fill and drain the pipeline plus a window in which
-  // to measure the steady-state period, then extrapolate the rest.
-  const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4 + window);
-  const WarpProgram prog = build_program(g, p, m, n_sim);
-  r.stats = simulate_sm(g, prog, m.warps, ctas, env);
+  r.stats = stats;
   r.simulated_iterations = n_sim;
   r.ctas = ctas;
   r.cycles = r.stats.cycles;
@@ -64,16 +62,6 @@ SmTime simulate_window(const GpuConfig& g, const GemmProblem& p, const Mapping& 
     r.extrapolated = true;
     r.cycles += double(iterations - n_sim) * r.period;
   }
-  return r;
-}
-
-SmTime simulate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
-                const SmEnvironment& env) {
-  SmTime r = simulate_window(g, p, m, iterations, ctas, env, 8);
-  // An unsteady schedule (several CTAs taking turns unevenly, as cp.async SIMT loops with 3-4 CTAs
-  // per SM do) makes an 8-iteration window land on a burst: the A100 sgemm 128x64 tile measured
-  // 107.8% of the FFMA pipe's rate over 8 iterations, 99.4% over 64. Measure such loops over 64.
-  if (!r.steady && r.simulated_iterations < iterations) r = simulate_window(g, p, m, iterations, ctas, env, 64);
   return r;
 }
 
@@ -117,24 +105,40 @@ V SmTimeCache::cached(std::map<std::string, V>& map, const std::string& key, Com
   return v;
 }
 
+SmRunStats SmTimeCache::run(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t n_sim, int ctas,
+                             int total, const SmEnvironment& env) {
+  // Keyed by the simulated length, not the loop's: the program of every K loop at least n_sim
+  // k-tiles long is the same (mapping.cpp), so GEMMs that differ only in K share one run.
+  std::string key = cache_key(g, p, m, n_sim, ctas, env);
+  if (total != ctas) key += "|relay " + std::to_string(total);
+  return cached(runs_, key, [&] { return simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total); });
+}
+
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                         const SmEnvironment& env) {
-  return cached(map_, cache_key(g, p, m, iterations, ctas, env),
-                [&] { return simulate(g, p, m, iterations, ctas, env); });
+  // Long K loops: simulate enough iterations to fill and drain the pipeline plus a window in which
+  // to measure the steady-state period, then extrapolate the rest.
+  auto windowed = [&](std::int64_t window) {
+    const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4 + window);
+    return assemble(run(g, p, m, n_sim, ctas, ctas, env), n_sim, m, iterations, ctas, window);
+  };
+  SmTime r = windowed(8);
+  // An unsteady schedule (several CTAs taking turns unevenly, as cp.async SIMT loops with 3-4 CTAs
+  // per SM do) makes an 8-iteration window land on a burst: the A100 sgemm 128x64 tile measured
+  // 107.8% of the FFMA pipe's rate over 8 iterations, 99.4% over 64. Measure such loops over 64.
+  if (!r.steady && r.simulated_iterations < iterations) r = windowed(64);
+  return r;
 }
 
 double SmTimeCache::relay_cycles(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations,
                                  int ctas, int total, const SmEnvironment& env) {
-  return cached(relay_, cache_key(g, p, m, iterations, ctas, env) + "|relay " + std::to_string(total), [&] {
-    // Long enough to fill the pipeline and start the loop: the overlap is at the ends.
-    const std::int64_t n_sim = std::min<std::int64_t>(iterations, m.stages + 4);
-    return simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total).cycles;
-  });
+  // Long enough to fill the pipeline and start the loop: the overlap is at the ends.
+  return run(g, p, m, std::min<std::int64_t>(iterations, m.stages + 4), ctas, total, env).cycles;
 }
 
 std::size_t SmTimeCache::size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return map_.size();
+  return runs_.size();
 }
 
 bool l2_resident(const GpuConfig& g, const GemmProblem& p) {
@@ -181,8 +185,19 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   return t;
 }
 
-Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache) {
+namespace {
+
+// What estimate() knows before simulating: the grid, the traffic, this SM's environment, and the
+// cycles below which the whole GPU's DRAM and L2 bandwidth cannot go (`floor_cycles`).
+struct Prepared {
   Estimate e;
+  std::int64_t per_sm = 0;  // CTAs on the busiest SM
+  double dram_total = 0, l2_total = 0, dram_bpc = 0, floor_cycles = 0;
+};
+
+Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
+  Prepared r;
+  Estimate& e = r.e;
   e.mapping = m;
   const std::int64_t gm = ceil_div(p.m, m.bm), gn = ceil_div(p.n, m.bn);
   const std::int64_t tiles_mn = gm * gn * p.batch;
@@ -190,7 +205,7 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   const std::int64_t k_per = ceil_div(p.k, m.split_k);
   e.iterations = ceil_div(k_per, m.bk);
   e.ctas_per_sm = ctas_per_sm(g, m);
-  const std::int64_t per_sm = ceil_div(e.tiles, g.sm_count);
+  r.per_sm = ceil_div(e.tiles, g.sm_count);
   e.active_sms = int(std::min<std::int64_t>(g.sm_count, e.tiles));
   e.waves = double(e.tiles) / (double(g.sm_count) * e.ctas_per_sm);
   e.traffic = estimate_traffic(g, p, m, e.ctas_per_sm);
@@ -198,19 +213,64 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
 
   // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
   const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
-  const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
+  r.dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
   // The SM's share uses the streaming rate; the row-activation limit of short per-row runs caps
   // the whole GPU's DRAM time below (it throttles the channels, not one SM's queue).
-  const double dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
+  r.dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
   const double dram_bpc_layout = dram_bytes_per_clk_for(g, p, m, e.traffic);
-  const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
-  const double amplification = l2_total / std::max(dram_total, 1.0);
-  const double share = std::min(l2_bpc, dram_bpc * amplification) / e.active_sms;
+  r.l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
+  const double amplification = r.l2_total / std::max(r.dram_total, 1.0);
+  const double share = std::min(l2_bpc, r.dram_bpc * amplification) / e.active_sms;
   const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
   e.env.global_bytes_per_clk = quantise(share);
   const double hit_latency = g.l2_hit_latency();
   e.env.global_latency = std::round(hit_latency + miss * std::max(0.0, g.dram_latency - hit_latency));
+  // No SM can beat the whole GPU's DRAM and L2 bandwidth.
+  r.floor_cycles = std::max(r.dram_total > 0 ? r.dram_total / dram_bpc_layout : 0.0, r.l2_total / l2_bpc);
+  return r;
+}
 
+// The split-K reduction kernel and the launch overheads: added to the main kernel's cycles.
+void finish(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Prepared& r, Estimate& e, double cycles) {
+  e.launches = 1;
+  if (m.split_k > 1) {
+    // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
+    const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
+    const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
+    cycles += red_bytes / r.dram_bpc + g.dram_latency;
+    e.traffic.dram_write_bytes += partial;
+    e.traffic.dram_read_bytes += partial;
+    e.launches = 2;
+  }
+  e.cycles = cycles;
+  e.time_s = cycles / g.clock_hz + e.launches * g.launch_overhead_s;
+}
+
+// MACs one sub-core's math pipe completes per cycle of occupancy at best (sm_sim.cpp's pipes).
+double pipe_fma_per_cycle(const GpuConfig& g, const Mapping& m) {
+  if (m.path == MathPath::cuda_core) return g.fp32_lanes_per_subcore * m.pack * g.ffma_efficiency;
+  const MmaInstr& row = g.mma[m.mma_row];
+  const bool wg = row.kind == MmaKind::wgmma;
+  const int n = wg ? m.wn : row.n;
+  const double per = row.pipe_cycles(n) / g.mma_efficiency;
+  return row.fma() * (double(n) / row.n) / (wg ? g.subcores_per_sm : 1) / per;
+}
+
+}  // namespace
+
+double time_lower_bound_s(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
+  Prepared r = prepare(g, p, m);
+  // The busiest SM's MACs (tile padding included) at its pipes' peak, spread over every sub-core.
+  const double macs = double(r.per_sm) * m.bm * m.bn * double(r.e.iterations) * m.bk;
+  const double math = macs / (pipe_fma_per_cycle(g, m) * g.subcores_per_sm);
+  finish(g, p, m, r, r.e, std::max(math, r.floor_cycles));
+  return r.e.time_s;
+}
+
+Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache) {
+  Prepared prep = prepare(g, p, m);
+  Estimate& e = prep.e;
+  const std::int64_t per_sm = prep.per_sm;
   const int cps = e.ctas_per_sm;
   const std::int64_t full = per_sm / cps, rem = per_sm % cps;
   double cycles = 0;
@@ -241,20 +301,7 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
     cycles -= e.overlap_cycles;
   }
   cycles += double(full + (rem > 0)) * g.tile_overhead_cycles;
-  // No SM can beat the whole GPU's DRAM and L2 bandwidth.
-  cycles = std::max({cycles, dram_total > 0 ? dram_total / dram_bpc_layout : 0.0, l2_total / l2_bpc});
-  e.launches = 1;
-  if (m.split_k > 1) {
-    // cuBLAS reduces split-K partials (fp32) in a second kernel that streams them from DRAM.
-    const double partial = double(m.split_k) * double(p.m) * double(p.n) * double(p.batch) * 4.0;
-    const double red_bytes = partial + double(p.m) * double(p.n) * double(p.batch) * p.c_bytes;
-    cycles += red_bytes / dram_bpc + g.dram_latency;
-    e.traffic.dram_write_bytes += partial;
-    e.traffic.dram_read_bytes += partial;
-    e.launches = 2;
-  }
-  e.cycles = cycles;
-  e.time_s = cycles / g.clock_hz + e.launches * g.launch_overhead_s;
+  finish(g, p, m, prep, e, std::max(cycles, prep.floor_cycles));
   return e;
 }
 

@@ -41,17 +41,19 @@ class SmTimeCache {
   // CTAs save by overlapping, which does not depend on the loop's length.
   double relay_cycles(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
                       int total, const SmEnvironment& env);
-  std::size_t size() const;
+  std::size_t size() const;  // SM runs simulated
   std::uint64_t hits() const { return hits_; }
 
  private:
   // The value under `key`, computed outside the lock on a miss.
   template <class V, class Compute>
   V cached(std::map<std::string, V>& map, const std::string& key, Compute compute);
+  // simulate_sm of the program truncated to n_sim k-tiles, `total` CTAs through `ctas` slots.
+  SmRunStats run(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t n_sim, int ctas, int total,
+                 const SmEnvironment& env);
 
   mutable std::mutex mu_;
-  std::map<std::string, SmTime> map_;
-  std::map<std::string, double> relay_;
+  std::map<std::string, SmRunStats> runs_;
   std::uint64_t hits_ = 0;
 };
 
@@ -84,5 +86,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
 bool l2_resident(const GpuConfig& g, const GemmProblem& p);
 
 Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, SmTimeCache& cache);
+
+// A lower bound on estimate(g, p, m, ...).time_s, found without simulating: the busiest SM's MACs
+// at its pipes' peak rate, or the whole GPU's DRAM and L2 time, plus split-K and launch costs.
+double time_lower_bound_s(const GpuConfig& g, const GemmProblem& p, const Mapping& m);
 
 }  // namespace tcsim::gpu
