@@ -61,8 +61,9 @@ class Sim {
       Warp& wp = warps_[w];
       wp.cta = w / warps_per_cta;
       wp.local = w % warps_per_cta;
-      // Consecutive warps of a CTA go to consecutive sub-cores (warp id mod sub-cores).
-      wp.subcore = wp.local % g.subcores_per_sm;
+      // A warp's sub-core is its SM-wide warp slot mod the sub-cores (GPGPU-Sim's dynamic warp id):
+      // the two warps of a 64-thread CTA share two sub-cores, the next CTA takes the other two.
+      wp.subcore = w % g.subcores_per_sm;
       wp.slot.assign(std::max(1, p.slots), 0.0);
     }
     by_subcore_.resize(g.subcores_per_sm);
