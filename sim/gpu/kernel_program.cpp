@@ -1,6 +1,7 @@
 #include "gpu/kernel_program.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -40,7 +41,8 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
   std::vector<double> bound(candidates.size());
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    bound[i] = time_lower_bound_s(g, plan.problem, candidates[i]);
+    const double b = time_lower_bound_s(g, plan.problem, candidates[i]);
+    bound[i] = std::isfinite(b) && b > 0 ? b : 0.0;  // no usable bound: always simulated
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bound[a] < bound[b]; });
