@@ -110,10 +110,10 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   r.set("global_latency_cycles", latency);
   r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
 
-  // Events for the energy model: the lane ops (the loads among them as warp instructions), two
-  // register sources per instruction, every load through L1.
+  // Events for the energy model: the arithmetic lane ops, every lane op (loads included) as warp
+  // instructions, two register sources per instruction, every load through L1.
   Activity act;
-  act.ffma = lane_ops;
+  act.ffma = batch * rows * K * l.math_ops_per_element;
   act.warp_instructions = lane_ops / 32;
   act.rf_reads = 2 * act.warp_instructions;
   act.l1_bytes = l2_read;

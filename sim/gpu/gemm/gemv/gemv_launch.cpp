@@ -58,7 +58,8 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
   const double per_access = kAccessBytes / l.matrix_bytes;  // matrix elements per 16-byte load
   // Per 16-byte matrix load also one load of the vector's matching elements (gemv2T: the same
   // 16 bytes of x; gemv2N: x[k], one per k, broadcast).
-  l.lane_ops_per_element = math_ops_per_element(mf) + 2.0 / per_access;
+  l.math_ops_per_element = math_ops_per_element(mf);
+  l.lane_ops_per_element = l.math_ops_per_element + 2.0 / per_access;
   l.threads_per_cta = 128;
   if (l.matrix_k_contiguous) {
     // gemv2T: the threads of a row read consecutive 16-byte pieces of it, 8 threads = one 128-byte

@@ -30,6 +30,7 @@ struct GemvLaunch {
   // CUDA-core lane instructions per matrix element: the multiply-add with its conversions, plus
   // the element's share of the 16-byte loads of the matrix and the vector.
   double lane_ops_per_element = 1;
+  double math_ops_per_element = 1; // of which arithmetic (conversions, FMA, DP4A), not loads
 };
 
 // The launch for `kernel` (a GEMM with M or N equal to 1, operands of 8 bits or more).
