@@ -67,7 +67,7 @@ TEST_CASE("M or N of 1 runs the GEMV kernel; N = 8, 16 and large N run tensor-co
   CHECK(!cublas_gemv(a100, gemm(2, 4096, 4096)));
 }
 
-TEST_CASE("a large GEMV streams its matrix: at least its bytes at the DRAM peak, within 1.15x of the achievable rate") {
+TEST_CASE("a large GEMV streams its matrix: at least its bytes at the DRAM peak, within 1.05x of the achievable rate") {
   for (const char* gpu : {"v100", "t4", "a100", "a100_80gb", "h100", "l4", "l40s", "a10"}) {
     const GpuConfig g = fixed_clock(gpu);
     for (const char* f : {"fp16", "fp32", "s8"}) {
@@ -82,7 +82,7 @@ TEST_CASE("a large GEMV streams its matrix: at least its bytes at the DRAM peak,
       CAPTURE(r.bound);
       CHECK(kernel_s(g, r) >= at_peak);
       // The stated factor: the vector, the output, the CTAs' first trips and the tail.
-      CHECK(kernel_s(g, r) <= 1.15 * achievable);
+      CHECK(kernel_s(g, r) <= 1.05 * achievable);
       CHECK(r.bound == "dram");
       CHECK(*r.get("dram_read_bytes") >= matrix);
     }
