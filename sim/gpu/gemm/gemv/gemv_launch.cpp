@@ -14,8 +14,9 @@ constexpr double kAccessBytes = 16;
 
 // Matrix loads a thread issues back to back before it needs the first one's data [assumed]: the
 // inner loop unrolled 4 times (cuBLAS's gemv2T_kernel_val instantiations in public profiles carry
-// the template arguments <..., 128, 16, 4, 4, ...>; their meaning is not documented). With 1 a
-// 48-CTA decode GEMV would be 4x slower than Vidur measured it (sim/gpu/README.md, "GEMV kernels").
+// the template arguments <..., 128, 16, 4, 4, ...>; their meaning is not documented). With 1,
+// Llama-3-8B's 48-CTA QKV GEMV at tensor parallelism 8 would take 17 us against the 8 us Vidur
+// measured (sim/gpu/README.md, "GEMV kernels").
 constexpr double kLoadsInFlight = 4;
 
 // CUDA-core lane instructions per multiply-add of a matrix element with its vector element, in the
