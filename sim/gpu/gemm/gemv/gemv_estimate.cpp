@@ -44,7 +44,7 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   const double dram_read = warm ? 0.0 : matrix + vector;
   // As for the GEMMs, the output is counted as written to DRAM (write-back on eviction).
   const double dram_write = written;
-  const double dram_cycles = warm ? 0.0 : (dram_read + dram_write) / dram_bw;
+  const double dram_cycles = (dram_read + dram_write) / dram_bw;
   const double l2_cycles = (l2_read + written) / l2_bw;
 
   // The grid on the SMs: resident CTAs (warps and CTA slots; a gemv CTA needs few registers and no
