@@ -11,6 +11,7 @@
 #include "gpu/gemm/gemm_estimate.h"
 #include "gpu/gemm/gemm_result.h"
 #include "gpu/gemm/gemm_plan.h"
+#include "gpu/gemm/gemv/gemv_estimate.h"
 #include "gpu/kernel_program.h"
 #include "gpu/memory/memory_kernel.h"
 #include "gpu/power/activity.h"
@@ -72,12 +73,17 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
     plan = plan_gemm(config_, kernel);
     apply_cublas_choice(config_, plan);
     if (plan.empty) return empty_gemm(config_, kernel, plan);
-    best = choose_mapping(config_, plan, cache_->sm);
-    run_at = [&](double hz) {
-      if (hz == boost) return gemm_kernel(config_, kernel, plan, best);
-      const GpuConfig g = at_clock(hz);
-      return gemm_kernel(g, kernel, plan, estimate(g, plan.problem, best.mapping, cache_->sm));
-    };
+    if (const auto gemv = cublas_gemv(config_, kernel)) {
+      // M or N is 1: the library's matrix-vector kernel (gemm/gemv/), not a tile.
+      run_at = [&, launch = *gemv](double hz) { return run_gemv(hz == boost ? config_ : at_clock(hz), kernel, launch); };
+    } else {
+      best = choose_mapping(config_, plan, cache_->sm);
+      run_at = [&](double hz) {
+        if (hz == boost) return gemm_kernel(config_, kernel, plan, best);
+        const GpuConfig g = at_clock(hz);
+        return gemm_kernel(g, kernel, plan, estimate(g, plan.problem, best.mapping, cache_->sm));
+      };
+    }
   } else if (kernel.kind == Kernel::Kind::conv) {
     conv = run_conv(config_, kernel, cache_->sm);
     run_at = [&](double hz) { return hz == boost ? conv.result : run_conv_pick(at_clock(hz), kernel, conv, cache_->sm); };

@@ -72,6 +72,9 @@ KernelProgram kernel_program(const GpuConfig& g, const Kernel& kernel) {
   } else {
     kp.plan = plan_gemm(g, kernel);
     apply_cublas_choice(g, kp.plan);
+    if (const auto gemv = cublas_gemv(g, kernel))
+      throw InputError("kernel " + kernel.name, "M or N is 1: the library runs its matrix-vector kernel (" + gemv->kernel +
+                                                    "), which has no tile program to show");
   }
   SmTimeCache cache;
   kp.chosen = choose_mapping(g, kp.plan, cache);

@@ -21,4 +21,17 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan) {
   plan.max_split_k = 1;
 }
 
+std::optional<GemvLaunch> cublas_gemv(const GpuConfig& g, const Kernel& kernel) {
+  // cuBLAS dispatches a GEMM with one side of 1 to its gemv kernels (gemv2T_kernel_val,
+  // gemv2N_kernel, gemvx in the profiles of PyTorch decode steps, fp32 and fp16 alike), while
+  // batch 2-16 runs tiled kernels (sgemm 32x32 / 64x32 sliced, cutlass 16x16 / 64x64 tensor-op
+  // tiles with splitKreduce): the tile machinery with its split-K. For 8-bit operands cuBLASLt has
+  // tensor-core kernels only; inference engines run CUDA-core GEMVs there (TensorRT-LLM's
+  // cudaCoreGemm, 16-byte loads, for M <= 4 in FP8), the same structure as cuBLAS's gemv2T.
+  // Not here: 2:4-sparse A (cuSPARSELt's tensor-core kernels) and sub-byte operands (their MMAs).
+  if (kernel.kind != Kernel::Kind::gemm || (kernel.m != 1 && kernel.n != 1) || kernel.sparse_a) return std::nullopt;
+  if (format_bits(kernel.a_format) < 8 || format_bits(kernel.b_format) < 8) return std::nullopt;
+  return gemv_launch(g, kernel);
+}
+
 }  // namespace tcsim::gpu

@@ -2,12 +2,19 @@
 // The kernels cuBLAS runs for a GEMM call, where its heuristic is known to differ from "the fastest
 // tile of the architecture": applied to plain GEMM calls and to the strided-batched SGEMM that cuDNN's
 // nonfused Winograd calls (cuDNN's own convolution kernels are restricted in conv_lowering.cpp).
+#include <optional>
+
 #include "gpu/gemm/gemm_plan.h"
+#include "gpu/gemm/gemv/gemv_launch.h"
 #include "gpu/gpu_config.h"
 
 namespace tcsim::gpu {
 
 // Restricts plan.cta_tiles / plan.max_split_k and adds a note saying which library kernel runs.
 void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan);
+
+// The matrix-vector kernel the library runs instead of a GEMM tile when M or N is 1 (a decode
+// step's projections); nullopt where a tiled GEMM runs. `kernel` must have passed plan_gemm.
+std::optional<GemvLaunch> cublas_gemv(const GpuConfig& g, const Kernel& kernel);
 
 }  // namespace tcsim::gpu
