@@ -4,12 +4,11 @@
 #include <cmath>
 
 #include "gpu/memory/memory_launch.h"
+#include "gpu/sm/cta_rounds.h"
 #include "gpu/power/activity.h"
 
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Cycles of one reduction step (a warp shuffle or a shared-memory exchange): both go through the
 // SM's shared-memory/crossbar datapath; costed at shared_memory.latency [assumed, no shuffle
@@ -28,12 +27,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.mapping = l.kernel;
 
   // Occupancy and rounds of resident CTAs on the busiest SM.
-  const int warps_per_cta = (l.threads_per_cta + 31) / 32;
-  const std::int64_t occupancy =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(g.max_ctas_per_sm, g.max_warps_per_sm / warps_per_cta));
-  const std::int64_t ctas_per_sm = ceil_div(l.ctas, g.sm_count);
-  const std::int64_t resident = std::min(occupancy, ctas_per_sm);
-  const std::int64_t rounds = ceil_div(ctas_per_sm, resident);
+  const auto [warps_per_cta, occupancy, ctas_per_sm, resident, rounds] = cta_rounds(g, l.threads_per_cta, l.ctas);
   const double active_sms = double(std::min<std::int64_t>(l.ctas, g.sm_count));
 
   // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there

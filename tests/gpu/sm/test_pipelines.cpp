@@ -97,13 +97,19 @@ TEST_CASE("global memory: data arrives after latency + transfer, or after the ba
   CHECK(issue_cycle(simulate_sm(g, p, 1, 1, env(1, 300)), 0, 1) == 512);
 }
 
-TEST_CASE("FFMA pipe: 16 lanes per sub-core take 2 cycles per warp instruction") {
-  const GpuConfig g = exact_v100();
+// A body of one group of `count` FFMAs.
+WarpProgram ffma_program(int count) {
   WarpProgram p;
   Instr f = mk(Op::ffma, 0);
-  f.count = 4;
+  f.count = count;
   p.body = {f};
   p.slots = 1;
+  return p;
+}
+
+TEST_CASE("FFMA pipe: 16 lanes per sub-core take 2 cycles per warp instruction") {
+  const GpuConfig g = exact_v100();
+  const WarpProgram p = ffma_program(4);
   const SmRunStats s = simulate_sm(g, p, 5, 1, env());
   CHECK(issue_cycle(s, 4, 0) == 8);
   CHECK(s.ffma == 2 * 5 * 4 * 32 / 2.0 * 1.0);  // 5 warps x 4 FFMA x 32 lanes (/2 x 2 = exact count)
@@ -111,12 +117,7 @@ TEST_CASE("FFMA pipe: 16 lanes per sub-core take 2 cycles per warp instruction")
 
 TEST_CASE("sub-cores: a warp's sub-core is its SM-wide warp slot, so 2-warp CTAs fill all four") {
   const GpuConfig g = exact_v100();
-  WarpProgram p;
-  Instr f = mk(Op::ffma, 0);
-  f.count = 64;
-  p.body = {f};
-  p.slots = 1;
-  p.iterations = 1;
+  const WarpProgram p = ffma_program(64);
   // Two CTAs of two warps: one warp per sub-core, so all four finish their 64 FFMAs (128 cycles of
   // the 16-lane pipe) together. Mapping by the CTA-local index would put both CTAs on sub-cores 0-1.
   const SmRunStats two = simulate_sm(g, p, 2, 2, env());

@@ -7,13 +7,9 @@
 #include "gpu/gemm/gemm_estimate.h"
 #include "gpu/memory/streaming_kernel.h"
 #include "gpu/power/activity.h"
+#include "gpu/sm/cta_rounds.h"
 
 namespace tcsim::gpu {
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch& l) {
   KernelResult r;
@@ -49,12 +45,7 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
 
   // The grid on the SMs: resident CTAs (warps and CTA slots; a gemv CTA needs few registers and no
   // shared memory), the busiest SM's CTAs in rounds.
-  const int warps_per_cta = (l.threads_per_cta + 31) / 32;
-  const std::int64_t occupancy =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(g.max_ctas_per_sm, g.max_warps_per_sm / warps_per_cta));
-  const std::int64_t per_sm = ceil_div(l.ctas, g.sm_count);
-  const std::int64_t resident = std::min(occupancy, per_sm);
-  const std::int64_t rounds = ceil_div(per_sm, resident);
+  const auto [warps_per_cta, occupancy, per_sm, resident, rounds] = cta_rounds(g, l.threads_per_cta, l.ctas);
   // The busiest SM's loads pass its L1 path.
   const double sm_path_cycles = double(per_sm) * (cta_matrix + cta_vector) / g.l1_bytes_per_clk;
 
