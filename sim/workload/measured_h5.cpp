@@ -6,9 +6,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "common/error.h"
+#include "common/hdf5_global_heap.h"
 #include "common/hdf5_handle.h"
 #include "common/isolated.h"
 #include "common/strings.h"
@@ -268,6 +271,16 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
   // heap behind variable-length strings) becomes an InputError here instead of a crash.
   // Memory: 1 GiB plus 64 bytes per byte of the file (its strings and numbers as text, with room).
   const std::size_t memory = (std::size_t{1} << 30) + 64 * static_cast<std::size_t>(std::filesystem::file_size(path, ec));
+  // The global heap's object sizes are checked first, in tcsim's code: a damaged size is reported
+  // precisely and never reaches libhdf5, which would copy that many bytes (the child's crash stays
+  // the answer to the damage this check cannot see, such as a string's reference into the heap).
+  {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!in.good() && !in.eof()) throw InputError(file, "cannot read the file");
+    if (const auto damage = global_heap_damage(bytes); !damage.empty())
+      throw InputError(file, "the file is corrupted: " + damage);
+  }
   const RawTable raw = decode(run_isolated([&] { return encode(read_raw(path)); }, file, kReadTimeoutSeconds, memory));
   const std::string path_in = std::string("/") + kMeasuredH5Group;
 
