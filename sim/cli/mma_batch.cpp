@@ -5,11 +5,11 @@
 #include <iostream>
 #include <map>
 
-#include "common/atomic_dir.h"
+#include "common/files/atomic_dir.h"
 #include "cli/mma_common.h"
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/golden_io.h"
 
 namespace po = boost::program_options;

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/formats.h"
 
 namespace tcsim::cli::mma {

@@ -8,9 +8,9 @@
 
 #include "cli/mma_common.h"
 #include "cli/verbs.h"
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/gemm.h"
 #include "numerics/sparse/structured.h"
 

@@ -6,7 +6,7 @@
 
 #include "cli/result_attributes.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/load_accelerator.h"
 #include "engine/profile/profile_estimate.h"
 #include "engine/validation_metrics.h"

@@ -7,7 +7,7 @@
 #include "cli/result_attributes.h"
 #include "cli/run_request.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/gemm_results_table.h"
 #include "engine/kernel_runner.h"
 #include "engine/load_accelerator.h"

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/load_accelerator.h"
 #include "engine/network/network_validation.h"
 #include "io/writers.h"

@@ -4,7 +4,7 @@
 #include "cli/profile_commands.h"
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/network_workload.h"
 

@@ -4,7 +4,7 @@
 #include "cli/run_request.h"
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/load_accelerator.h"
 
 namespace po = boost::program_options;

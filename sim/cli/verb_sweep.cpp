@@ -7,7 +7,7 @@
 
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/sweep/sweep_runner.h"
 #include "engine/sweep/sweep_table.h"
 

@@ -4,7 +4,7 @@
 
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "config/config.h"
 #include "gpu/gpu_config.h"
 #include "gpu/kernel_program.h"

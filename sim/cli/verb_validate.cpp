@@ -9,7 +9,7 @@
 #include "cli/validate_networks.h"
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/kernel_runner.h"
 #include "engine/load_accelerator.h"
 #include "engine/validation.h"

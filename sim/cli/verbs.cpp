@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "common/version.h"
 
 namespace po = boost::program_options;

@@ -1,7 +1,7 @@
 // Config's accessors: typed reads of the values the loader (config_loader.cpp) parsed.
 #include <stdexcept>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "config/config_impl.h"
 

@@ -9,10 +9,10 @@
 #include <map>
 #include <stdexcept>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
-#include "common/yaml_document.h"
+#include "common/text/strings.h"
+#include "common/text/yaml_document.h"
 #include "config/config_impl.h"
 #include "config/suggest.h"
 

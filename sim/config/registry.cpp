@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <map>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/yaml_document.h"
+#include "common/text/yaml_document.h"
 
 namespace tcsim::config {
 

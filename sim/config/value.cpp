@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 #include "config/suggest.h"
 
 namespace tcsim::config {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::engine {

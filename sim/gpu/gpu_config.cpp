@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "config/config.h"
 
 namespace tcsim::gpu {

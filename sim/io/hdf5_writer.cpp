@@ -7,9 +7,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/hdf5_handle.h"
+#include "common/hdf5/hdf5_handle.h"
 #include "io/cell_text.h"
 
 namespace tcsim::io {

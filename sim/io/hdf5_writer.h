@@ -8,7 +8,7 @@
 //     each dataset has string attributes `unit` (unit_of_column(name)) and `description`.
 //   every group also has an attribute `columns`: a 1-D array of UTF-8 strings, the column names in
 //   table order (HDF5 itself lists datasets alphabetically).
-// Written to a temporary name and renamed (sim/common/atomic_file.h). HDF5's own error printing is
+// Written to a temporary name and renamed (sim/common/files/atomic_file.h). HDF5's own error printing is
 // switched off; failures throw InputError naming the file.
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 #include <stdexcept>
 
-#include "common/atomic_dir.h"
-#include "common/atomic_file.h"
+#include "common/files/atomic_dir.h"
+#include "common/files/atomic_file.h"
 #include "io/cell_text.h"
 #include "io/hdf5_writer.h"
 #include "io/writers.h"

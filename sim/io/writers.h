@@ -23,7 +23,7 @@ std::string format_json(const ResultSet& r);
 // <table.name>.csv for tables[1..] when `all_tables_as_csv`) into dir, each atomically; also
 // config.resolved.yaml when the attributes hold a non-empty "config_yaml".
 void write_result_dir(const std::filesystem::path& dir, const ResultSet& r, bool all_tables_as_csv = false);
-// The same files through an AtomicDir (common/atomic_dir.h): `dir` gets them all, and the marker
+// The same files through an AtomicDir (common/files/atomic_dir.h): `dir` gets them all, and the marker
 // tcsim.complete, only when every one was written; a failure or SIGINT/SIGTERM leaves no trace.
 void write_result_folder(const std::filesystem::path& dir, const ResultSet& r, bool all_tables_as_csv = false);
 

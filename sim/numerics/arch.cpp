@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::num {
 namespace {

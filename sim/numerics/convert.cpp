@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/round_core.h"
 
 namespace tcsim::num {

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim {
 namespace {

@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <string_view>
 
-#include "common/yaml_document.h"
-#include "common/atomic_file.h"
+#include "common/text/yaml_document.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/convert.h"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "numerics/big_uint.h"
 #include "numerics/convert.h"
 #include "numerics/round_core.h"

@@ -1,7 +1,7 @@
 #include "systolic/layer.h"
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 #include "numerics/format_id.h"
 

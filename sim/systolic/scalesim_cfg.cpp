@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 
 namespace tcsim::systolic {

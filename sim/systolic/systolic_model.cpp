@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "systolic/calc_dram_reads.h"
 #include "systolic/calc_read_buffer.h"
 #include "systolic/demand_runs.h"

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 
 namespace tcsim::systolic {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 
 namespace tcsim::systolic {
 

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
-#include "common/units.h"
+#include "common/text/strings.h"
+#include "common/text/units.h"
 
 namespace tcsim::workload {
 namespace {

@@ -1,8 +1,8 @@
 #include "workload/deepbench.h"
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {

@@ -2,9 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "common/yaml_document.h"
+#include "common/text/yaml_document.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 #include "workload/deepbench.h"
 #include "workload/neusight.h"

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "common/error.h"
-#include "common/hdf5_global_heap.h"
-#include "common/hdf5_handle.h"
+#include "common/hdf5/hdf5_global_heap.h"
+#include "common/hdf5/hdf5_handle.h"
 #include "common/isolated.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {

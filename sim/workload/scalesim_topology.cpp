@@ -3,9 +3,9 @@
 #include <cctype>
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {

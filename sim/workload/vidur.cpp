@@ -2,9 +2,9 @@
 
 #include <filesystem>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::workload {
 namespace {

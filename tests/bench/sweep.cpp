@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "engine/sweep/sweep_runner.h"
 
 namespace {

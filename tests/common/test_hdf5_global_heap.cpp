@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/hdf5_global_heap.h"
+#include "common/hdf5/hdf5_global_heap.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 
 using namespace tcsim;
 using namespace tcsim::units;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "numerics/gemm.h"
 #include "numerics/golden_io.h"

@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "systolic/scalesim_cfg.h"
 #include "systolic/scalesim_reports.h"
 #include "systolic/systolic_model.h"

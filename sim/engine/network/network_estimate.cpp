@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"

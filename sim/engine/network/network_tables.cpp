@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::engine {
 

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "io/hdf5_writer.h"
 #include "io/writers.h"

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 #include "engine/load_accelerator.h"
 #include "engine/sweep/constraint_expr.h"
 

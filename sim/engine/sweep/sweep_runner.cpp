@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "common/version.h"
 #include "engine/kernel_key.h"

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <set>
 
-#include "common/yaml_document.h"
+#include "common/text/yaml_document.h"
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 
 namespace tcsim::engine::sweep {
 namespace {

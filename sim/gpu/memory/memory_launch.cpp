@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/kernel.h"
 
 namespace tcsim::gpu {

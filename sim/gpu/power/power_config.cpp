@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
-#include "common/units.h"
+#include "common/text/units.h"
 #include "config/config.h"
 
 namespace tcsim::gpu {

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <regex>
 
-#include "common/yaml_document.h"
-#include "common/atomic_file.h"
+#include "common/text/yaml_document.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/csv_text.h"
 
 namespace tcsim::workload {

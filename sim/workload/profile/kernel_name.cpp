@@ -2,7 +2,7 @@
 
 #include <initializer_list>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::workload {
 namespace {

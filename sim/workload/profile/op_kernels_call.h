@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/network/lowering/lowering_context.h"
 #include "workload/profile/op_kernels.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::workload {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
 #include "workload/kernel.h"

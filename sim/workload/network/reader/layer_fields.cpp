@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "config/suggest.h"
 
 namespace tcsim::workload {

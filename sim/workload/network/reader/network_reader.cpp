@@ -9,10 +9,10 @@
 #include <cctype>
 #include <map>
 
-#include "common/yaml_document.h"
-#include "common/atomic_file.h"
+#include "common/text/yaml_document.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "config/suggest.h"
 #include "workload/network/reader/layer_fields.h"
 #include "workload/network/reader/shape_inference.h"

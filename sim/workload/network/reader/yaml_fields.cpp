@@ -1,8 +1,8 @@
 #include "workload/network/reader/yaml_fields.h"
 
 #include "common/error.h"
-#include "common/strings.h"
-#include "common/units.h"
+#include "common/text/strings.h"
+#include "common/text/units.h"
 #include "config/suggest.h"
 #include "workload/network/reader/int_expression.h"
 

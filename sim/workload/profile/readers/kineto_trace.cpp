@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <zlib.h>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "workload/profile/readers/profile_links.h"
 

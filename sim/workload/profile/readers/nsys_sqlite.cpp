@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 #include "workload/profile/readers/profile_links.h"
 
 namespace tcsim::workload {

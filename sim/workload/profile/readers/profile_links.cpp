@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim::workload {
 

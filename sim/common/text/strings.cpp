@@ -1,4 +1,4 @@
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 #include <cstdio>
 

@@ -3,7 +3,7 @@
 // index (2 bytes), reference count (2), reserved (4), size (a length), data padded to 8 bytes.
 // Object 0 is the free space; its size counts its own header. The walk mirrors libhdf5's parser
 // (H5HG__cache_heap_deserialize): a tail too short for an object header is free space too.
-#include "common/hdf5_global_heap.h"
+#include "common/hdf5/hdf5_global_heap.h"
 
 #include <cstddef>
 

@@ -1,13 +1,13 @@
-#include "common/yaml_document.h"
+#include "common/text/yaml_document.h"
 
 #include <yaml-cpp/eventhandler.h>
 
 #include <set>
 #include <sstream>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "common/strings.h"
+#include "common/text/strings.h"
 
 namespace tcsim {
 namespace {

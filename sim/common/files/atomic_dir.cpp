@@ -1,4 +1,4 @@
-#include "common/atomic_dir.h"
+#include "common/files/atomic_dir.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "common/atomic_file.h"
+#include "common/files/atomic_file.h"
 #include "common/error.h"
 
 namespace tcsim {
