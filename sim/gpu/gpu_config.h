@@ -103,6 +103,14 @@ struct GpuConfig {
   // Load-to-use latency of an L2 hit averaged over the partitions: addresses interleave across
   // them in small chunks (8 KB on A100 [timing.md 2.2, GTC'21]), so 1/partitions of the hits are near.
   double l2_hit_latency() const { return (l2_latency + (l2_partitions - 1) * l2_far_latency) / l2_partitions; }
+  // With several partitions a line an SM reads from a far partition is also kept in its near one
+  // (GTC'21 "Dissecting Ampere", timing.md 2.2): (p - 1) / p of the bytes read take space twice.
+  double l2_read_copies() const { return 1.0 + double(l2_partitions - 1) / l2_partitions; }
+  // Whether a footprint stays in L2 across back-to-back runs: its reads (with far copies) and its
+  // writes (the write-back L2 keeps them) fit.
+  bool l2_holds(double read_bytes, double written_bytes) const {
+    return read_bytes * l2_read_copies() + written_bytes <= double(l2_size);
+  }
   double dram_size_bytes = 0;                  // device memory capacity (0: not given)
   double dram_bytes_per_s = 900e9;
   double dram_efficiency = 0.8;                // achievable fraction (microbenchmark)

@@ -89,29 +89,25 @@ double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Ma
   return g.dram_bytes_per_clk() * g.dram_efficiency * total / std::max(busy, 1.0);
 }
 
-template <class V, class Compute>
-V SmTimeCache::cached(std::map<std::string, V>& map, const std::string& key, Compute compute) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = map.find(key);
-    if (it != map.end()) {
-      ++hits_;
-      return it->second;
-    }
-  }
-  V v = compute();
-  std::lock_guard<std::mutex> lock(mu_);
-  map.emplace(key, v);
-  return v;
-}
-
 SmRunStats SmTimeCache::run(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t n_sim, int ctas,
                              int total, const SmEnvironment& env) {
   // Keyed by the simulated length, not the loop's: the program of every K loop at least n_sim
   // k-tiles long is the same (mapping.cpp), so GEMMs that differ only in K share one run.
   std::string key = cache_key(g, p, m, n_sim, ctas, env);
   if (total != ctas) key += "|relay " + std::to_string(total);
-  return cached(runs_, key, [&] { return simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = runs_.find(key);
+    if (it != runs_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  // Simulated outside the lock: other threads' lookups go on meanwhile.
+  SmRunStats stats = simulate_sm(g, build_program(g, p, m, n_sim), m.warps, ctas, env, total);
+  std::lock_guard<std::mutex> lock(mu_);
+  runs_.emplace(key, stats);
+  return stats;
 }
 
 SmTime SmTimeCache::get(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t iterations, int ctas,
@@ -142,14 +138,11 @@ std::size_t SmTimeCache::size() const {
 }
 
 bool l2_resident(const GpuConfig& g, const GemmProblem& p) {
-  // The rule of the memory-bound kernels (memory/memory_kernel.cpp): with several L2 partitions a
-  // line read from a far partition is also kept in the near one, so (p - 1) / p of the reads take
-  // space twice; the write-back L2 keeps the output too.
+  // The operands as stored (an implicit GEMM's activation tensor, not its im2col matrix) and D.
   const double K = double(p.k), batch = double(p.batch);
   const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
   const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
-  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
-  return batch * (A + B) * read_copies + batch * double(p.m) * double(p.n) * p.c_bytes <= double(g.l2_size);
+  return g.l2_holds(batch * (A + B), batch * double(p.m) * double(p.n) * p.c_bytes);
 }
 
 Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int cps) {
@@ -192,7 +185,8 @@ namespace {
 struct Prepared {
   Estimate e;
   std::int64_t per_sm = 0;  // CTAs on the busiest SM
-  double dram_total = 0, l2_total = 0, dram_bpc = 0, floor_cycles = 0;
+  double dram_bpc = 0;      // achievable DRAM bytes per clock (the split-K reduction streams at it)
+  double floor_cycles = 0;
 };
 
 Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
@@ -213,20 +207,20 @@ Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
 
   // This SM's share of the bandwidth: L2 split over the busy SMs, and DRAM amplified by the L2 hits.
   const double l2_bpc = g.l2_bytes_per_clk * g.l2_efficiency;
-  r.dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
+  const double dram_total = e.traffic.dram_read_bytes + e.traffic.dram_write_bytes;
   // The SM's share uses the streaming rate; the row-activation limit of short per-row runs caps
   // the whole GPU's DRAM time below (it throttles the channels, not one SM's queue).
   r.dram_bpc = g.dram_bytes_per_clk() * g.dram_efficiency;
   const double dram_bpc_layout = dram_bytes_per_clk_for(g, p, m, e.traffic);
-  r.l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
-  const double amplification = r.l2_total / std::max(r.dram_total, 1.0);
+  const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
+  const double amplification = l2_total / std::max(dram_total, 1.0);
   const double share = std::min(l2_bpc, r.dram_bpc * amplification) / e.active_sms;
   const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
   e.env.global_bytes_per_clk = quantise(share);
   const double hit_latency = g.l2_hit_latency();
   e.env.global_latency = std::round(hit_latency + miss * std::max(0.0, g.dram_latency - hit_latency));
   // No SM can beat the whole GPU's DRAM and L2 bandwidth.
-  r.floor_cycles = std::max(r.dram_total > 0 ? r.dram_total / dram_bpc_layout : 0.0, r.l2_total / l2_bpc);
+  r.floor_cycles = std::max(dram_total > 0 ? dram_total / dram_bpc_layout : 0.0, l2_total / l2_bpc);
   return r;
 }
 

@@ -45,9 +45,6 @@ class SmTimeCache {
   std::uint64_t hits() const { return hits_; }
 
  private:
-  // The value under `key`, computed outside the lock on a miss.
-  template <class V, class Compute>
-  V cached(std::map<std::string, V>& map, const std::string& key, Compute compute);
   // simulate_sm of the program truncated to n_sim k-tiles, `total` CTAs through `ctas` slots.
   SmRunStats run(const GpuConfig& g, const GemmProblem& p, const Mapping& m, std::int64_t n_sim, int ctas, int total,
                  const SmEnvironment& env);

@@ -32,13 +32,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
 
   // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there
   // (the L2 is write-back: the outputs stay too), so it runs at L2 bandwidth and hit latency.
-  // With several L2 partitions (A100, H100), a line an SM reads from a far partition is also kept
-  // in its near one (GTC'21 "Dissecting Ampere", via timing.md 2.2): (p - 1) / p of the reads take
-  // space twice. (A100: 2 partitions, an elementwise add stays warm up to 30 MB, not 40 MB.)
+  // Far-partition copies count (GpuConfig::l2_holds; A100: 2 partitions, an elementwise add stays
+  // warm up to 30 MB, not 40 MB).
   const double bytes_read = double(k.bytes_read), bytes_written = double(k.bytes_written);
   const double bytes = bytes_read + bytes_written;
-  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
-  const bool l2_resident = bytes_read * read_copies + bytes_written <= double(g.l2_size);
+  const double read_copies = g.l2_read_copies();
+  const bool l2_resident = g.l2_holds(bytes_read, bytes_written);
   const double mem_latency = l2_resident ? g.l2_hit_latency() : g.dram_latency;
 
   // Second passes over a row come from L1 while the rows of the resident CTAs fit there (LRU

@@ -29,10 +29,8 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   const double cta_vector = double(l.k_per_cta) * l.vector_bytes;
   const double l2_read = matrix + double(l.ctas) * cta_vector;
 
-  // Where the matrix lives: back-to-back calls find an L2-resident one in L2 (the GEMMs' rule,
-  // gemm_estimate.h l2_resident: far-partition copies counted, the output kept too).
-  const double read_copies = 1.0 + double(g.l2_partitions - 1) / g.l2_partitions;
-  const bool warm = kernel.l2_warm && (matrix + vector) * read_copies + written <= double(g.l2_size);
+  // Where the matrix lives: back-to-back calls find an L2-resident one in L2.
+  const bool warm = kernel.l2_warm && g.l2_holds(matrix + vector, written);
   const double latency = warm ? g.l2_hit_latency() : g.dram_latency;
   const double l2_bw = g.l2_bytes_per_clk * g.l2_efficiency;
   // A row of the matrix is read in runs of run_bytes per DRAM row opened (the GEMMs' activation limit).
