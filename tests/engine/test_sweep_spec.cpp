@@ -88,6 +88,12 @@ TEST_CASE("sweep spec errors name the spec's line and key") {
             .find("same unit") != std::string::npos);
   CHECK(error_of(write_spec("key", "axes:\n  - path: l2.size\n    valuez: [1MiB]\n")).find("spec.yaml:4: axes[0].valuez") !=
         std::string::npos);
+  // Non-scalar keys (found by fuzz_sweep_spec): an InputError naming the line, not yaml-cpp's throw.
+  CHECK(error_of(write_spec("seqkey", "axes:\n  - path: l2.size\n    ? [values]\n    : [1MiB]\n")).find("spec.yaml:4: axes[0]: expected a key name") !=
+        std::string::npos);
+  CHECK(error_of(write_spec("presetkey", "axes:\n  - name: tc\n    presets: {? [a]: {}}\n")).find("expected a key name") != std::string::npos);
+  CHECK(error_of(write_spec("overridekey", "axes:\n  - name: tc\n    presets: {a: {? {x: 1}: 2}}\n")).find("axes[0].presets.a: expected a key name") !=
+        std::string::npos);
   SweepSpec s = read_sweep_spec(write_spec("metric", "axes:\n  - path: sm.count\n    values: [54]\nmetrics: [step_time_s, speed]\n"));
   CHECK_THROWS_WITH_AS(check_metrics(s), doctest::Contains("unknown metric 'speed'"), InputError);
 }

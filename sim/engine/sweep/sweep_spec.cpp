@@ -22,10 +22,15 @@ struct Reader {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& key, const std::string& what) const {
     throw InputError(location(file, line(n), key), what);
   }
+  // A mapping key as text; `? [a, b]: 1` and other non-scalar keys are an error, not yaml-cpp's throw.
+  std::string key_name(const YAML::Node& k, const std::string& key) const {
+    if (!k.IsScalar()) fail(k, key, "expected a key name");
+    return k.Scalar();
+  }
   void only_keys(const YAML::Node& map, const std::string& key, const std::set<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, key, "expected a mapping");
     for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
+      const std::string k = key_name(kv.first, key);
       if (!allowed.count(k)) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
@@ -94,11 +99,11 @@ Axis read_axis(const Reader& r, const YAML::Node& n, std::size_t i) {
     if (!p.IsMap() || p.size() == 0) r.fail(p, key + ".presets", "expected a mapping of preset names to {config.path: value} maps");
     for (const auto& kv : p) {
       AxisValue v;
-      v.label = kv.first.as<std::string>();
+      v.label = r.key_name(kv.first, key + ".presets");
       const std::string pkey = key + ".presets." + v.label;
       if (!kv.second.IsMap() && !kv.second.IsNull()) r.fail(kv.second, pkey, "expected a {config.path: value} map ({} for the base)");
       if (kv.second.IsMap())
-        for (const auto& ov : kv.second) v.overrides.push_back(ov.first.as<std::string>() + "=" + r.value_text(ov.second));
+        for (const auto& ov : kv.second) v.overrides.push_back(r.key_name(ov.first, pkey) + "=" + r.value_text(ov.second));
       v.si = si_value(v.label);  // "2", "64KiB": a numeric preset axis plots as a number
       a.values.push_back(std::move(v));
     }
