@@ -25,9 +25,13 @@ double Kernel::macs() const {
     return products * pairs * double(a.head_dim) * double(a.heads) * double(a.batch);
   }
   if (kind == Kind::conv) {
-    const Kernel g = gemm_view(*this);
-    return static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
-           static_cast<double>(g.batch);
+    // Every pass does the forward's multiply-adds: one per (output pixel, filter tap, channel pair).
+    // Not gemm_view's m*n*k: a strided data gradient's implicit GEMM runs over every input pixel,
+    // stride_h x stride_w times the useful work (the zeros between the outputs' taps).
+    const ConvShape& c = conv;
+    const std::int64_t groups = std::max<std::int64_t>(1, c.groups);
+    return double(c.batch) * double(c.out_h()) * double(c.out_w()) * double(c.num_filters) *
+           double(c.channels / groups) * double(c.filter_h) * double(c.filter_w);
   }
   return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch);
 }

@@ -86,8 +86,8 @@ struct Kernel {
   double flops_nontensor = 0;
   MemoryShape memory;
 
-  // Useful multiply-adds of one run (a GEMM counts M*N*K*batch; a conv its implicit GEMM of the
-  // pass; attention its two products, Q·Kᵀ and P·V, over the unmasked positions; five for data_grad).
+  // Useful multiply-adds of one run (a GEMM counts M*N*K*batch; a conv, in every pass, the
+  // forward's N*P*Q*K*(C/groups)*R*S; attention its two products, Q·Kᵀ and P·V, over the unmasked positions; five for data_grad).
   double macs() const;
   double flops() const { return kind == Kind::memory ? flops_nontensor : 2.0 * macs(); }
 };

@@ -150,6 +150,40 @@ TEST_CASE("lowering: training adds data and weight gradients, fork accumulation 
   CHECK(l.footprint.activations > 0);
 }
 
+TEST_CASE("lowering: every pass of a conv counts the forward's multiply-adds, strided and depthwise too") {
+  // A strided data gradient's implicit GEMM runs over every input pixel (stride^2 the useful work):
+  // the flops (and TFLOP/s) reported are the useful ones, so a layer never shows more than the peak.
+  const char* net = R"(version: 1
+kind: network
+name: strided
+task: image
+input: [8, 16, 16]
+defaults: {batch: 2}
+optimizer: sgd
+layers:
+  - {name: c0, kind: conv2d, out_channels: 16, kernel: 3, padding: 1}
+  - {name: s2, kind: conv2d, out_channels: 32, kernel: 3, stride: 2, padding: 1}
+  - {name: dw, kind: conv2d, out_channels: 32, kernel: 3, stride: 2, padding: 1, groups: 32}
+  - {name: pool, kind: global_avg_pool}
+  - {name: fc, kind: linear, out_features: 10}
+  - {name: loss, kind: cross_entropy}
+)";
+  const Lowering l = lower(net, Precision::fp32, true);
+  for (const char* layer : {"s2", "dw"}) {
+    CAPTURE(layer);
+    const LoweredKernel* fwd = find(l, layer);
+    const LoweredKernel* dgrad = find(l, std::string(layer) + ".dgrad");
+    const LoweredKernel* wgrad = find(l, std::string(layer) + ".wgrad");
+    REQUIRE(fwd);
+    REQUIRE(dgrad);
+    REQUIRE(wgrad);
+    CHECK(dgrad->kernel.macs() == fwd->kernel.macs());
+    CHECK(wgrad->kernel.macs() == fwd->kernel.macs());
+  }
+  CHECK(find(l, "s2")->kernel.macs() == 2.0 * 8 * 8 * 32 * 16 * 9);  // N P Q K C R S
+  CHECK(find(l, "dw")->kernel.macs() == 2.0 * 4 * 4 * 32 * 1 * 9);
+}
+
 TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocast does, scales the loss") {
   const Lowering l = lower(kTinyCnn, Precision::amp_fp16, true);
   const LoweredKernel* cw = find(l, "conv1.cast_w");
