@@ -89,7 +89,8 @@ std::vector<num::Bits> parse_value_list(const std::string& text, FormatId f, con
     if (x != std::string_view::npos && x + 1 < item.size() && x > 0 && item.substr(0, x) != "0" &&
         item.substr(0, x) != "-0" && item.substr(0, x) != "+0" &&
         item.find_first_not_of("0123456789", x + 1) == std::string_view::npos) {
-      repeat = std::stoul(std::string(item.substr(x + 1)));
+      const std::string_view count = item.substr(x + 1);
+      repeat = count.size() > 4 ? 0 : std::stoul(std::string(count));  // more digits: > 4096 (and stoul's range)
       if (repeat == 0 || repeat > 4096)
         throw InputError(where, "value " + std::to_string(i + 1) + " '" + std::string(item) +
                                     "': the repeat count after x must be 1..4096");

@@ -210,6 +210,25 @@ TEST_CASE("bad inputs: options that were silently accepted are refused") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("bad inputs: integers past their range in names and repeat counts are input errors, not internal ones") {
+  // Each of these ended in "internal error: stoll/stoul" (exit 1) before.
+  const fs::path dir = tcsim::test::temp_dir("bad_ints") / "A100";
+  fs::create_directories(dir);
+  write(dir / "bert_large-train-99999999999999999999-1.json", "{\"e2e_latency\": 5.0}");
+  check_refused("validate -c " + gpu_config() + " " + q(dir / "bert_large-train-99999999999999999999-1.json"),
+                "sequence length in the file name: expected an integer in [1, 2147483648]");
+  write(dir / "bert_large-train-512-0.json", "{\"e2e_latency\": 5.0}");
+  check_refused("validate -c " + gpu_config() + " " + q(dir / "bert_large-train-512-0.json"), "batch in the file name");
+  check_refused("mma dot --a 1x99999999999999999999999 --b 1", "the repeat count after x must be 1..4096");
+  // A 300 kB DLE cell crashed the reader (std::regex recursion overflowed the stack).
+  write(dir / "dle.csv", "model,framework,container,gpu,precision,batch_per_gpu,seqlen,metric,value,unit,source_file,section_note\n"
+                         "ResNet-50 v1.5,PyTorch,x,A100-80GB (DGX A100),TF32,256 " + std::string(300000, 'x') +
+                         ",,train throughput,938,img/s,a,b\n");
+  const auto long_cell = run_tcsim("validate -c " + gpu_config() + " " + q(dir / "dle.csv"));
+  CHECK(long_cell.exit_code == 0);  // a batch with a note after it is read; the row is another GPU's
+  fs::remove_all(dir.parent_path());
+}
+
 TEST_CASE("bad inputs: config check and show accept the SCALE-Sim .cfg files run accepts") {
   const fs::path dir = tcsim::test::temp_dir("cfg_check");
   write(dir / "a.cfg", kCfg);

@@ -71,7 +71,9 @@ std::map<std::size_t, Record> read_records(const fs::path& dir, const Manifest& 
   for (const auto& e : fs::directory_iterator(dir / "points")) {
     const std::string name = e.path().filename().string();
     // Anything else (an interrupted write's temporary file) is not finished work.
-    if (e.path().extension() != ".rec" || name.find_first_not_of("0123456789") != name.size() - 4) continue;
+    // (At most 18 digits: a longer name is no task of this sweep, and would overflow stoull.)
+    if (e.path().extension() != ".rec" || name.find_first_not_of("0123456789") != name.size() - 4 || name.size() > 22)
+      continue;
     const std::size_t task = std::stoull(name.substr(0, name.size() - 4));
     if (task >= m.tasks || !m.owns(task)) continue;
     Record r;

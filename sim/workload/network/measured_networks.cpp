@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -34,6 +35,46 @@ bool is_neusight_model_json(const std::filesystem::path& file) {
   return head.find("\"e2e_latency\"") != std::string::npos;
 }
 
+namespace {
+
+// Hand-written scans, not std::regex: libstdc++'s regex matcher recurses per character and
+// overflows the stack on a long field (a 300 kB batch_per_gpu cell crashed tcsim validate).
+
+// " 256 (benchmark.py -b)" -> "256", "(benchmark.py -b)": leading spaces, digits, spaces, the rest.
+bool leading_integer(const std::string& text, std::string& digits, std::string& rest) {
+  std::size_t i = text.find_first_not_of(" \t");
+  if (i == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  const std::size_t end = std::min(text.find_first_not_of("0123456789", i), text.size());
+  digits = text.substr(i, end - i);
+  const std::size_t next = text.find_first_not_of(" \t", end);
+  rest = next == std::string::npos ? "" : text.substr(next);
+  return true;
+}
+
+// "A100" in "A100-80GB" but not in "A1000": the family name not followed by a digit.
+bool has_family(const std::string& name, const std::string& family) {
+  for (std::size_t at = name.find(family); at != std::string::npos; at = name.find(family, at + 1)) {
+    const std::size_t after = at + family.size();
+    if (after == name.size() || !std::isdigit(static_cast<unsigned char>(name[after]))) return true;
+  }
+  return false;
+}
+
+// The memory size of a board name: the first run of digits followed by optional spaces and "GB"
+// ("A100-SXM4-80GB" -> "80"); empty when there is none.
+std::string memory_gb(const std::string& name) {
+  for (std::size_t i = 0; i < name.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) { ++i; continue; }
+    const std::size_t end = std::min(name.find_first_not_of("0123456789", i), name.size());
+    const std::size_t unit = std::min(name.find_first_not_of(" \t", end), name.size());
+    if (name.compare(unit, 2, "GB") == 0) return name.substr(i, end - i);
+    i = end;
+  }
+  return "";
+}
+
+}  // namespace
+
 bool is_dle_throughput_csv(const std::filesystem::path& file) {
   std::ifstream f(file);
   std::string first;
@@ -62,8 +103,8 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
   r.model = m[1];
   r.training = m[2] == "train";
   r.optimizer_step = false;  // NeuSight times forward + loss.backward()
-  r.seq = std::stoll(m[3]);
-  r.batch = std::stoll(m[4]);
+  r.seq = parse_dimension(m[3], file.string(), 0, "sequence length in the file name");
+  r.batch = parse_dimension(m[4], file.string(), 0, "batch in the file name");
   r.gpu = file.parent_path().filename().string();
   r.measured_s = ms * 1e-3;
   r.label = r.model + (r.training ? " train" : " infer") + " seq " + std::to_string(r.seq) + " batch " +
@@ -110,14 +151,13 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     const std::string unit = csv.field(row, c_unit);
     if (unit != "img/s" && unit != "seq/s")
       throw InputError(location(file.string(), row.line, "unit"), "expected img/s or seq/s, got '" + unit + "'");
-    std::smatch m;
-    static const std::regex leading_int(R"(^\s*([0-9]+)\s*(.*)$)");
-    if (std::regex_match(batch, m, leading_int) && to_lower(m[2].str()).find("accumulated") == std::string::npos)
-      r.batch = std::stoll(m[1]);
+    std::string digits, rest;
+    if (leading_integer(batch, digits, rest) && to_lower(rest).find("accumulated") == std::string::npos)
+      r.batch = parse_dimension(digits, file.string(), row.line, "batch_per_gpu");
     else
       r.skip_reason = batch.empty() ? "no per-GPU batch size published" : "batch '" + batch + "' is not a per-step batch";
     if (r.model == "bert_large") {
-      if (std::regex_match(seq, m, leading_int)) r.seq = std::stoll(m[1]);
+      if (leading_integer(seq, digits, rest)) r.seq = parse_dimension(digits, file.string(), row.line, "seqlen");
       else if (r.skip_reason.empty()) r.skip_reason = "no sequence length";
     }
     if (r.batch > 0) r.measured_s = double(r.batch) / value;
@@ -134,15 +174,13 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
   static const char* const families[] = {"V100", "A100", "H100", "H200", "T4", "A10", "L4", "L40"};
   bool family = false;
   for (const char* f : families) {
-    const bool in_a = std::regex_search(a, std::regex(std::string(f) + R"((?![0-9]))"));
-    const bool in_b = std::regex_search(b, std::regex(std::string(f) + R"((?![0-9]))"));
+    const bool in_a = has_family(a, f), in_b = has_family(b, f);
     if (in_a != in_b) return false;
     family |= in_a;
   }
   if (!family) return false;
-  std::smatch ma, mb;
-  static const std::regex mem(R"(([0-9]+)\s*GB)");
-  if (std::regex_search(a, ma, mem) && std::regex_search(b, mb, mem) && ma[1] != mb[1]) return false;
+  const std::string ga = memory_gb(a), gb = memory_gb(b);
+  if (!ga.empty() && !gb.empty() && ga != gb) return false;
   const bool pcie_a = a.find("PCIE") != std::string::npos, pcie_b = b.find("PCIE") != std::string::npos;
   return pcie_a == pcie_b;
 }

@@ -1,0 +1,40 @@
+// The published measured sets tcsim validates against, each through its own reader. Byte 0 picks:
+//   0: NeuSight kernel CSV;  1: Vidur operator CSV (<model>/mlp.csv);
+//   2: NVIDIA DeepLearningExamples throughput CSV;  3: NeuSight model JSON (bert_large-train-512-8.json).
+// Every kernel read is also sized (kernel_size_problem) and every network row's GPU compared with a
+// config's name (same_gpu), as tcsim validate does before it simulates anything.
+#include "fuzz_support.h"
+#include "workload/kernel.h"
+#include "workload/network/measured_networks.h"
+#include "workload/neusight.h"
+#include "workload/vidur.h"
+
+namespace {
+
+void size_kernels(const tcsim::workload::MeasuredSet& set) {
+  for (const auto& row : set.rows) (void)tcsim::kernel_size_problem(row.kernel);
+}
+
+void match_gpus(const std::vector<tcsim::workload::MeasuredNetworkRow>& rows) {
+  for (const auto& r : rows) (void)tcsim::workload::same_gpu(r.gpu, "A100-SXM4-80GB");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace tcsim::workload;
+  if (size == 0) return 0;
+  const std::string body = tcsim::fuzz::text_of(data + 1, size - 1);
+  switch (data[0] % 4) {
+    case 0: return tcsim::fuzz::run([&] { size_kernels(parse_neusight(body, "V100-PCIE-32GB/bmm.csv")); });
+    case 1: return tcsim::fuzz::run([&] { size_kernels(parse_vidur(body, "a100/Llama-2-7b-hf/mlp.csv")); });
+    case 2: {
+      const auto f = tcsim::fuzz::write_scratch("dle_single_gpu.csv", body);
+      return tcsim::fuzz::run([&] { match_gpus(read_dle_throughput_csv(f)); });
+    }
+    default: {
+      const auto f = tcsim::fuzz::write_scratch("A100-80GB-PCIe/bert_large-train-512-8.json", body);
+      return tcsim::fuzz::run([&] { match_gpus(read_neusight_model_json(f)); });
+    }
+  }
+}
