@@ -88,6 +88,12 @@ TEST_CASE("sweep spec errors name the spec's line and key") {
             .find("same unit") != std::string::npos);
   CHECK(error_of(write_spec("key", "axes:\n  - path: l2.size\n    valuez: [1MiB]\n")).find("spec.yaml:4: axes[0].valuez") !=
         std::string::npos);
+  // Absurd sizes are refused before any point is built (scripts/audit: num 2^31 ran for hours).
+  CHECK(error_of(write_spec("bignum", "axes:\n  - path: l2.size\n    range: {from: 10MiB, to: 40MiB, num: 2147483648}\n"))
+            .find("spec.yaml:4: axes[0].range.num: expected at most 10000 values") != std::string::npos);
+  CHECK(error_of(write_spec("product", "axes:\n  - path: l2.size\n    range: {from: 10MiB, to: 40MiB, num: 10000}\n"
+                                       "  - path: sm.count\n    range: {from: 8, to: 108, num: 101}\n"))
+            .find("the axes make 1.01e+06 combinations; at most 1e+06") != std::string::npos);
   // Non-scalar keys (found by fuzz_sweep_spec): an InputError naming the line, not yaml-cpp's throw.
   CHECK(error_of(write_spec("seqkey", "axes:\n  - path: l2.size\n    ? [values]\n    : [1MiB]\n")).find("spec.yaml:4: axes[0]: expected a key name") !=
         std::string::npos);

@@ -9,6 +9,7 @@
 
 #include "common/text/yaml_document.h"
 #include "common/error.h"
+#include "common/text/strings.h"
 #include "common/text/units.h"
 
 namespace tcsim::engine::sweep {
@@ -133,6 +134,8 @@ Axis read_axis(const Reader& r, const YAML::Node& n, std::size_t i) {
   if (!split_number(to, t, tu)) r.fail(rg["to"], rkey + ".to", "expected a number with an optional unit, got '" + to + "'");
   if (fu != tu) r.fail(rg["to"], rkey + ".to", "expected the same unit as from: ('" + fu + "'), got '" + tu + "'");
   const std::int64_t num = r.positive(rg["num"], rkey + ".num");
+  if (num > kMaxAxisValues)
+    r.fail(rg["num"], rkey + ".num", "expected at most " + std::to_string(kMaxAxisValues) + " values, got " + std::to_string(num));
   const std::string scale = rg["scale"] ? r.scalar(rg["scale"], rkey + ".scale") : "linear";
   if (scale != "linear" && scale != "log") r.fail(rg["scale"], rkey + ".scale", "expected linear or log, got '" + scale + "'");
   if (scale == "log" && (f <= 0 || t <= 0)) r.fail(rg, rkey, "expected positive from: and to: for a log range");
@@ -242,6 +245,13 @@ SweepSpec read_sweep_spec(const fs::path& file) {
         throw InputError(location(file.string(), a.line, "axes: " + a.name),
                          "mode: zip expects every axis to have " + std::to_string(s.axes.front().values.size()) +
                              " values (as " + s.axes.front().name + "), got " + std::to_string(a.values.size()));
+  double combinations = s.zip ? double(s.axes.front().values.size()) : 1.0;
+  if (!s.zip)
+    for (const auto& a : s.axes) combinations *= double(a.values.size());
+  if (combinations > kMaxSweepPoints)
+    throw InputError(location(file.string(), r.line(axes), "axes"),
+                     "the axes make " + format_number("%.3g", combinations) + " combinations; at most " +
+                         format_number("%.3g", kMaxSweepPoints) + " (split the sweep into several specs)");
   if (const YAML::Node& c = root["constraints"]) {
     if (!c.IsSequence()) r.fail(c, "constraints", "expected a list of expressions");
     for (std::size_t i = 0; i < c.size(); ++i)

@@ -57,6 +57,11 @@ struct SweepSpec {
   bool layer_detail = false;            // `detail: layers`: per-layer rows in results.h5
 };
 
+// Bounds (each point resolves a config before anything runs, ~1 ms): a range axis has at most
+// kMaxAxisValues values, and a spec at most kMaxSweepPoints combinations before its constraints.
+inline constexpr std::int64_t kMaxAxisValues = 10000;
+inline constexpr double kMaxSweepPoints = 1e6;
+
 // InputError("file:line: key", what was expected) for anything malformed.
 SweepSpec read_sweep_spec(const std::filesystem::path& file);
 
