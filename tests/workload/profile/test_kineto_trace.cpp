@@ -70,6 +70,9 @@ TEST_CASE("kineto trace: malformed files give file:line:column errors") {
     CHECK(std::string(e.what()).find("bad.json:2:") != std::string::npos);
     CHECK(std::string(e.what()).find("malformed JSON") != std::string::npos);
   }
+  // A number past double's range is nlohmann's out_of_range, not a parse_error (fuzz_profile).
+  CHECK_THROWS_WITH_AS((void)parse_kineto_trace("{\"traceEvents\": [{\"ts\": 4E4404}]}", "big.json"),
+                       doctest::Contains("big.json: malformed JSON: number overflow"), InputError);
   CHECK_THROWS_WITH_AS((void)parse_kineto_trace("{\"schemaVersion\": 1}", "x.json"),
                        doctest::Contains("traceEvents"), InputError);
   CHECK_THROWS_WITH_AS((void)parse_kineto_trace(

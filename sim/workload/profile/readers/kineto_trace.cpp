@@ -175,6 +175,10 @@ Profile parse_kineto_trace(std::string_view text, const std::string& file_name) 
     const bool truncated = e.byte >= text.size();
     throw InputError(where_in(text, e.byte == 0 ? 0 : e.byte - 1, file_name),
                      std::string(truncated ? "the JSON ends early (a truncated trace?): " : "malformed JSON: ") + what);
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 4E4404 (found by fuzz_profile)
+    std::string what = e.what();
+    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    throw InputError(file_name, "malformed JSON: " + what);
   }
   if (!doc.is_object()) throw InputError(file_name, "expected a Chrome-trace JSON object with \"traceEvents\"");
   auto events = doc.find("traceEvents");
