@@ -6,11 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "common/error.h"
+#include "common/files/atomic_file.h"
 #include "common/hdf5/hdf5_global_heap.h"
 #include "common/hdf5/hdf5_handle.h"
 #include "common/isolated.h"
@@ -274,13 +273,8 @@ MeasuredSet read_measured_h5(const std::filesystem::path& path) {
   // The global heap's object sizes are checked first, in tcsim's code: a damaged size is reported
   // precisely and never reaches libhdf5, which would copy that many bytes (the child's crash stays
   // the answer to the damage this check cannot see, such as a string's reference into the heap).
-  {
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (!in.good() && !in.eof()) throw InputError(file, "cannot read the file");
-    if (const auto damage = global_heap_damage(bytes); !damage.empty())
-      throw InputError(file, "the file is corrupted: " + damage);
-  }
+  if (const auto damage = global_heap_damage(read_file(path)); !damage.empty())
+    throw InputError(file, "the file is corrupted: " + damage);
   const RawTable raw = decode(run_isolated([&] { return encode(read_raw(path)); }, file, kReadTimeoutSeconds, memory));
   const std::string path_in = std::string("/") + kMeasuredH5Group;
 
