@@ -25,25 +25,33 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
     else if (!std::filesystem::exists(model))
       r.skip_reason = "no " + model.string() + " (the network is not shipped)";
     if (r.skip_reason.empty()) {
-      workload::NetworkVariables vars;
-      vars.batch = m.batch;
-      if (m.seq > 0) vars.seq = m.seq;
-      const workload::Network net = workload::read_network(model, vars);
       NetworkRunOptions opt;
       opt.precision = m.precision;
       opt.training = m.training;
       opt.optimizer_step = m.optimizer_step;
       opt.conv_layout = m.layout;
       opt.jobs = jobs;
-      const NetworkEstimate e = estimate_network(acc, net, opt);
-      r.simulated = true;
-      r.predicted_s = e.step_time_s;
-      if (e.host_bound) r.bound = "host";
-      else {
-        double longest = -1;
-        for (const auto& l : e.layers)
-          if (l.time_s() > longest) longest = l.time_s(), r.bound = l.kind + ":" + l.bound;
+      // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
+      // the bound is that of the length whose steps take the most time in all.
+      const std::vector<workload::SequenceShare> mix =
+          m.seq_mix.empty() ? std::vector<workload::SequenceShare>{{m.seq, 1.0}} : m.seq_mix;
+      double heaviest = -1;
+      for (const auto& part : mix) {
+        workload::NetworkVariables vars;
+        vars.batch = m.batch;
+        if (part.seq > 0) vars.seq = part.seq;
+        const NetworkEstimate e = estimate_network(acc, workload::read_network(model, vars), opt);
+        r.predicted_s += part.share * e.step_time_s;
+        if (part.share * e.step_time_s <= heaviest) continue;
+        heaviest = part.share * e.step_time_s;
+        if (e.host_bound) r.bound = "host";
+        else {
+          double longest = -1;
+          for (const auto& l : e.layers)
+            if (l.time_s() > longest) longest = l.time_s(), r.bound = l.kind + ":" + l.bound;
+        }
       }
+      r.simulated = true;
     } else {
       ++rep.skipped;
     }

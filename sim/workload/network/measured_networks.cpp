@@ -73,6 +73,29 @@ std::string memory_gb(const std::string& name) {
   return "";
 }
 
+// "pytorch:21.11", "pytorch-21.03", "21.02-py3" -> 2111, 2103, 2102 (year x 100 + month); 0 when
+// the container names no NGC release.
+int ngc_release(const std::string& container) {
+  for (std::size_t i = 0; i + 5 <= container.size(); ++i) {
+    const auto digit = [&](std::size_t k) { return std::isdigit(static_cast<unsigned char>(container[k])) != 0; };
+    if (digit(i) && digit(i + 1) && container[i + 2] == '.' && digit(i + 3) && digit(i + 4) &&
+        (i == 0 || !digit(i - 1)) && (i + 5 == container.size() || !digit(i + 5)))
+      return std::stoi(container.substr(i, 2)) * 100 + std::stoi(container.substr(i + 3, 2));
+  }
+  return 0;
+}
+
+// DeepLearningExamples' PyTorch BERT pre-trains from LDDL's Parquet shards since the 21.11
+// container (README changelog, January 2022; its performance tables ran pytorch:21.11-py3), and
+// its DGX A100 configs (scripts/configs/pretrain_config.sh: "All configs using bin size=64 with
+// phase2 by default for improved throughput") bin phase 2 (seq 512) by 64 tokens; phase 1 (seq
+// 128) is unbinned, and a batch of 128-256 Wikipedia sequences always holds one of 128 tokens.
+bool lddl_binned_phase2(const std::string& model, const std::string& framework, const std::string& container,
+                        std::int64_t seq) {
+  return to_lower(model).find("pretrain") != std::string::npos && to_lower(framework) == "pytorch" &&
+         ngc_release(container) >= 2111 && seq == 512;
+}
+
 }  // namespace
 
 bool is_dle_throughput_csv(const std::filesystem::path& file) {
@@ -121,7 +144,8 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     if (c < 0) throw InputError(location(file.string(), csv.header_line, n), std::string("missing column ") + n);
     return c;
   };
-  const int c_model = col("model"), c_fw = col("framework"), c_gpu = col("gpu"), c_prec = col("precision"),
+  const int c_model = col("model"), c_fw = col("framework"), c_container = col("container"), c_gpu = col("gpu"),
+            c_prec = col("precision"),
             c_batch = col("batch_per_gpu"), c_seq = col("seqlen"), c_metric = col("metric"), c_value = col("value"),
             c_unit = col("unit");
   std::vector<MeasuredNetworkRow> out;
@@ -161,8 +185,13 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
       else if (r.skip_reason.empty()) r.skip_reason = "no sequence length";
     }
     if (r.batch > 0) r.measured_s = double(r.batch) / value;
+    std::string loader;
+    if (r.model == "bert_large" && lddl_binned_phase2(model, csv.field(row, c_fw), csv.field(row, c_container), r.seq)) {
+      r.seq_mix = binned_sequence_mix(wikipedia_pretraining_lengths_512(), 64);
+      loader = " LDDL bins of 64";
+    }
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
-              (r.seq ? " seq " + std::to_string(r.seq) : "") + " (" + r.gpu + ")";
+              (r.seq ? " seq " + std::to_string(r.seq) : "") + loader + " (" + r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
     out.push_back(std::move(r));
   }

@@ -13,6 +13,7 @@
 
 #include "workload/kernel.h"
 #include "workload/network/precision.h"
+#include "workload/network/sequence_mix.h"
 
 namespace tcsim::workload {
 
@@ -25,6 +26,9 @@ struct MeasuredNetworkRow {
   bool training = false;
   bool optimizer_step = true;
   std::int64_t batch = 0, seq = 0;
+  // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
+  // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.
+  std::vector<SequenceShare> seq_mix;
   Precision precision = Precision::fp32;
   TensorLayout layout = TensorLayout::nchw;
   double measured_s = 0;     // one step

@@ -1,0 +1,65 @@
+// Whole-network validation (engine/network/network_validation.h): a row whose data loader bins
+// sequences by length is estimated as the share-weighted mean of its padded lengths' steps.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "engine/load_accelerator.h"
+#include "engine/network/network_validation.h"
+#include "test_support.h"
+
+using namespace tcsim;
+using namespace tcsim::engine;
+namespace fs = std::filesystem;
+
+TEST_CASE("network validation: a length-binned row is the share-weighted mean of its lengths' steps") {
+  const fs::path config = test::source_dir() / "configs/gpu/a100_80gb.yaml";
+  const fs::path models = test::source_dir() / "models";
+  REQUIRE(fs::exists(config));
+  const LoadedAccelerator a = load_accelerator_with_config(config);
+  workload::MeasuredNetworkRow base;
+  base.model = "bert_base";
+  base.gpu = "A100-80GB (DGX A100)";
+  base.training = true;
+  base.precision = workload::Precision::amp_fp16;
+  base.batch = 16;
+  base.measured_s = 0.05;
+  std::vector<workload::MeasuredNetworkRow> rows(3, base);
+  rows[0].seq = 128;
+  rows[1].seq = 512;
+  rows[2].seq = 512;
+  rows[2].seq_mix = {{128, 0.25}, {512, 0.75}};
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, models, 1);
+  REQUIRE(rep.rows.size() == 3);
+  for (const auto& r : rep.rows) REQUIRE(r.simulated);
+  const double t128 = rep.rows[0].predicted_s, t512 = rep.rows[1].predicted_s;
+  CHECK(t512 > 1.5 * t128);  // 4x the tokens; batch 16 at 128 tokens is host-bound
+  CHECK(rep.rows[2].predicted_s == doctest::Approx(0.25 * t128 + 0.75 * t512).epsilon(1e-12));
+  CHECK(rep.rows[2].bound == rep.rows[1].bound);  // the 512-token steps take most of the time
+}
+
+TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)") {
+  const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
+  if (!fs::exists(csv)) {
+    MESSAGE("shared/data/networks not found: skipping");
+    return;
+  }
+  // The PyTorch pre-training rows (phase 1 at 128 tokens, phase 2 at 512 with LDDL's bins of 64).
+  std::vector<workload::MeasuredNetworkRow> rows;
+  for (const auto& r : workload::read_dle_throughput_csv(csv))
+    if (r.label.find("pretrain PyTorch") != std::string::npos && r.gpu.find("A100-80GB") != std::string::npos)
+      rows.push_back(r);
+  REQUIRE(rows.size() == 4);
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/a100_80gb.yaml");
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+  for (const auto& r : rep.rows) {
+    REQUIRE(r.simulated);
+    const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
+    MESSAGE(r.measured.label << ": " << err << "%");
+    // Today -7..+25% (AMP seq 512 +25.0, TF32 seq 512 -6.6, AMP seq 128 +16.1, TF32 seq 128 -2.2);
+    // padded to 512 the seq 512 rows were +135% and +71%.
+    CHECK(std::abs(err) < 27);
+  }
+  CHECK(rep.groups.front().errors.mape_pct < 13);  // 12.5 today
+}
