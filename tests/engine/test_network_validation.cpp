@@ -2,6 +2,7 @@
 // sequences by length is estimated as the share-weighted mean of its padded lengths' steps.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -62,4 +63,43 @@ TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs
     CHECK(std::abs(err) < 27);
   }
   CHECK(rep.groups.front().errors.mape_pct < 13);  // 12.5 today
+}
+
+TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five networks on three boards (skipped without shared/)") {
+  const fs::path dir = test::shared_dir() / "data/neusight/models";
+  if (!fs::exists(dir)) {
+    MESSAGE("shared/data/neusight/models not found: skipping");
+    return;
+  }
+  struct Board {
+    const char* folder;
+    const char* config;
+    std::size_t runs;
+    double max_mape;  // today's MAPE, a little above
+  };
+  // Today 4.71 / 8.38 / 10.48%; GPT-3 XL, GPT-3 2.7B and OPT-1.3B were added as held-out networks
+  // (nothing changed in the model for them): 1.2-3.3%, 1.2-12.6%, 5.1-12.9%.
+  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 5.5}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 9.5},
+                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 11.5}}) {
+    INFO(b.folder);
+    std::vector<workload::MeasuredNetworkRow> rows;
+    for (const auto& e : fs::directory_iterator(dir / b.folder))
+      if (workload::is_neusight_model_json(e.path())) {
+        auto r = workload::read_neusight_model_json(e.path());
+        rows.insert(rows.end(), r.begin(), r.end());
+      }
+    std::sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.origin < y.origin; });
+    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(b.config) + ".yaml"));
+    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+    std::size_t compared = 0;
+    for (const auto& r : rep.rows) {
+      if (!r.simulated) continue;
+      ++compared;
+      const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
+      MESSAGE(r.measured.label << ": " << err << "%");
+      CHECK(std::abs(err) < 25);  // worst today: GPT-2-large training batch 1 on A100 80GB, -21.4%
+    }
+    CHECK(compared == b.runs);  // the torch.compile runs and Switch-XL (MoE) stay skipped
+    CHECK(rep.groups.front().errors.mape_pct < b.max_mape);
+  }
 }

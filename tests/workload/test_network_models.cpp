@@ -58,7 +58,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 10);
+  CHECK(n == 13);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -160,18 +160,28 @@ TEST_CASE("network models: BERT parameters (Hugging Face) and forward MACs (clos
   }
 }
 
-TEST_CASE("network models: GPT-2 and Llama parameters (Hugging Face) and forward MACs (closed form)") {
+TEST_CASE("network models: GPT-2, GPT-3, OPT and Llama parameters (Hugging Face) and forward MACs (closed form)") {
   struct Case {
     const char* file;
     std::int64_t params;
     Dims d;
     std::int64_t seq;
+    const char* attn;  // the attention layer's full name
   };
+  // GPT2LMHeadModel's count for a config: wte + wpe + layers x (12 h^2 + 13 h) + ln_f (lm_head tied).
+  const auto gpt2_params = [](std::int64_t h, std::int64_t layers, std::int64_t positions) {
+    return 50257 * h + positions * h + layers * (12 * h * h + 13 * h) + 2 * h;
+  };
+  CHECK(gpt2_params(1280, 36, 1024) == 774'030'080);  // the closed form gives gpt2-large's published count
   const Case cases[] = {
-      {"gpt2.yaml", 124'439'808, {768, 12, 12, 64, 3072, 12, 50257, false}, 1024},
-      {"gpt2_large.yaml", 774'030'080, {1280, 20, 20, 64, 5120, 36, 50257, false}, 1024},
-      {"llama2_7b.yaml", 6'738'415'616, {4096, 32, 32, 128, 11008, 32, 32000, true}, 2048},
-      {"llama3_8b.yaml", 8'030'261'248, {4096, 32, 8, 128, 14336, 32, 128256, true}, 2048},
+      {"gpt2.yaml", 124'439'808, {768, 12, 12, 64, 3072, 12, 50257, false}, 1024, "h.attn"},
+      {"gpt2_large.yaml", 774'030'080, {1280, 20, 20, 64, 5120, 36, 50257, false}, 1024, "h.attn"},
+      // NeuSight's GPT-3 configs (no published checkpoint: the closed form above)
+      {"gpt3_xl.yaml", gpt2_params(3072, 24, 2048), {3072, 24, 24, 128, 12288, 24, 50257, false}, 2048, "h.attn"},
+      {"gpt3_27.yaml", gpt2_params(2560, 32, 2048), {2560, 32, 32, 80, 10240, 32, 50257, false}, 2048, "h.attn"},
+      {"opt_13.yaml", 1'315'758'080, {2048, 32, 32, 64, 8192, 24, 50272, false}, 2048, "layers.attn"},
+      {"llama2_7b.yaml", 6'738'415'616, {4096, 32, 32, 128, 11008, 32, 32000, true}, 2048, "layers.attn"},
+      {"llama3_8b.yaml", 8'030'261'248, {4096, 32, 8, 128, 14336, 32, 128256, true}, 2048, "layers.attn"},
   };
   for (const auto& c : cases) {
     INFO(std::string(c.file));
@@ -185,7 +195,7 @@ TEST_CASE("network models: GPT-2 and Llama parameters (Hugging Face) and forward
       const double per_sample = c.d.layers * (s * layer_weight_macs(c.d) + attention_macs(c.d, s, p)) +
                                 s * c.d.hidden * c.d.vocab;  // lm_head
       CHECK(net.forward_macs() == doctest::Approx(per_sample * static_cast<double>(net.batch)).epsilon(1e-12));
-      const Layer& attn = layer(net, c.d.gated ? "layers.attn" : "h.attn");
+      const Layer& attn = layer(net, c.attn);
       CHECK(attn.causal);
       CHECK(attn.q_len == static_cast<std::int64_t>(s));
       CHECK(attn.kv_len == static_cast<std::int64_t>(s + p));
