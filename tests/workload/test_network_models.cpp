@@ -58,7 +58,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 13);
+  CHECK(n == 14);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -203,6 +203,21 @@ TEST_CASE("network models: GPT-2, GPT-3, OPT and Llama parameters (Hugging Face)
       CHECK(layer(net, "lm_head").output == Shape{static_cast<std::int64_t>(s), static_cast<std::int64_t>(c.d.vocab)});
     }
   }
+}
+
+TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide start/end head") {
+  const Network pre = load("bert_large.yaml", {.batch = 1, .seq = 384, .past = {}});
+  const Network qa = load("bert_large_qa.yaml");
+  CHECK(qa.seq == 384);
+  CHECK(qa.params() == 334'094'338);
+  CHECK(qa.params() == qa.reference_params);
+  CHECK(layer(qa, "qa_outputs").output == Shape{384, 2});
+  for (const auto& l : qa.layers) CHECK(l.name.rfind("mlm_", 0) != 0);
+  // The same encoder: the pre-training model's MACs less its pooler and MLM head, plus 384 x 1024 x 2.
+  const double h = 1024, v = 30522, s = 384;
+  const double heads_macs = h * h + s * (h * h + h * v);
+  CHECK(qa.forward_macs() / double(qa.batch) ==
+        doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
 }
 
 TEST_CASE("network models: GPT-2's lm_head shares wte; Llama's lm_head is its own") {

@@ -58,7 +58,7 @@ TEST_CASE("sequence mix: a bin size that does not divide the maximum; empty bins
   CHECK_THROWS_AS(binned_sequence_mix(std::vector<std::int64_t>{}, 64), std::invalid_argument);
 }
 
-TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL's bins of 64") {
+TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL's bins of 64; SQuAD runs the QA model") {
   const auto dir = test::temp_dir("dle_lddl");
   const auto csv = dir / "dle.csv";
   std::ofstream(csv)
@@ -78,5 +78,8 @@ TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL
   CHECK(rows[2].seq_mix.empty());  // TensorFlow's TFRecords: padded to 512
   CHECK(rows[3].seq_mix.empty());  // before LDDL
   CHECK(rows[4].seq_mix.empty());  // SQuAD features are padded to max_seq_length
+  CHECK(rows[0].model == "bert_large");
+  CHECK(rows[4].model == "bert_large_qa");  // BertForQuestionAnswering: no pooler, no MLM head
+  CHECK(rows[4].seq == 512);
   std::filesystem::remove_all(dir);
 }

@@ -160,7 +160,8 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     r.gpu = csv.field(row, c_gpu);
     const std::string lm = to_lower(model);
     if (lm.rfind("resnet-50", 0) == 0) r.model = "resnet50";
-    else if (lm.rfind("bert-large", 0) == 0) r.model = "bert_large";
+    else if (lm.rfind("bert-large", 0) == 0)  // SQuAD runs BertForQuestionAnswering: no pooler, no MLM head
+      r.model = lm.find("squad") != std::string::npos ? "bert_large_qa" : "bert_large";
     else r.model = lm;
     if (prec == "FP32") r.precision = Precision::fp32;
     else if (prec == "TF32") r.precision = Precision::tf32;
@@ -180,7 +181,7 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
       r.batch = parse_dimension(digits, file.string(), row.line, "batch_per_gpu");
     else
       r.skip_reason = batch.empty() ? "no per-GPU batch size published" : "batch '" + batch + "' is not a per-step batch";
-    if (r.model == "bert_large") {
+    if (r.model.rfind("bert_large", 0) == 0) {
       if (leading_integer(seq, digits, rest)) r.seq = parse_dimension(digits, file.string(), row.line, "seqlen");
       else if (r.skip_reason.empty()) r.skip_reason = "no sequence length";
     }
