@@ -39,6 +39,7 @@ struct GemmShape {
   double a_footprint = 0, b_footprint = 0;
   bool a_k_contiguous = false, b_k_contiguous = false;
   double out_bytes = 0;  // bytes per stored GEMM output element
+  double epilogue_smem_bytes = 0, epilogue_ops = 0;  // GemmProblem::epilogue_*
 };
 
 GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, bool tensor) {
@@ -57,6 +58,8 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
   p.problem.a_k_contiguous = s.a_k_contiguous;
   p.problem.b_k_contiguous = s.b_k_contiguous;
   if (s.out_bytes > 0) p.problem.c_bytes = s.out_bytes;
+  p.problem.epilogue_smem_bytes = s.epilogue_smem_bytes;
+  p.problem.epilogue_ops = s.epilogue_ops;
   return p;
 }
 
@@ -136,7 +139,16 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
 // M = 4 x padded tiles, N = 4 x padded filters, 128x128 CTA tiles (32 tiles x 32 filters x 16 products).
 // Per channel a CTA also transforms its 32 input tiles (32 FADDs each) and 32 filters (28 FP32 ops
 // each: G g G^T, 12 + 16) on the same FP32 pipe: 1920 operations next to 16384 FFMAs, charged as
-// that fraction of extra reduction steps.
+// that fraction of extra reduction steps. After the channel loop, the inverse transform A^T M A of
+// each tile and filter (24 FADDs: 16 for A^T M, 8 for the 2x2 result) needs all 16 products. The
+// register blocking that makes the channel loop efficient gives a thread an 8 x 8 block of ONE
+// product's 32 x 32 GEMM (8 + 8 loaded values per 64 FFMAs; holding all 16 products of its own
+// tiles and filters would load one value per FFMA), so the 16 products of an output are in 16
+// threads: the kernel writes its 16384 fp32 accumulators to shared memory and reads back the 16
+// values of each output it transforms [inferred from that blocking; cuDNN's SASS is not public].
+// Per product: 4 bytes stored and read back, 1.5 FADDs. It costs a CTA a few channels' time, so it
+// shows on few channels: NeuSight's rows on both GPUs were 27-34% fast at C < 16 against 0-9% at
+// C >= 512 where cuDNN ran this kernel (sim/gpu/README.md, "Convolutions").
 void lower_winograd_fused(const Dims& d, ConvLowering& L, GemmShape& s) {
   const bool fwd = d.pass == Pass::forward;  // no fused weight-gradient kernel exists
   const i64 th = ceil_div(fwd ? d.P : d.H, 2), tw = ceil_div(fwd ? d.Q : d.W, 2);
@@ -148,10 +160,13 @@ void lower_winograd_fused(const Dims& d, ConvLowering& L, GemmShape& s) {
   s.a_footprint = fwd ? d.x : d.y, s.b_footprint = d.w;
   s.b_k_contiguous = true;   // K x C x 3 x 3 filters: the reduced channels are contiguous
   s.out_bytes = d.e * 4 / 16;  // 4 outputs stored per 16 products: the inverse transform is in-kernel
+  s.epilogue_smem_bytes = 4;   // each fp32 product through shared memory
+  s.epilogue_ops = 24.0 / 16;  // A^T M A per 16 products
   L.notes.push_back("fused Winograd F(2x2,3x3): " + std::to_string(tiles) + " tiles padded to " +
                     std::to_string(padded) + " (4 x 8 per CTA), " + std::to_string(filters) +
                     " filters to blocks of 32, in-kernel transforms +" +
-                    std::to_string(int(100.0 * kTransformOps / kProducts + 0.5)) + "% FP32 work");
+                    std::to_string(int(100.0 * kTransformOps / kProducts + 0.5)) +
+                    "% FP32 work, inverse transform through shared memory after the channel loop");
 }
 
 // Bytes of 32-byte sectors a transform kernel reads to gather `tiles` x `channels` patches of `rows`

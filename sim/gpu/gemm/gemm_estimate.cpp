@@ -23,7 +23,8 @@ std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m
                 m.mma_row, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.stages, int(m.split_k > 1), int(m.copy), m.pack, m.cluster,
                 p.a_bytes, p.b_bytes, p.c_bytes, int(p.a_k_contiguous), int(p.b_k_contiguous),
                 static_cast<long long>(iters), ctas, e.global_bytes_per_clk, e.global_latency);
-  return std::string(buf) + "|" + std::to_string(int(store_fill(p, m) * 64));
+  return std::string(buf) + "|" + std::to_string(int(store_fill(p, m) * 64)) + "|" + std::to_string(p.epilogue_smem_bytes) +
+         "|" + std::to_string(p.epilogue_ops);
 }
 
 // Cycles per body iteration of the whole SM (every resident CTA advancing one k-tile), measured over

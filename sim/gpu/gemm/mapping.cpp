@@ -165,6 +165,26 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     in.op = op;
     return in;
   };
+  // An epilogue transform (GemmProblem::epilogue_*): the warp's accumulators through shared memory
+  // (stored, a barrier, read back) and its FP32 operations, before the store.
+  auto epilogue_transform = [&](WarpProgram& prog, int accumulators) {
+    const double outputs = double(m.wm) * m.wn;
+    if (p.epilogue_smem_bytes > 0) {
+      Instr sts = I(Op::sts);
+      sts.bytes = outputs * p.epilogue_smem_bytes, sts.src[0] = std::int16_t(accumulators), sts.note = "epilogue exchange";
+      prog.epilogue.push_back(sts);
+      prog.epilogue.push_back(I(Op::bar));
+      Instr lds = I(Op::lds);
+      lds.bytes = sts.bytes, lds.note = "epilogue exchange";
+      prog.epilogue.push_back(lds);
+    }
+    if (p.epilogue_ops > 0) {
+      Instr ops = I(Op::ffma);
+      ops.count = std::int32_t(std::ceil(outputs * p.epilogue_ops / 32.0));
+      ops.note = "epilogue transform";
+      prog.epilogue.push_back(ops);
+    }
+  };
 
   if (m.copy == CopyEngine::tma) {
     const MmaInstr& row = g.mma[m.mma_row];
@@ -206,6 +226,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     Instr w0 = I(Op::wgmma_wait);
     w0.arg = 0;
     w.epilogue.push_back(w0);
+    epilogue_transform(w, -1);  // the wait above: every wgmma has landed
     Instr st = I(Op::stg);
     st.bytes = out_bytes;
     w.epilogue.push_back(st);
@@ -305,6 +326,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
     }
   }
+  epilogue_transform(w, ACCD);
   Instr st = I(Op::stg);
   st.bytes = out_bytes, st.src[0] = ACCD, st.note = "epilogue";
   w.epilogue.push_back(st);

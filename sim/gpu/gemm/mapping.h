@@ -24,6 +24,10 @@ struct GemmProblem {
   double a_footprint_bytes = 0, b_footprint_bytes = 0;
   bool sparse_a = false;  // A is 2:4 sparse: a_bytes counts its kept half plus the metadata
   bool l2_warm = false;   // back-to-back calls: operands that fit in L2 are read from L2 (Kernel::l2_warm)
+  // An epilogue that transforms the accumulators before the store (fused Winograd's inverse
+  // transform): per GEMM output element, the bytes each thread writes to shared memory and reads
+  // back (the exchange that gathers the values one output needs) and the FP32 operations. 0: none.
+  double epilogue_smem_bytes = 0, epilogue_ops = 0;
 };
 
 struct Mapping {

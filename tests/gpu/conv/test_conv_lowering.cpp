@@ -3,12 +3,14 @@
 // grouped and depthwise convolutions, Winograd and FFT batch counts; and run_conv's result.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "gpu/conv/conv_lowering.h"
 #include "gpu/conv/conv_model.h"
 #include "common/error.h"
 #include "gpu/gpu_model.h"
+#include "gpu/gemm/mapping.h"
 #include "gpu/kernel_program.h"
 #include "conv_test_util.h"
 #include "gpu/gpu_test_util.h"
@@ -142,6 +144,8 @@ TEST_CASE("Winograd and FFT tiling: batched GEMMs over tiles, transforms as help
   CHECK(L.gemm.problem.m == 4 * 8 * 16 * 16);
   CHECK(L.gemm.problem.n == 4 * 64);
   CHECK(L.gemm.problem.k == 72);  // 64 channels + the in-kernel transforms' 1920 / 16384
+  CHECK(L.gemm.problem.epilogue_smem_bytes == 4);  // the inverse transform gathers each fp32 product
+  CHECK(L.gemm.problem.epilogue_ops == 1.5);       // through shared memory: 24 FADDs per 16 products
   CHECK(L.helpers.empty());
   // cuDNN's fused Winograd kernel has one CTA tile (..._scudnn_winograd_128x128_...).
   CHECK(L.gemm.cta_tiles == std::vector<std::pair<int, int>>{{128, 128}});
@@ -335,6 +339,43 @@ TEST_CASE("a convolution's time does not depend on which kernels the model ran b
   GpuModel warmed(test::shipped("a100"));
   warmed.run(test::conv_kernel(a));
   CHECK(warmed.run(test::conv_kernel(d)).time_s == alone);
+}
+
+TEST_CASE("fused Winograd: the inverse transform is an epilogue exchange through shared memory, worth a few channels") {
+  const GpuConfig g = test::shipped("v100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.n = 32, a.h = a.w = 56, a.k = 64;
+  const auto fused = [&](std::int64_t c) {
+    a.c = c;
+    return lower_conv(g, test::conv_kernel(a), ConvChoice{ConvAlgo::winograd, false, "test"}).gemm;
+  };
+  // The program: the accumulators stored, a barrier, read back, the FADDs, then the store.
+  SmTimeCache cache;
+  const GemmPlan plan = fused(16);
+  const Mapping m = choose_mapping(g, plan, cache).mapping;
+  const WarpProgram w = build_program(g, plan.problem, m, 4);
+  REQUIRE(w.epilogue.size() >= 5);
+  const double outputs = double(m.wm) * m.wn;
+  CHECK(w.epilogue[0].op == Op::sts);
+  CHECK(w.epilogue[0].bytes == outputs * 4);
+  CHECK(w.epilogue[1].op == Op::bar);
+  CHECK(w.epilogue[2].op == Op::lds);
+  CHECK(w.epilogue[3].op == Op::ffma);
+  CHECK(w.epilogue[3].count == std::int32_t(std::ceil(outputs * 1.5 / 32)));
+  CHECK(w.epilogue.back().op == Op::stg);
+  // The same GEMM without the exchange keeps the plain store; its cost is a fixed share per CTA, so it
+  // weighs more on a short channel loop than on a long one.
+  const auto time = [&](GemmPlan p, bool exchange) {
+    if (!exchange) p.problem.epilogue_smem_bytes = p.problem.epilogue_ops = 0;
+    return choose_mapping(g, p, cache).time_s;
+  };
+  const GemmPlan few = fused(16), many = fused(512);
+  const double extra_few = time(few, true) / time(few, false), extra_many = time(many, true) / time(many, false);
+  MESSAGE("fused Winograd epilogue: x" << extra_few << " at C = 16, x" << extra_many << " at C = 512");
+  CHECK(extra_few > 1.02);  // x1.037 today (the exchange overlaps other CTAs' memory waits)
+  CHECK(extra_many > 1.0);
+  CHECK(extra_many < 1.02);
+  CHECK(extra_few > extra_many);
 }
 
 }  // namespace tcsim::gpu
