@@ -166,8 +166,9 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     return in;
   };
   // An epilogue transform (GemmProblem::epilogue_*): the warp's accumulators through shared memory
-  // (stored, a barrier, read back) and its FP32 operations, before the store.
-  auto epilogue_transform = [&](WarpProgram& prog, int accumulators) {
+  // (stored, a barrier, read back into `scratch`, a slot the finished loop no longer uses) and its
+  // FP32 operations on what was read, before the store.
+  auto epilogue_transform = [&](WarpProgram& prog, int accumulators, int scratch) {
     const double outputs = double(m.wm) * m.wn;
     if (p.epilogue_smem_bytes > 0) {
       Instr sts = I(Op::sts);
@@ -175,12 +176,13 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       prog.epilogue.push_back(sts);
       prog.epilogue.push_back(I(Op::bar));
       Instr lds = I(Op::lds);
-      lds.bytes = sts.bytes, lds.note = "epilogue exchange";
+      lds.bytes = sts.bytes, lds.dst = std::int16_t(scratch), lds.note = "epilogue exchange";
       prog.epilogue.push_back(lds);
     }
     if (p.epilogue_ops > 0) {
       Instr ops = I(Op::ffma);
       ops.count = std::int32_t(std::ceil(outputs * p.epilogue_ops / 32.0));
+      if (p.epilogue_smem_bytes > 0) ops.src[0] = std::int16_t(scratch);
       ops.note = "epilogue transform";
       prog.epilogue.push_back(ops);
     }
@@ -226,7 +228,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     Instr w0 = I(Op::wgmma_wait);
     w0.arg = 0;
     w.epilogue.push_back(w0);
-    epilogue_transform(w, -1);  // the wait above: every wgmma has landed
+    epilogue_transform(w, -1, full);  // the wait above: every wgmma has landed
     Instr st = I(Op::stg);
     st.bytes = out_bytes;
     w.epilogue.push_back(st);
@@ -326,7 +328,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       w.body.push_back(lds(0, 1, "tile i+1 k-step 0"));
     }
   }
-  epilogue_transform(w, ACCD);
+  epilogue_transform(w, ACCD, F0);
   Instr st = I(Op::stg);
   st.bytes = out_bytes, st.src[0] = ACCD, st.note = "epilogue";
   w.epilogue.push_back(st);

@@ -372,7 +372,7 @@ TEST_CASE("fused Winograd: the inverse transform is an epilogue exchange through
   const GemmPlan few = fused(16), many = fused(512);
   const double extra_few = time(few, true) / time(few, false), extra_many = time(many, true) / time(many, false);
   MESSAGE("fused Winograd epilogue: x" << extra_few << " at C = 16, x" << extra_many << " at C = 512");
-  CHECK(extra_few > 1.02);  // x1.037 today (the exchange overlaps other CTAs' memory waits)
+  CHECK(extra_few > 1.02);  // x1.043 today (the exchange overlaps other CTAs' memory waits)
   CHECK(extra_many > 1.0);
   CHECK(extra_many < 1.02);
   CHECK(extra_few > extra_many);
