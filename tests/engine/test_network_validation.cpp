@@ -77,10 +77,10 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
     std::size_t runs;
     double max_mape;  // today's MAPE, a little above
   };
-  // Today 4.71 / 8.38 / 10.48%; GPT-3 XL, GPT-3 2.7B and OPT-1.3B were added as held-out networks
-  // (nothing changed in the model for them): 1.2-3.3%, 1.2-12.6%, 5.1-12.9%.
-  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 5.5}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 9.5},
-                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 11.5}}) {
+  // Today 4.08 / 10.94 / 9.89% (GPT-2 and GPT-3 run HF's eager gelu_new); GPT-3 XL, GPT-3 2.7B and
+  // OPT-1.3B were added as held-out networks (nothing changed in the model for them).
+  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 5.0}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 11.5},
+                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 11.0}}) {
     INFO(b.folder);
     std::vector<workload::MeasuredNetworkRow> rows;
     for (const auto& e : fs::directory_iterator(dir / b.folder))
@@ -97,7 +97,7 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
       ++compared;
       const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
       MESSAGE(r.measured.label << ": " << err << "%");
-      CHECK(std::abs(err) < 25);  // worst today: GPT-2-large training batch 1 on A100 80GB, -21.4%
+      CHECK(std::abs(err) < 22);  // worst today: GPT-2-large training batch 1 on A100 80GB, -17.6%
     }
     CHECK(compared == b.runs);  // the torch.compile runs and Switch-XL (MoE) stay skipped
     CHECK(rep.groups.front().errors.mape_pct < b.max_mape);

@@ -176,6 +176,8 @@ TEST_CASE("network format: bad input names file:line, the layer and the field") 
        "n.yaml:7: layer 'c1': kernal: unknown key for a conv2d layer (expected one of: name, kind, input, train_only, "
        "out_channels, kernel, stride, padding, dilation, groups, bias); did you mean 'kernel'?"},
       {"unknown kind", image_net("  - {name: c1, kind: conv3d}\n"), "n.yaml:7: layer 'c1': kind: unknown layer kind 'conv3d'"},
+      {"gelu form", image_net("  - {name: g, kind: gelu, form: sigmoid}\n"),
+       "n.yaml:7: layer 'g': form: expected erf or tanh_eager, got 'sigmoid'"},
       {"missing field", image_net("  - {name: c1, kind: conv2d, kernel: 3}\n"),
        "n.yaml:7: layer 'c1': out_channels: missing (required for a conv2d layer)"},
       {"missing name", image_net("  - {kind: relu}\n"), "n.yaml:7: layers[0].name: missing"},

@@ -272,3 +272,40 @@ TEST_CASE("lowering: fused epilogues fold conv + batch norm + relu at inference,
   CHECK(find(plain, "bn1"));
   CHECK(find(plain, "relu1"));
 }
+
+TEST_CASE("lowering: Hugging Face's gelu_new (form: tanh_eager) is eight eager kernels forward and eleven backward") {
+  const char* text = R"(version: 1
+kind: network
+name: g
+task: tokens
+defaults: {batch: 2, seq: 16}
+layers:
+  - {name: embed, kind: embedding, vocab: 100, dim: 32}
+  - {name: fc, kind: linear, out_features: 64}
+  - {name: g, kind: gelu, form: tanh_eager}
+  - {name: h, kind: gelu}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)";
+  const Network net = parse_network(text, "g.yaml");
+  CHECK(net.layers[2].gelu_form == GeluForm::tanh_eager);
+  CHECK(net.layers[3].gelu_form == GeluForm::erf);
+  LoweringOptions opt;
+  opt.precision = Precision::fp32;
+  opt.training = true;
+  const Lowering step = lower_network(net, opt);
+  int fwd = 0, bwd = 0, erf = 0;
+  double read = 0, written = 0;
+  const double n = 2 * 16 * 64;  // elements of the activation
+  for (const auto& s : step.kernels) {
+    const std::string& name = s.kernel.name;
+    if (name.rfind("h", 0) == 0 && name.find("h.backward") == std::string::npos && s.phase == StepPhase::forward) ++erf;
+    if (name.rfind("g.", 0) != 0) continue;
+    (s.phase == StepPhase::forward ? fwd : bwd) += 1;
+    read += double(s.kernel.bytes_read) / 4, written += double(s.kernel.bytes_written) / 4;
+  }
+  CHECK(fwd == 8);
+  CHECK(bwd == 11);
+  CHECK(erf == 1);  // torch.nn.GELU: one kernel
+  CHECK(read == doctest::Approx((10 + 17) * n));  // every op's operands, once per kernel
+  CHECK(written == doctest::Approx((8 + 11) * n));
+}

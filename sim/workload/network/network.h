@@ -35,6 +35,10 @@ std::string to_string(const Shape& s);  // "[64, 56, 56]"
 
 enum class AttentionImpl { automatic, fused, unfused };
 
+// gelu: torch.nn.GELU (erf, one kernel), or Hugging Face's NewGELUActivation ("gelu_new" in GPT-2
+// and GPT-3 style configs): the tanh approximation written as eight eager elementwise PyTorch ops.
+enum class GeluForm { erf, tanh_eager };
+
 struct Layer {
   std::string name;
   LayerKind kind = LayerKind::linear;
@@ -73,6 +77,7 @@ struct Layer {
   std::int64_t vocab = 0;
 
   double probability = 0;    // dropout
+  GeluForm gelu_form = GeluForm::erf;  // gelu
 
   // Weights shared with an earlier layer (GPT-2's lm_head and wte): no parameters of its own.
   std::string tied_to;

@@ -58,6 +58,40 @@ bool folds_into_epilogue(const Context& c, int li) {
   }
 }
 
+// Hugging Face's NewGELUActivation, y = 0.5 x (1 + tanh(c (x + a x^3))), run eagerly: one kernel
+// per op (NeuSight's GPT-2 traces list mul, pow, mul, add, mul, tanh, add, mul, forward and
+// backward). Forward: h = 0.5 x, p = x^3, q = a p, s = x + q, u = c s, t = tanh(u), v = 1 + t,
+// y = h v. Backward (autograd): y's two products, tanh_backward, the two scalings, pow_backward
+// (x^2, times 3, times the gradient), 0.5 times the gradient, and two adds that sum x's three
+// gradients. Autograd keeps x, h, v and t.
+void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
+  const Layer& l = c.layer(li);
+  const std::int64_t out = c.output_elements(li);
+  const double n = double(out);
+  struct Op {
+    const char* suffix;
+    const char* op;
+    double reads;  // elements read per output element (writes: one)
+  };
+  static constexpr Op kForward[] = {{".mul", "mul", 1},   {".pow", "pow", 1},   {".mul_1", "mul", 1},
+                                    {".add", "add", 2},   {".mul_2", "mul", 1}, {".tanh", "tanh", 1},
+                                    {".add_1", "add", 1}, {".mul_3", "mul", 2}};
+  static constexpr Op kBackward[] = {{".mul_3.backward_a", "mul", 2}, {".mul_3.backward_b", "mul", 2},
+                                     {".tanh.backward", "tanh", 2},   {".mul_2.backward", "mul", 1},
+                                     {".mul_1.backward", "mul", 1},   {".pow.backward_pow", "pow", 1},
+                                     {".pow.backward_scale", "mul", 1}, {".pow.backward", "mul", 2},
+                                     {".mul.backward", "mul", 1},     {".grad_add", "add", 2},
+                                     {".grad_add_1", "add", 2}};
+  for (const Op& o : kForward)
+    c.emit_forward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n,
+                                     std::string(o.op) == "tanh" ? flops_per_element(LayerKind::tanh) : 1, l.count));
+  for (const Op& o : kBackward)
+    c.emit_backward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n,
+                                      std::string(o.op) == "tanh" ? flops_per_element(LayerKind::tanh) : 1, l.count));
+  c.save_input(li, 0);
+  c.save_extra(li, 3 * n * bytes_of(fmt));  // h, v and t
+}
+
 }  // namespace
 
 void lower_memory_layer(Context& c, int li) {
@@ -103,8 +137,13 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::flatten:
     case LayerKind::reshape:
       return;  // views: no data moves
-    case LayerKind::relu:
     case LayerKind::gelu:
+      if (l.gelu_form == GeluForm::tanh_eager) {
+        lower_gelu_tanh_eager(c, li, fmt);
+        return;
+      }
+      [[fallthrough]];
+    case LayerKind::relu:
     case LayerKind::silu:
     case LayerKind::tanh:
     case LayerKind::sigmoid:

@@ -21,6 +21,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::add:
     case LayerKind::mul: return {"inputs"};
     case LayerKind::dropout: return {"probability"};
+    case LayerKind::gelu: return {"form"};
     case LayerKind::max_pool:
     case LayerKind::avg_pool: return {"kernel", "stride", "padding"};
     case LayerKind::reshape: return {"shape"};
@@ -153,6 +154,14 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.probability = read_number(f.node("probability"), f.at("probability"));
       if (!(l.probability >= 0 && l.probability < 1))
         throw InputError(f.at("probability"), "expected a probability in [0, 1), got " + f.node("probability").Scalar());
+      return;
+    case LayerKind::gelu:
+      if (f.has("form")) {
+        const std::string form = read_text(f.node("form"), f.at("form"));
+        if (form == "erf") l.gelu_form = GeluForm::erf;
+        else if (form == "tanh_eager") l.gelu_form = GeluForm::tanh_eager;
+        else throw InputError(f.at("form"), "expected erf or tanh_eager, got '" + form + "'");
+      }
       return;
     case LayerKind::reshape: {
       if (!f.has("shape")) f.missing("shape");
