@@ -58,11 +58,12 @@ TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs
     REQUIRE(r.simulated);
     const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
     MESSAGE(r.measured.label << ": " << err << "%");
-    // Today -7..+25% (AMP seq 512 +25.0, TF32 seq 512 -6.6, AMP seq 128 +16.1, TF32 seq 128 -2.2);
-    // padded to 512 the seq 512 rows were +135% and +71%.
-    CHECK(std::abs(err) < 27);
+    // Today -13..+16% (AMP seq 512 +15.8, TF32 seq 512 -12.9, AMP seq 128 +3.8, TF32 seq 128 -10.8);
+    // padded to 512 the seq 512 rows were +135% and +71%, and with HF's MLM head over every token
+    // (models/bert_large.yaml) +25.0 / -6.6 / +16.1 / -2.2%.
+    CHECK(std::abs(err) < 18);
   }
-  CHECK(rep.groups.front().errors.mape_pct < 13);  // 12.5 today
+  CHECK(rep.groups.front().errors.mape_pct < 12);  // 10.8 today
 }
 
 TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five networks on three boards (skipped without shared/)") {

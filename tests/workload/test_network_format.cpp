@@ -109,7 +109,12 @@ TEST_CASE("network format: expressions over constants and variables; seq and pas
   CHECK(find(step, "m").output == Shape{1, 8});
 
   CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 10, dim: hidden / 3}\n")) ==
-        "n.yaml:8: layer 'e': dim: in the expression 'hidden / 3': 64 / 3 is not a whole number");
+        "n.yaml:8: layer 'e': dim: in the expression 'hidden / 3': 64 / 3 is not a whole number (// rounds down)");
+  // "//" rounds down (toward minus infinity, as Python's does)
+  CHECK(find(parse_network(token_net("  - {name: e, kind: embedding, vocab: 10, dim: (seq * 5 + 31) // 32 - 7 // -2}\n"),
+                           "n.yaml"), "e").output == Shape{16, 3 + 4});
+  CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 10, dim: seq // 0}\n")).find("division by zero") !=
+        std::string::npos);
   CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 10, dim: width}\n")).find(
             "n.yaml:8: layer 'e': dim: in the expression 'width': unknown name 'width'") == 0);
   CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 10, dim: (hidden}\n")).find("expected ')'") !=
@@ -178,6 +183,12 @@ TEST_CASE("network format: bad input names file:line, the layer and the field") 
       {"unknown kind", image_net("  - {name: c1, kind: conv3d}\n"), "n.yaml:7: layer 'c1': kind: unknown layer kind 'conv3d'"},
       {"gelu form", image_net("  - {name: g, kind: gelu, form: sigmoid}\n"),
        "n.yaml:7: layer 'g': form: expected erf or tanh_eager, got 'sigmoid'"},
+      {"linear tokens", token_net("  - {name: e, kind: embedding, vocab: 10, dim: hidden}\n"
+                                  "  - {name: f, kind: linear, out_features: 8, tokens: seq + 1}\n"),
+       "n.yaml:9: layer 'f': tokens: reads 17 rows of an input of 16"},
+      {"linear tokens and first_token", token_net("  - {name: e, kind: embedding, vocab: 10, dim: hidden}\n"
+                                                  "  - {name: f, kind: linear, out_features: 8, tokens: 2, first_token: true}\n"),
+       "n.yaml:9: layer 'f': tokens: tokens and first_token exclude each other"},
       {"missing field", image_net("  - {name: c1, kind: conv2d, kernel: 3}\n"),
        "n.yaml:7: layer 'c1': out_channels: missing (required for a conv2d layer)"},
       {"missing name", image_net("  - {kind: relu}\n"), "n.yaml:7: layers[0].name: missing"},

@@ -58,7 +58,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 14);
+  CHECK(n == 15);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -218,6 +218,22 @@ TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide star
   const double heads_macs = h * h + s * (h * h + h * v);
   CHECK(qa.forward_macs() / double(qa.batch) ==
         doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
+}
+
+TEST_CASE("network models: DeepLearningExamples' BERT-large pre-training runs its MLM head on the masked tokens") {
+  for (const auto& [seq, predictions] : {std::pair<std::int64_t, std::int64_t>{128, 20}, {512, 80}, {64, 10}}) {
+    INFO("seq " << seq);
+    const Network dle = load("bert_large_dle.yaml", {.batch = 2, .seq = seq, .past = {}});
+    const Network hf = load("bert_large.yaml", {.batch = 2, .seq = seq, .past = {}});
+    CHECK(dle.params() == 336'226'108);
+    CHECK(dle.params() == dle.reference_params);
+    CHECK(layer(dle, "mlm_dense").input == Shape{predictions, 1024});   // max_predictions_per_seq
+    CHECK(layer(dle, "mlm_decoder").output == Shape{predictions, 30522});
+    CHECK(layer(dle, "seq_relationship").output == Shape{2});
+    // HF's head over every token, less the rows DeepLearningExamples' gather leaves out, plus the NSP head.
+    const double s = double(seq), p = double(predictions), h = 1024, v = 30522;
+    CHECK(dle.forward_macs() / 2 == doctest::Approx(hf.forward_macs() / 2 - (s - p) * (h * h + h * v) + h * 2).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("network models: GPT-2's lm_head shares wte; Llama's lm_head is its own") {

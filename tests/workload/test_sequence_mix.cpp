@@ -78,7 +78,7 @@ TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL
   CHECK(rows[2].seq_mix.empty());  // TensorFlow's TFRecords: padded to 512
   CHECK(rows[3].seq_mix.empty());  // before LDDL
   CHECK(rows[4].seq_mix.empty());  // SQuAD features are padded to max_seq_length
-  CHECK(rows[0].model == "bert_large");
+  CHECK(rows[0].model == "bert_large_dle");  // DeepLearningExamples' pre-training network
   CHECK(rows[4].model == "bert_large_qa");  // BertForQuestionAnswering: no pooler, no MLM head
   CHECK(rows[4].seq == 512);
   std::filesystem::remove_all(dir);

@@ -160,8 +160,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     r.gpu = csv.field(row, c_gpu);
     const std::string lm = to_lower(model);
     if (lm.rfind("resnet-50", 0) == 0) r.model = "resnet50";
-    else if (lm.rfind("bert-large", 0) == 0)  // SQuAD runs BertForQuestionAnswering: no pooler, no MLM head
-      r.model = lm.find("squad") != std::string::npos ? "bert_large_qa" : "bert_large";
+    else if (lm.rfind("bert-large", 0) == 0)  // SQuAD runs BertForQuestionAnswering: no pooler, no MLM head;
+      r.model = lm.find("squad") != std::string::npos ? "bert_large_qa"  // pre-training, the MLM head on the
+                : lm.find("pretrain") != std::string::npos ? "bert_large_dle"  // masked tokens only
+                                                            : "bert_large";
     else r.model = lm;
     if (prec == "FP32") r.precision = Precision::fp32;
     else if (prec == "TF32") r.precision = Precision::tf32;
@@ -187,7 +189,7 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     }
     if (r.batch > 0) r.measured_s = double(r.batch) / value;
     std::string loader;
-    if (r.model == "bert_large" && lddl_binned_phase2(model, csv.field(row, c_fw), csv.field(row, c_container), r.seq)) {
+    if (r.model == "bert_large_dle" && lddl_binned_phase2(model, csv.field(row, c_fw), csv.field(row, c_container), r.seq)) {
       r.seq_mix = binned_sequence_mix(wikipedia_pretraining_lengths_512(), 64);
       loader = " LDDL bins of 64";
     }

@@ -61,6 +61,10 @@ struct Layer {
   // linear: reads only the first token's row of its producer's [tokens, d] output (BERT's pooler
   // on [CLS]); `input` is then the row it reads, [d], and the output [out_features].
   bool first_token = false;
+  // linear: reads only `tokens` rows of its producer's [tokens, d] output (0: all), the rows a
+  // gather selects (DeepLearningExamples' BERT runs its MLM head on the masked tokens only);
+  // `input` is then [tokens, d] and the output [tokens, out_features].
+  std::int64_t tokens = 0;
 
   // matmul (a product of two activations, e.g. attention scores written out): per sample,
   // `matmul_batch` independent [m x k]·[k x n] products. inputs[0] is A, inputs[1] (if any) B.

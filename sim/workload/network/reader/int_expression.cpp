@@ -1,8 +1,9 @@
-// A recursive-descent evaluator: expr = term {(+|-) term}; term = unary {(*|/) unary};
+// A recursive-descent evaluator: expr = term {(+|-) term}; term = unary {(*|/|//) unary};
 // unary = [-] atom; atom = number | name | ( expr ).
 #include "workload/network/reader/int_expression.h"
 
 #include <cctype>
+#include <cstdint>
 
 #include "common/error.h"
 
@@ -38,6 +39,15 @@ class Evaluator {
     return false;
   }
 
+  // The next character, with no space before it (the second '/' of "//").
+  bool take_now(char c) {
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
   std::int64_t expr() {
     std::int64_t v = term();
     for (;;) {
@@ -57,10 +67,14 @@ class Evaluator {
       if (take('*')) {
         if (__builtin_mul_overflow(v, unary(), &v)) fail("the value overflows a 64-bit integer");
       } else if (take('/')) {
+        const bool floor_div = take_now('/');  // "//": rounds down, like Python's
         const std::int64_t d = unary();
         if (d == 0) fail("division by zero");
-        if (v % d != 0) fail(std::to_string(v) + " / " + std::to_string(d) + " is not a whole number");
-        v /= d;
+        if (d == -1 && v == INT64_MIN) fail("the value overflows a 64-bit integer");
+        if (!floor_div && v % d != 0)
+          fail(std::to_string(v) + " / " + std::to_string(d) + " is not a whole number (// rounds down)");
+        const std::int64_t q = v / d;
+        v = (v % d != 0 && ((v < 0) != (d < 0))) ? q - 1 : q;
       } else {
         return v;
       }

@@ -1,6 +1,7 @@
 #pragma once
 // Integer expressions in network files: "hidden / heads", "4 * hidden", "(seq + past) * 2".
-// Numbers, names bound in `names`, + - * / ( ) and unary minus; integer division must be exact.
+// Numbers, names bound in `names`, + - * / // ( ) and unary minus; `/` must divide exactly, `//`
+// rounds down ("(seq * 5 + 31) // 32").
 #include <cstdint>
 #include <map>
 #include <string>

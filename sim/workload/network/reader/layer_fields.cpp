@@ -15,7 +15,7 @@ const std::vector<std::string> kCommonKeys = {"name", "kind", "input", "train_on
 std::vector<std::string> kind_keys(LayerKind kind) {
   switch (kind) {
     case LayerKind::conv2d: return {"out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias"};
-    case LayerKind::linear: return {"out_features", "bias", "tied_to", "first_token"};
+    case LayerKind::linear: return {"out_features", "bias", "tied_to", "first_token", "tokens"};
     case LayerKind::matmul: return {"inputs", "m", "n", "k", "batch"};
     case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "impl"};
     case LayerKind::add:
@@ -129,6 +129,10 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.out_features = f.required_positive("out_features");
       l.bias = f.flag("bias", true);
       l.first_token = f.flag("first_token", false);
+      if (f.has("tokens")) {
+        if (l.first_token) throw InputError(f.at("tokens"), "tokens and first_token exclude each other");
+        l.tokens = f.required_positive("tokens");
+      }
       return;
     case LayerKind::matmul:
       l.m = f.required_positive("m");

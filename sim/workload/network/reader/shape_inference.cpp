@@ -92,6 +92,12 @@ void Inference::linear() {
     if (in_[0].size() < 2)
       fail("first_token", "first_token reads the first row of a [tokens, ...] input, got " + to_string(in_[0]));
     l_.input = Shape(in_[0].begin() + 1, in_[0].end());
+  } else if (l_.tokens > 0) {
+    if (in_[0].size() != 2)
+      fail("tokens", "tokens reads rows of a [tokens, features] input, got " + to_string(in_[0]));
+    if (l_.tokens > in_[0][0])
+      fail("tokens", "reads " + std::to_string(l_.tokens) + " rows of an input of " + std::to_string(in_[0][0]));
+    l_.input = {l_.tokens, in_[0][1]};
   }
   expect_non_scalar(l_.input);
   l_.output = l_.input;
