@@ -72,22 +72,22 @@ void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
     const char* suffix;
     const char* op;
     double reads;  // elements read per output element (writes: one)
+    double flops;  // per element
   };
-  static constexpr Op kForward[] = {{".mul", "mul", 1},   {".pow", "pow", 1},   {".mul_1", "mul", 1},
-                                    {".add", "add", 2},   {".mul_2", "mul", 1}, {".tanh", "tanh", 1},
-                                    {".add_1", "add", 1}, {".mul_3", "mul", 2}};
-  static constexpr Op kBackward[] = {{".mul_3.backward_a", "mul", 2}, {".mul_3.backward_b", "mul", 2},
-                                     {".tanh.backward", "tanh", 2},   {".mul_2.backward", "mul", 1},
-                                     {".mul_1.backward", "mul", 1},   {".pow.backward_pow", "pow", 1},
-                                     {".pow.backward_scale", "mul", 1}, {".pow.backward", "mul", 2},
-                                     {".mul.backward", "mul", 1},     {".grad_add", "add", 2},
-                                     {".grad_add_1", "add", 2}};
-  for (const Op& o : kForward)
-    c.emit_forward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n,
-                                     std::string(o.op) == "tanh" ? flops_per_element(LayerKind::tanh) : 1, l.count));
-  for (const Op& o : kBackward)
-    c.emit_backward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n,
-                                      std::string(o.op) == "tanh" ? flops_per_element(LayerKind::tanh) : 1, l.count));
+  const double th = flops_per_element(LayerKind::tanh);
+  const Op forward[] = {{".mul", "mul", 1, 1},   {".pow", "pow", 1, 1},   {".mul_1", "mul", 1, 1},
+                        {".add", "add", 2, 1},   {".mul_2", "mul", 1, 1}, {".tanh", "tanh", 1, th},
+                        {".add_1", "add", 1, 1}, {".mul_3", "mul", 2, 1}};
+  const Op backward[] = {{".mul_3.backward_a", "mul", 2, 1}, {".mul_3.backward_b", "mul", 2, 1},
+                         {".tanh.backward", "tanh", 2, th},  {".mul_2.backward", "mul", 1, 1},
+                         {".mul_1.backward", "mul", 1, 1},   {".pow.backward_pow", "pow", 1, 1},
+                         {".pow.backward_scale", "mul", 1, 1}, {".pow.backward", "mul", 2, 1},
+                         {".mul.backward", "mul", 1, 1},     {".grad_add", "add", 2, 1},
+                         {".grad_add_1", "add", 2, 1}};
+  for (const Op& o : forward)
+    c.emit_forward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n, o.flops, l.count));
+  for (const Op& o : backward)
+    c.emit_backward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n, o.flops, l.count));
   c.save_input(li, 0);
   c.save_extra(li, 3 * n * bytes_of(fmt));  // h, v and t
 }
