@@ -90,10 +90,9 @@ int ngc_release(const std::string& container) {
 // its DGX A100 configs (scripts/configs/pretrain_config.sh: "All configs using bin size=64 with
 // phase2 by default for improved throughput") bin phase 2 (seq 512) by 64 tokens; phase 1 (seq
 // 128) is unbinned, and a batch of 128-256 Wikipedia sequences always holds one of 128 tokens.
-bool lddl_binned_phase2(const std::string& model, const std::string& framework, const std::string& container,
-                        std::int64_t seq) {
-  return to_lower(model).find("pretrain") != std::string::npos && to_lower(framework) == "pytorch" &&
-         ngc_release(container) >= 2111 && seq == 512;
+// The caller has mapped the row to the pre-training network already.
+bool lddl_binned_phase2(const std::string& framework, const std::string& container, std::int64_t seq) {
+  return to_lower(framework) == "pytorch" && ngc_release(container) >= 2111 && seq == 512;
 }
 
 }  // namespace
@@ -189,7 +188,7 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     }
     if (r.batch > 0) r.measured_s = double(r.batch) / value;
     std::string loader;
-    if (r.model == "bert_large_dle" && lddl_binned_phase2(model, csv.field(row, c_fw), csv.field(row, c_container), r.seq)) {
+    if (r.model == "bert_large_dle" && lddl_binned_phase2(csv.field(row, c_fw), csv.field(row, c_container), r.seq)) {
       r.seq_mix = binned_sequence_mix(wikipedia_pretraining_lengths_512(), 64);
       loader = " LDDL bins of 64";
     }

@@ -22,10 +22,4 @@ std::vector<SequenceShare> binned_sequence_mix(std::span<const std::int64_t> his
   return mix;
 }
 
-double mean_padded_length(const std::vector<SequenceShare>& mix) {
-  double mean = 0;
-  for (const auto& m : mix) mean += m.share * double(m.seq);
-  return mean;
-}
-
 }  // namespace tcsim::workload

@@ -26,7 +26,4 @@ std::vector<SequenceShare> binned_sequence_mix(std::span<const std::int64_t> his
 // has the source).
 std::span<const std::int64_t> wikipedia_pretraining_lengths_512();
 
-// The mean padded length of a mix: sum of share x seq.
-double mean_padded_length(const std::vector<SequenceShare>& mix);
-
 }  // namespace tcsim::workload
