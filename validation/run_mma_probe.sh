@@ -4,6 +4,7 @@
 #
 #   validation/run_mma_probe.sh OUTDIR [mma_probe options...]   # e.g. --samples 2000
 #   validation/run_mma_probe.sh --check-only OUTDIR/<GPU>        # re-check existing results
+#   validation/run_mma_probe.sh --check-only validation/measured/H100/mma.tar.xz   # committed ones
 #
 # Results: OUTDIR/<GPU>/<case>/ (tc-golden layout + meta.yaml), OUTDIR/<GPU>/probe_status.yaml,
 # OUTDIR/<GPU>/check_summary.txt. Exit: 0 all checked cases match, 1 mismatches or failures,
@@ -49,7 +50,7 @@ check_all() {  # check_all GPUDIR
   : >"$summary.tmp"
   for dir in "$gdir"/*/; do
     dir=${dir%/}
-    [[ -f "$dir/meta.yaml" ]] || continue
+    [[ -f "$dir/meta.yaml" && "$(meta "$dir/meta.yaml" tool)" == mma_probe ]] || continue  # ubench, gemm_*
     local case arch instr sat fmt out rc
     case=$(basename "$dir")
     arch=$(meta "$dir/meta.yaml" arch)
@@ -91,8 +92,15 @@ check_all() {  # check_all GPUDIR
 }
 
 if [[ "$1" == --check-only ]]; then
-  [[ $# -eq 2 && -d "$2" ]] || die 2 "--check-only needs an existing OUTDIR/<GPU> directory"
-  check_all "$2"; rc=$?
+  [[ $# -eq 2 && ( -d "$2" || -f "$2" ) ]] || die 2 "--check-only needs an existing OUTDIR/<GPU> directory or a measured mma.tar.xz"
+  target=$2
+  if [[ -f "$2" ]]; then  # validation/measured/<GPU>/mma.tar.xz: the case directories, packed
+    tmp=$(mktemp -d) || die 2 "cannot create a temporary directory"
+    trap 'rm -rf "$tmp"' EXIT
+    tar xJf "$2" -C "$tmp" || die 2 "cannot unpack $2"
+    target=$(dirname "$(ls "$tmp"/*/probe_status.yaml | head -n 1)")
+  fi
+  check_all "$target"; rc=$?
   [[ $rc -eq 4 ]] && exit 1
   exit $rc
 fi

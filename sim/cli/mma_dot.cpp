@@ -44,7 +44,9 @@ num::Bits feed(num::Bits x, FormatId f, num::Tf32Feed how) {
 std::vector<num::Bits> trace_blocks(const num::Instruction& ins, std::vector<num::Bits> a, std::vector<num::Bits> b,
                                     num::Bits c, const num::MmaOptions& opt) {
   std::vector<num::Bits> out;
-  if (ins.out_mode == num::OutMode::int32_exact || ins.out_mode == num::OutMode::fp64_fma || ins.L <= 0) return out;
+  if (ins.out_mode == num::OutMode::int32_exact || ins.out_mode == num::OutMode::fp64_fma || ins.L <= 0 ||
+      ins.lowering != num::Lowering::none)
+    return out;
   std::size_t padded = (a.size() + static_cast<std::size_t>(ins.k) - 1) / static_cast<std::size_t>(ins.k) *
                        static_cast<std::size_t>(ins.k);
   a.resize(padded, 0);

@@ -44,6 +44,24 @@ enum class InstrFamily { mma, wmma, wgmma, tcgen05 };
 // The 1-bit MMA's bit operation (PTX mma .b1 .xor.popc / .and.popc): d = c + sum popc(a op b).
 enum class BitOp { none, xor_popc, and_popc };
 
+// How an instruction runs when its architecture has no datapath of its own for it: ptxas then
+// lowers it into other instructions, whose rounding the result follows (read off the SASS of
+// CUDA 13.0's ptxas and measured bit for bit on an H100, validation/measured/H100/mma/).
+enum class Lowering {
+  none,
+  // sm_90 mma.m16n8k32 e4m3/e5m2: F2FP.F16.E4M3/E5M2.UNPACK_B (fp8 -> f16, exact), HMMA.16816
+  // over the k with k mod 4 in {0, 1} from a zero accumulator, HMMA.16816 over k mod 4 in {2, 3}
+  // onto it (each one block of the sm_90 f16 instruction: F, L = 16, e_zero, out_mode of this
+  // Instruction), then FADD (fp32) or HADD2 (fp16) of c and that, RNE.
+  fp8_via_hmma_f16,
+  // sm_90 mma.m8n8k4 f16 (Volta's shape; Hopper has no HMMA.884): CUDA-core FP32 arithmetic, RNE.
+  // .f32: r = fma(a3,b3, fma(a2,b2, fma(a1,b1, a0*b0))), d = c + r.
+  // .f16: d = f16_rne((c + fma(a1,b1, a0*b0)) + fma(a3,b3, a2*b2)), every step in FP32 (the
+  // .f32 chain starts from FFMA with +0, the .f16 pairs from a product: -0 sums differ).
+  ffma_chain,
+};
+std::string_view lowering_name(Lowering l);
+
 // One instruction variant (one combination of input and accumulator formats) with its numerics.
 struct Instruction {
   Arch arch = Arch::sm80;
@@ -65,6 +83,7 @@ struct Instruction {
   // per row and instruction, L counts kept products per block (see sparse.h).
   bool sparse = false;
   int dense_L = 0;         // mma.sp: the block length of the dense reading (L over k positions)
+  Lowering lowering = Lowering::none;  // none: the tensor core runs it as one T-FDPA instruction
   std::string note;        // e.g. "chain of 4 m8n8k4 blocks", "not measured: rests on MMA-Sim"
 
   int kept() const { return sparse ? k / 2 : k; }   // products per instruction

@@ -20,6 +20,7 @@ std::uint32_t feed(Bits bits, FormatId f, Tf32Feed how) {
 }  // namespace
 
 bool fast_gemm_supported(const Instruction& ins) {
+  if (ins.lowering != Lowering::none) return false;  // not one T-FDPA chain: mma_element per element
   if (ins.out_mode != OutMode::rz_fp32 && ins.out_mode != OutMode::rz_e8m13 &&
       ins.out_mode != OutMode::rne_fp16 && ins.out_mode != OutMode::rz_fp32_rne_fp16)
     return false;

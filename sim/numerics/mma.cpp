@@ -1,5 +1,6 @@
 #include "numerics/mma.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -51,6 +52,65 @@ Bits fp64_mma(const Bits* a, const Bits* b, int k, Bits c) {
   return std::bit_cast<std::uint64_t>(d);
 }
 
+// IEEE add of two accumulator values, RNE, subnormals kept, as FADD (fp32) and HADD2 (fp16) do;
+// a NaN result is the canonical NaN.
+Bits ieee_add(Bits x, Bits y, FormatId acc) {
+  if (acc == FormatId::fp32) {
+    const float r = std::bit_cast<float>(static_cast<std::uint32_t>(x)) + std::bit_cast<float>(static_cast<std::uint32_t>(y));
+    return std::isnan(r) ? canonical_nan(FormatId::fp32) : std::bit_cast<std::uint32_t>(r);
+  }
+  // Two fp16 values add exactly in double; one RNE rounding into fp16 (overflow -> inf).
+  const double r = to_double(x, acc) + to_double(y, acc);
+  return std::isnan(r) ? canonical_nan(acc) : from_double(r, acc);
+}
+
+float as_f32(Bits v, FormatId f) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(convert(v, f, FormatId::fp32)));
+}
+
+Bits f32_result(float r, FormatId acc) {
+  if (std::isnan(r)) return canonical_nan(acc);
+  const auto bits = std::bit_cast<std::uint32_t>(r);
+  return acc == FormatId::fp32 ? Bits{bits} : convert(bits, FormatId::fp32, acc);  // RNE
+}
+
+// Lowering::fp8_via_hmma_f16 (arch.h): the fp8 operands become f16 exactly; two f16 blocks (k mod
+// 4 in {0,1}, then {2,3}) from a zero accumulator; then c is added (FADD / HADD2).
+Bits fp8_via_hmma(const Instruction& ins, const FdpaParams& p, const Bits* a, const Bits* b, Bits c) {
+  FdpaParams h = p;
+  h.in_a = h.in_b = FormatId::fp16;
+  Bits ha[2][64], hb[2][64];
+  int n[2] = {0, 0};
+  for (int k = 0; k < ins.k; ++k) {
+    const int half = (k % 4) < 2 ? 0 : 1;
+    ha[half][n[half]] = convert(a[k], ins.a_fmt, FormatId::fp16);
+    hb[half][n[half]++] = convert(b[k], ins.b_fmt, FormatId::fp16);
+  }
+  Bits d = 0;  // +0 in fp32 and fp16
+  for (int half = 0; half < 2; ++half)
+    for (int j = 0; j < n[half]; j += h.L) d = tfdpa_block(h, ha[half] + j, hb[half] + j, std::min(h.L, n[half] - j), d);
+  return ieee_add(c, d, ins.acc_fmt);
+}
+
+// Lowering::ffma_chain (arch.h): mma.m8n8k4 f16 on sm_90, FP32 FFMA/FADD with RNE.
+Bits ffma_chain(const Instruction& ins, const Bits* a, const Bits* b, Bits c) {
+  float x[4], y[4];
+  for (int k = 0; k < 4; ++k) {
+    x[k] = as_f32(a[k], ins.a_fmt);
+    y[k] = as_f32(b[k], ins.b_fmt);
+  }
+  const float cf = as_f32(c, ins.acc_fmt);
+  if (ins.acc_fmt == FormatId::fp32) {
+    float r = 0.0f;
+    for (int k = 0; k < 4; ++k) r = std::fma(x[k], y[k], r);
+    return f32_result(cf + r, ins.acc_fmt);
+  }
+  // Each pair starts with a product (FMUL; -0 * 1 stays -0, which the measured all -0 row shows).
+  const float lo = std::fma(x[1], y[1], x[0] * y[0]);
+  const float hi = std::fma(x[3], y[3], x[2] * y[2]);
+  return f32_result((cf + lo) + hi, ins.acc_fmt);
+}
+
 void reject_sparse(const Instruction& ins) {
   if (ins.sparse)
     throw InputError("instruction", ins.describe() +
@@ -64,6 +124,11 @@ namespace detail {
 Bits run_products(const Instruction& ins, const FdpaParams& p, const Bits* a, const Bits* b,
                   Bits c, const MmaOptions& opt) {
   const int n = ins.kept();
+  switch (ins.lowering) {
+    case Lowering::fp8_via_hmma_f16: return fp8_via_hmma(ins, p, a, b, c);
+    case Lowering::ffma_chain: return ffma_chain(ins, a, b, c);
+    case Lowering::none: break;
+  }
   switch (ins.out_mode) {
     case OutMode::int32_exact: return int_mma(ins, a, b, n, c, opt.int_saturate);
     case OutMode::fp64_fma: return fp64_mma(a, b, n, c);

@@ -61,7 +61,9 @@ TEST_CASE("instruction table: sm_86 / sm_89 / sm_100 / sm_120 parameters (MATLAB
       {Arch::sm89, "mma.m16n8k32", FormatId::e4m3, FormatId::fp32, 13, 16, -133, OutMode::rz_e8m13},
       {Arch::sm89, "mma.m16n8k32", FormatId::e5m2, FormatId::fp16, 13, 16, -133, OutMode::rne_fp16},
       // H100TC.m fp8 on mma.sync: fma 32, neab -10
-      {Arch::sm90, "mma.m16n8k32", FormatId::e4m3, FormatId::fp32, 13, 32, -133, OutMode::rz_e8m13},
+      // ... but ptxas lowers sm_90 fp8 mma.sync to f16 HMMAs (SASS; measured on an H100): the
+      // f16 instruction's F and L (Lowering::fp8_via_hmma_f16, checked in test_h100_measured.cpp)
+      {Arch::sm90, "mma.m16n8k32", FormatId::e4m3, FormatId::fp32, 25, 16, -133, OutMode::rz_fp32},
       {Arch::sm90, "wgmma.m64nNk32", FormatId::e4m3, FormatId::fp16, 13, 32, -133, OutMode::rne_fp16},
       // B200TC.m: fma 16, neab 2; tf32 fma 8; fp8 fma 32, neab 2, FP32 result
       {Arch::sm100, "tcgen05.mma.kind::f16", FormatId::fp16, FormatId::fp32, 25, 16, -133, OutMode::rz_fp32},
@@ -95,14 +97,17 @@ TEST_CASE("FP8 block length and precision differ between Ada, Hopper and Blackwe
   // Block-length probe in e4m3: a_0 = b_0 = 16 (product 2^8), c = -2^8, every other a = b = 2^-4
   // (product 2^-8). With F = 13 the small products of the block that holds the big one truncate
   // away; blocks after it add exactly. Ada (L 16): the second block's 16 products = 2^-4.
-  // Hopper (L 32): one block, +0. Blackwell (F 25, L 32): all 31 small products = 31*2^-8.
+  // Hopper wgmma (L 32): one block, +0. Blackwell (F 25, L 32): all 31 small products = 31*2^-8.
   std::vector<double> v(32, 0.0625);
   v[0] = 16;
   const std::vector<Bits> a = enc_vec(v, FormatId::e4m3, 32);
   const Bits c = enc(-256, FormatId::fp32);
   auto run = [&](Arch arch) { return run_both(find_instruction(arch, "mma.m16n8k32", FormatId::e4m3, FormatId::fp32), a, a, c); };
   CHECK(run(Arch::sm89) == enc(0.0625, FormatId::fp32));
-  CHECK(run(Arch::sm90) == 0);
+  // Hopper's FP8 datapath (L 32, F 13) is wgmma's: one block, +0. Its mma.sync is lowered to two
+  // f16 HMMAs (F 25) and an FADD of c: every small product survives, as on Blackwell.
+  CHECK(run_both(find_instruction(Arch::sm90, "wgmma.m64nNk32", FormatId::e4m3, FormatId::fp32), a, a, c) == 0);
+  CHECK(run(Arch::sm90) == enc(31.0 / 256, FormatId::fp32));
   CHECK(run(Arch::sm120) == enc(31.0 / 256, FormatId::fp32));
   CHECK(run_both(find_instruction(Arch::sm100, "tcgen05.mma.kind::f8f6f4", FormatId::e4m3, FormatId::fp32), a, a, c) ==
         enc(31.0 / 256, FormatId::fp32));

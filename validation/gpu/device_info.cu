@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -97,10 +98,16 @@ DeviceInfo open_device(int device) {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (std::getline(f, line)) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ..."
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ..." or
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+    // the first word after "Module" made of digits and dots with at least one dot.
     auto pos = line.find("Module");
     std::istringstream in(pos == std::string::npos ? line : line.substr(pos + 6));
-    in >> d.nvidia_driver;
+    for (std::string word; in >> word;) {
+      bool version = word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]));
+      for (char c : word) version = version && (std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+      if (version) { d.nvidia_driver = word; break; }
+    }
   }
   if (d.nvidia_driver.empty()) d.nvidia_driver = "unknown";
   return d;

@@ -52,20 +52,44 @@ def build_bert_base(torch, seq):
     return BertBase(), 30522
 
 
+def build_gpt2(torch, seq):
+    """GPT-2 small (124M; Radford et al. 2019) from Hugging Face transformers' own classes, random
+    weights, the library's default attention implementation; returns logits only."""
+    try:
+        from transformers import GPT2Config, GPT2LMHeadModel
+    except ImportError:
+        sys.exit("torch_profile: error: GPT-2 needs transformers (python3 -c 'import transformers')")
+    if seq > 1024:
+        sys.exit("torch_profile: error: --seq at most 1024 for GPT-2")
+
+    class Logits(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lm = GPT2LMHeadModel(GPT2Config())
+
+        def forward(self, ids):
+            return self.lm(input_ids=ids).logits
+
+    return Logits(), 50257
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", choices=["resnet50", "bert-base"], default="resnet50")
+    ap.add_argument("--model", choices=["resnet50", "bert-base", "gpt2"], default="resnet50")
     ap.add_argument("--precision", choices=["fp32", "tf32", "amp-fp16", "amp-bf16"], default="fp32")
     ap.add_argument("--channels-last", action="store_true", help="ResNet-50 in NHWC (torch.channels_last)")
-    ap.add_argument("--batch", type=int, default=0, help="default: 64 (ResNet-50), 32 (BERT-base)")
-    ap.add_argument("--seq", type=int, default=128, help="BERT-base sequence length")
+    ap.add_argument("--batch", type=int, default=0, help="default: 64 (ResNet-50), 32 (BERT-base, GPT-2)")
+    ap.add_argument("--seq", type=int, default=128, help="BERT-base / GPT-2 sequence length")
     ap.add_argument("--warmup", type=int, default=5, help="steps before the profiled one (cuDNN benchmark picks)")
     ap.add_argument("--out", default="profiles")
+    ap.add_argument("--time-steps", type=int, default=0,
+                    help="after the profiled step, time N more steps without the profiler (CUDA events) and "
+                         "write OUT/<name>_steps.csv (one row per step, step_ms)")
     ap.add_argument("--nvtx", action="store_true",
                     help="emit_nvtx(record_shapes=True) around the profiled step for nsys (no Chrome trace)")
     args = ap.parse_args()
-    if args.batch < 0 or args.warmup < 0:
-        ap.error("--batch and --warmup must be >= 0")
+    if args.batch < 0 or args.warmup < 0 or args.time_steps < 0:
+        ap.error("--batch, --warmup and --time-steps must be >= 0")
 
     import torch
     if not torch.cuda.is_available():
@@ -85,6 +109,10 @@ def main():
         if args.channels_last:
             model = model.to(memory_format=torch.channels_last)
             inputs = inputs.to(memory_format=torch.channels_last)
+    elif args.model == "gpt2":
+        model, classes = build_gpt2(torch, args.seq)
+        inputs = torch.randint(0, classes, (batch, args.seq), device=dev)
+        targets = torch.randint(0, classes, (batch, args.seq), device=dev)
     else:
         model, classes = build_bert_base(torch, args.seq)
         inputs = torch.randint(0, classes, (batch, args.seq), device=dev)
@@ -126,6 +154,27 @@ def main():
         torch.cuda.synchronize()
     path = os.path.join(args.out, name + ".json")
     prof.export_chrome_trace(path)
+    if args.time_steps:
+        # Each step between two events on the default stream; the median is the step time a
+        # network estimate is compared with (the profiled step above carries profiler overhead).
+        times = []
+        for _ in range(args.time_steps):
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            begin.record()
+            step()
+            end.record()
+            end.synchronize()
+            times.append(begin.elapsed_time(end))
+        steps_path = os.path.join(args.out, name + "_steps.csv")
+        with open(steps_path + ".tmp", "w") as f:
+            f.write("# %s, torch %s, cuDNN %s, batch %d, precision %s%s\n" % (
+                torch.cuda.get_device_name(), torch.__version__, torch.backends.cudnn.version(), batch,
+                args.precision, ", channels_last" if args.channels_last else ""))
+            f.write("step,step_ms\n")
+            for i, t in enumerate(times):
+                f.write("%d,%.4f\n" % (i, t))
+        os.replace(steps_path + ".tmp", steps_path)
+        print("torch_profile: %d steps, median %.3f ms -> %s" % (len(times), sorted(times)[len(times) // 2], steps_path))
     gpu = torch.cuda.get_device_name().lower()
     print("torch_profile: wrote %s (%s, torch %s)" % (path, torch.cuda.get_device_name(), torch.__version__))
     print("  tcsim validate -c configs/gpu/<this GPU>.yaml %s -o out/%s   # e.g. %s" % (path, name, gpu))
