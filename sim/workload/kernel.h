@@ -51,7 +51,8 @@ struct AttentionShape {
 
 // The shape of a memory-bound kernel, for the model's choice of kernel and its occupancy.
 // `op` names it (elementwise ops by name: "relu", "add", ...; "softmax", "layer_norm", "rms_norm",
-// "batch_norm", "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
+// "batch_norm", "batch_norm_nchw" / "batch_norm_nchw_backward" (cuDNN's per-channel training
+// kernels: row_length = the channel's elements), "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
 // "adam", "sgd", "reduce", "transpose", ...).
 struct MemoryShape {
   std::string op = "elementwise";

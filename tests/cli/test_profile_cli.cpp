@@ -2,8 +2,11 @@
 // (sim/cli/profile_commands.cpp).
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "test_support.h"
 #include "workload/profile/nsys_test_db.h"
@@ -117,4 +120,42 @@ TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV"
   REQUIRE_MESSAGE(n.exit_code == 0, n.err);
   const std::string step = slurp(d / "n" / "step.csv");
   CHECK(step.find(",2,2,0,2,40,40,0,40,25,") != std::string::npos);  // kernels, calls, none simulated; 25% on tensor cores
+}
+
+TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/profiles): readers map them, kernel time within bounds") {
+  // Held-out except the batch-norm kernels' elements per trip (fitted to two kernels of the TF32
+  // ResNet-50 trace). Measured 2026-11-26: mapped kernel time error ResNet-50 AMP b256 +4.1%,
+  // TF32 b128 -8.6%, BERT-base AMP b128 -12.2%, GPT-2 AMP bf16 b16 -21.9%. The bounds guard
+  // against regressions of the readers (share mapped) and of the model (error).
+  const fs::path d = tcsim::test::temp_dir("h100_prof");
+  struct Case {
+    const char* name;
+    double min_mapped_pct, max_abs_error_pct;
+  };
+  for (const Case& c : {Case{"resnet50_amp-fp16_cl_b256", 90, 8}, Case{"resnet50_tf32_b128", 95, 13},
+                        Case{"bertbase_amp-fp16_b128", 93, 16}, Case{"gpt2_amp-bf16_b16", 93, 26}}) {
+    CAPTURE(c.name);
+    const fs::path xz = tcsim::test::source_dir() / "validation/measured/H100/profiles" / (std::string(c.name) + ".json.xz");
+    const fs::path json = d / (std::string(c.name) + ".json");
+    REQUIRE(std::system(("xz -dc '" + xz.string() + "' > '" + json.string() + "'").c_str()) == 0);
+    const fs::path out = d / c.name;
+    auto r = run_tcsim("validate -c '" + config("h100.yaml") + "' '" + json.string() + "' -j 2 -o '" + out.string() + "'");
+    REQUIRE(r.exit_code == 0);
+    // step.csv: header, one row; columns by name
+    std::istringstream step(slurp(out / "step.csv"));
+    std::string header, row;
+    std::getline(step, header);
+    std::getline(step, row);
+    auto column = [&](const std::string& name) {
+      std::istringstream h(header), v(row);
+      std::string hn, vv;
+      while (std::getline(h, hn, ',') && std::getline(v, vv, ','))
+        if (hn == name) return std::stod(vv);
+      FAIL("no column " << name);
+      return 0.0;
+    };
+    CHECK(column("mapped_share_pct") >= c.min_mapped_pct);
+    CHECK(std::abs(column("mapped_error_pct")) <= c.max_abs_error_pct);
+  }
+  fs::remove_all(d);
 }

@@ -309,3 +309,29 @@ layers:
   CHECK(read == doctest::Approx((10 + 17) * n));  // every op's operands, once per kernel
   CHECK(written == doctest::Approx((8 + 11) * n));
 }
+
+TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel kernels; channels-last or other frameworks do not") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  const Lowering nchw = lower_network(net, o);
+  REQUIRE(find(nchw, "bn1"));
+  CHECK(find(nchw, "bn1")->kernel.memory.op == "batch_norm_nchw");
+  REQUIRE(find(nchw, "bn1.backward"));
+  CHECK(find(nchw, "bn1.backward")->kernel.memory.op == "batch_norm_nchw_backward");
+  // row_length: one channel's elements (the CTA's stream)
+  const std::int64_t channels = find(nchw, "bn1")->kernel.memory.elements / find(nchw, "bn1")->kernel.memory.row_length;
+  CHECK(channels > 1);
+  o.conv_layout = TensorLayout::nhwc;
+  CHECK(find(lower_network(net, o), "bn1")->kernel.memory.op == "batch_norm");
+  o.conv_layout = TensorLayout::nchw;
+  o.per_channel_batch_norm = false;
+  CHECK(find(lower_network(net, o), "bn1.backward")->kernel.memory.op == "batch_norm");
+  o.per_channel_batch_norm = true;
+  o.training = false;  // inference: one pass with the running statistics
+  const Lowering infer = lower_network(net, o);
+  const LoweredKernel* bn_infer = find(infer, "bn1");
+  REQUIRE(bn_infer);
+  CHECK(bn_infer->kernel.memory.op == "batch_norm");
+}

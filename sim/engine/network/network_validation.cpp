@@ -30,6 +30,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.training = m.training;
       opt.optimizer_step = m.optimizer_step;
       opt.conv_layout = m.layout;
+      opt.per_channel_batch_norm = m.per_channel_batch_norm;
       opt.jobs = jobs;
       // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
       // the bound is that of the length whose steps take the most time in all.

@@ -160,6 +160,31 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   return l;
 }
 
+// cuDNN's channels-first training batch norm, as PyTorch's cudnn_batch_norm calls it on NCHW tensors
+// (bn_fw_tr_1C11_kernel_NCHW forward, bn_bw_1C11_kernel_new backward; the grids the H100 profiles
+// in validation/measured/H100/profiles record: one 512-thread CTA per channel). A CTA streams its
+// channel's N x H x W elements twice (statistics or gradient sums, a CTA-wide reduction, then the
+// output or dx): the kernel's bytes already count both passes, so both are its serial trips here.
+// With few channels most SMs idle and one CTA's loads in flight bound each SM (Little's law):
+// ResNet-50's 64-channel layers at 112x112 run at a fifth of the DRAM bandwidth.
+// Calibration (named): elements per thread per memory round trip, 2 forward and 1 backward, fitted
+// to the two 64-channel kernels of the H100 ResNet-50 TF32 batch-128 trace (959.6 and 2411 us);
+// every other kernel of the H100 traces and the DLE A100/V100 rows are checked, not fitted.
+constexpr double kBnNchwForwardElementsPerTrip = 2;
+constexpr double kBnNchwBackwardElementsPerTrip = 1;
+
+MemoryLaunch batch_norm_nchw(std::int64_t channels, std::int64_t per_channel, bool backward) {
+  MemoryLaunch l;
+  l.threads_per_cta = 512;
+  l.ctas = channels;
+  const double per_trip = backward ? kBnNchwBackwardElementsPerTrip : kBnNchwForwardElementsPerTrip;
+  l.dependent_loads = 2.0 * std::ceil(double(per_channel) / (512.0 * per_trip));
+  l.block_reductions = 1;
+  l.kernel = std::string(backward ? "cudnn bn_bw_1C11_kernel_new" : "cudnn bn_fw_tr_1C11_kernel_NCHW") +
+             " (a CTA of 512 threads per channel, " + std::to_string(channels) + " CTAs)";
+  return l;
+}
+
 // Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
 // v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
 //  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
@@ -202,6 +227,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
+  if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
+    return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (op == "embedding") return embedding(g, s, rows, r);
   if (is_one_of(op, {"adam", "adamw", "sgd"})) {
     // multi_tensor_apply (ATen native/cuda/MultiTensorApply.cuh): chunks of 65536 elements, one

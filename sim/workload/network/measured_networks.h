@@ -31,6 +31,7 @@ struct MeasuredNetworkRow {
   std::vector<SequenceShare> seq_mix;
   Precision precision = Precision::fp32;
   TensorLayout layout = TensorLayout::nchw;
+  bool per_channel_batch_norm = true;  // PyTorch's cuDNN batch norm (LoweringOptions); false for other frameworks
   double measured_s = 0;     // one step
   std::string skip_reason;   // non-empty: not comparable as published
 };

@@ -59,6 +59,8 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   else if (has(s, "wgrad")) c.conv_pass = ConvPassHint::wgrad;
   else if (has(s, "fprop")) c.conv_pass = ConvPassHint::fprop;
   c.nhwc = has(s, "nhwc") && !has(s, "nhwc2nchw") && !has(s, "nhwctonchw");
+  // cudnn::bn_fw_tr_1C11_kernel_NCHW, cudnn::bn_bw_1C11_kernel_new (the H100 profiles' grids: C CTAs)
+  c.per_channel_batch_norm = has(s, "bn_fw_tr_1c11_kernel_nchw") || has(s, "bn_bw_1c11_kernel");
   return c;
 }
 

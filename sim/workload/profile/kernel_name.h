@@ -25,6 +25,7 @@ struct KernelNameClass {
   std::string generation;              // "volta", "turing", "ampere", "hopper" or "" (not in the name)
   ConvPassHint conv_pass = ConvPassHint::none;
   bool nhwc = false;                   // a channels-last convolution kernel
+  bool per_channel_batch_norm = false; // cuDNN's channels-first training batch norm (a CTA per channel)
 };
 
 KernelNameClass classify_kernel_name(std::string_view name);

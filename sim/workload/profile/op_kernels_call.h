@@ -43,6 +43,11 @@ struct Call {
       if (c.path == MathPath::tensor_core) return true;
     return false;
   }
+  bool any_per_channel_batch_norm() const {
+    for (const auto& c : launched)
+      if (c.per_channel_batch_norm) return true;
+    return false;
+  }
   bool any_nhwc() const {
     for (const auto& c : launched)
       if (c.nhwc) return true;

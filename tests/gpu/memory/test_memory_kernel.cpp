@@ -265,3 +265,33 @@ TEST_CASE("gpu model: host overhead and launch delay come from the config") {
   CHECK(m.run(memory_kernel("add", 1 << 20, 0, 2)).time_s ==
         doctest::Approx(run_memory_kernel(g, memory_kernel("add", 1 << 20, 0, 2)).time_s));
 }
+
+TEST_CASE("memory kernel: cuDNN's channels-first batch norm runs a CTA per channel, latency-bound with few channels") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  // ResNet-50's stem batch norm at batch 128: 64 channels of 128 x 112 x 112 fp32 elements, both
+  // passes counted in the bytes (lowering_memory.cpp): the grid the H100 trace shows is 64 CTAs.
+  const std::int64_t n = std::int64_t(128) * 64 * 112 * 112, per_channel = n / 64;
+  const Kernel fwd = memory_kernel("batch_norm_nchw", n, per_channel, 2);
+  const Kernel bwd = memory_kernel("batch_norm_nchw_backward", n, per_channel, 4);
+  const MemoryLaunch lf = memory_launch(g, fwd), lb = memory_launch(g, bwd);
+  CHECK(lf.ctas == 64);
+  CHECK(lf.threads_per_cta == 512);
+  CHECK(lb.ctas == 64);
+  CHECK(lf.dependent_loads == doctest::Approx(2 * std::ceil(double(per_channel) / 1024)));
+  CHECK(lb.dependent_loads == doctest::Approx(2 * std::ceil(double(per_channel) / 512)));
+  const KernelResult rf = run_memory_kernel(g, fwd), rb = run_memory_kernel(g, bwd);
+  CHECK(rf.bound == "latency");
+  CHECK(rb.bound == "latency");
+  // Measured on the H100 (validation/measured/H100/profiles/resnet50_tf32_b128): 959.6 and 2411 us,
+  // the calibration points of the elements per trip; within 20%.
+  CHECK(rf.time_s == doctest::Approx(959.6e-6).epsilon(0.2));
+  CHECK(rb.time_s == doctest::Approx(2411e-6).epsilon(0.2));
+  // The same tensor through the element-parallel kernel (NHWC, or another framework) takes the DRAM
+  // rate: more than twice as fast.
+  const Kernel flat = memory_kernel("batch_norm", n, per_channel, 2);
+  CHECK(run_memory_kernel(g, flat).time_s * 2 < rf.time_s);
+  // With enough channels to fill the GPU the per-channel kernel is bandwidth-bound again.
+  const Kernel wide = memory_kernel("batch_norm_nchw", n, n / 1024, 2);
+  CHECK(memory_launch(g, wide).ctas == 1024);
+  CHECK(run_memory_kernel(g, wide).time_s < rf.time_s / 2);
+}

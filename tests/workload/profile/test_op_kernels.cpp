@@ -117,3 +117,26 @@ TEST_CASE("op kernels: sizes out of range are listed, never multiplied into over
   OpKernels neg = op_kernels(op("aten::relu", {{-4, 8}}, {"float"}), {});
   CHECK_FALSE(neg.mapped);
 }
+
+TEST_CASE("op kernels: batch norm picks cuDNN's per-channel kernels when the trace names them") {
+  // The kernels of the H100 ResNet-50 TF32 trace (channels-first) and of the AMP channels-last one.
+  const Dims x = {128, 64, 112, 112};
+  const auto bn = [&](const char* name, std::initializer_list<const char*> kernels) {
+    return op_kernels(op(name, {x, {64}, {64}, {64}, {64}}, {"float", "float", "float", "float", "float"}), named(kernels));
+  };
+  OpKernels nchw = bn("aten::cudnn_batch_norm",
+                      {"void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1, true>(cudnnTensorStruct, float const*)"});
+  REQUIRE(nchw.mapped);
+  CHECK(nchw.kernels[0].memory.op == "batch_norm_nchw");
+  CHECK(nchw.kernels[0].memory.row_length == 128 * 112 * 112);
+  OpKernels nchw_bwd = op_kernels(op("aten::cudnn_batch_norm_backward", {x, x, {64}, {64}, {64}, {64}, {64}},
+                                     {"float", "float", "float", "float", "float", "float", "float"}),
+                                  named({"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, float, float)"}));
+  REQUIRE(nchw_bwd.mapped);
+  CHECK(nchw_bwd.kernels[0].memory.op == "batch_norm_nchw_backward");
+  OpKernels nhwc = bn("aten::cudnn_batch_norm",
+                      {"void cudnn::batchnorm_fwtr_nhwc_semiPersist<__half, float, __half, 512, 16, 5, 4, 1, 0, false>(cudnn::bn_args)"});
+  REQUIRE(nhwc.mapped);
+  CHECK(nhwc.kernels[0].memory.op == "batch_norm");
+  CHECK(bn("aten::cudnn_batch_norm", {}).kernels[0].memory.op == "batch_norm");  // no kernel names: as before
+}

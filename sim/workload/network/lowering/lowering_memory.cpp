@@ -174,9 +174,11 @@ void lower_memory_layer(Context& c, int li) {
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
       // Training: statistics pass and normalising pass over the input (cuDNN's non-persistent
       // kernels); inference: one pass with the running statistics.
-      if (c.opt.training) fwd("", "batch_norm", out, per_channel, 2 * dout, dout, fpe);
+      // Channels-first training in PyTorch: cuDNN's per-channel kernels (sim/gpu/memory).
+      const bool per_ch = c.opt.per_channel_batch_norm && c.opt.conv_layout == TensorLayout::nchw;
+      if (c.opt.training) fwd("", per_ch ? "batch_norm_nchw" : "batch_norm", out, per_channel, 2 * dout, dout, fpe);
       else fwd("", "batch_norm", out, 0, dout, dout, 2);
-      bwd(".backward", "batch_norm", out, per_channel, 4 * dout, dout, 2 * fpe);
+      bwd(".backward", per_ch ? "batch_norm_nchw_backward" : "batch_norm", out, per_channel, 4 * dout, dout, 2 * fpe);
       c.save_input(li, 0);
       return;
     }
