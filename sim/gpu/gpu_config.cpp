@@ -38,6 +38,17 @@ const MmaInstr* GpuConfig::find_mma(FormatId ab_fmt, FormatId acc_fmt, bool spar
   return best;
 }
 
+const MmaInstr* GpuConfig::find_sync_mma(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
+  const MmaInstr* best = nullptr;
+  double best_rate = 0;
+  for (const auto& i : mma) {
+    if (i.kind == MmaKind::wgmma || i.sparse != sparse || !i.accepts(ab_fmt, acc_fmt)) continue;
+    const double rate = i.fma() / i.pipe_cycles(i.n);
+    if (rate > best_rate) best = &i, best_rate = rate;
+  }
+  return best;
+}
+
 double GpuConfig::peak_tensor_fma_per_clk(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
   const MmaInstr* i = find_mma(ab_fmt, acc_fmt, sparse);
   if (!i) return 0;

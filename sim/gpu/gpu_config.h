@@ -149,6 +149,8 @@ struct GpuConfig {
   // The fastest table row for these formats (nullptr when the tensor cores cannot run them);
   // sparse: among the 2:4-sparse rows only, else among the dense rows only.
   const MmaInstr* find_mma(FormatId ab, FormatId acc, bool sparse = false) const;
+  // The same among the synchronous (mma.sync / wmma) rows only: what a kernel without TMA runs.
+  const MmaInstr* find_sync_mma(FormatId ab, FormatId acc, bool sparse = false) const;
   // Peak tensor FMA/clk/SM for these formats (0 when unsupported); sparse: dense-equivalent MACs.
   double peak_tensor_fma_per_clk(FormatId ab, FormatId acc, bool sparse = false) const;
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }

@@ -1,6 +1,7 @@
 #include "gpu/gemm/gemm_plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
@@ -9,6 +10,15 @@ namespace tcsim::gpu {
 namespace {
 
 std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
+// Every leading dimension a multiple of 16 bytes (row-major Layout letters, workload/kernel.h): A's
+// contiguous extent is K or M, B's K or N, D's N.
+bool tma_aligned(const Kernel& k) {
+  const double ab = format_bits(k.a_format) / 8.0, bb = format_bits(k.b_format) / 8.0, db = format_bits(k.d_format) / 8.0;
+  const bool a_k = k.layout == Layout::NN || k.layout == Layout::NT, b_k = k.layout == Layout::NT || k.layout == Layout::TT;
+  auto ok = [](std::int64_t dim, double bytes) { return std::fmod(double(dim) * bytes, 16.0) == 0.0; };
+  return ok(a_k ? k.k : k.m, ab) && ok(b_k ? k.k : k.n, bb) && ok(k.n, db);
+}
 
 }  // namespace
 
@@ -37,6 +47,17 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
   } else if (row) {
     plan.path = MathPath::tensor;
     plan.mma_row = int(row - g.mma.data());
+    // TMA describes a global tensor only when its strides are multiples of 16 bytes (CUDA driver
+    // API, cuTensorMapEncodeTiled), so an operand whose leading dimension is not cannot feed
+    // wgmma's TMA pipeline: cuBLAS runs its sm_80 mma.sync kernels instead (the H100 traces show
+    // cutlass_80_tensorop_s1688gemm_128x256_32x3_*_align1 for BERT's 30522-wide vocabulary GEMMs).
+    if (row->kind == MmaKind::wgmma && !tma_aligned(k)) {
+      if (const MmaInstr* sync = g.find_sync_mma(k.a_format, k.c_format, k.sparse_a)) {
+        plan.mma_row = int(sync - g.mma.data());
+        plan.notes.push_back("a leading dimension is not a multiple of 16 bytes: no TMA, cuBLAS's mma.sync (" +
+                             sync->name + ") kernel");
+      }
+    }
     if (k.m % 8 || k.n % 8 || k.k % 8) {
       if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16) {
         plan.path = MathPath::cuda_core;

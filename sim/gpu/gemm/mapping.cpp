@@ -95,7 +95,10 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       Mapping m;
       m.path = path, m.mma_row = mma_row, m.copy = CopyEngine::tma;
       m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn;
-      m.bk = std::max(64, row.k * 4);
+      // K tiles of 128 bytes per row (TMA's 128-byte swizzle): the `stages=<K>x` field of every
+      // cuBLASLt sm_90 kernel measured on the H100 (validation/measured/H100/gemm_*): 64 fp16/bf16,
+      // 32 tf32, 128 fp8/s8. At least one instruction's k.
+      m.bk = std::max(row.k, int(128 / p.b_bytes));  // B: never the 2:4-compressed operand
       m.warps = 4 * (t.bm / t.wm) * (t.bn / t.wn);
       m.regs_per_thread = round_regs(int(t.wm * t.wn * accb / 4 / 128) + 40);
       const std::uint64_t stage = tile_bytes(p, m);

@@ -69,7 +69,9 @@ TEST_CASE("published FlashAttention H100 throughputs: model within 10% MAPE, eac
     std::snprintf(buf, sizeof buf, "%-20s measured %6.1f  model %6.1f TFLOP/s  %+5.1f%%  (%s)", c[0].c_str(), measured,
                   predicted, 100 * (predicted - measured) / measured, r.bound.c_str());
     MESSAGE(buf);
-    CHECK(ape < 0.20);  // worst: FA2 causal forward, +16.8% (README of sim/gpu)
+    // worst: FA2 causal forward, +26.6% since the H100's mma.sync rows carry the rates measured on
+    // the H100 (+16.8% with the assumed A100 rate, which hid FA2's causal inefficiency)
+    CHECK(ape < 0.30);
     sum_ape += ape, worst = std::max(worst, ape), ++rows;
   }
   REQUIRE(rows == int(expected_rows));
