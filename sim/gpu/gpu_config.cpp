@@ -27,26 +27,26 @@ bool MmaInstr::accepts(FormatId a, FormatId c) const {
   return std::find(ab.begin(), ab.end(), a) != ab.end();
 }
 
-const MmaInstr* GpuConfig::find_mma(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
+namespace {
+// The row with the highest per-SM rate among those taking these formats (sync_only: no wgmma).
+const MmaInstr* fastest_mma(const GpuConfig& g, FormatId ab_fmt, FormatId acc_fmt, bool sparse, bool sync_only) {
   const MmaInstr* best = nullptr;
   double best_rate = 0;
-  for (const auto& i : mma) {
-    if (i.sparse != sparse || !i.accepts(ab_fmt, acc_fmt)) continue;
-    const double rate = i.fma() / i.pipe_cycles(i.n) / (i.kind == MmaKind::wgmma ? subcores_per_sm : 1);
+  for (const auto& i : g.mma) {
+    if (i.sparse != sparse || !i.accepts(ab_fmt, acc_fmt) || (sync_only && i.kind == MmaKind::wgmma)) continue;
+    const double rate = i.fma() / i.pipe_cycles(i.n) / (i.kind == MmaKind::wgmma ? g.subcores_per_sm : 1);
     if (rate > best_rate) best = &i, best_rate = rate;
   }
   return best;
 }
+}  // namespace
+
+const MmaInstr* GpuConfig::find_mma(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
+  return fastest_mma(*this, ab_fmt, acc_fmt, sparse, false);
+}
 
 const MmaInstr* GpuConfig::find_sync_mma(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
-  const MmaInstr* best = nullptr;
-  double best_rate = 0;
-  for (const auto& i : mma) {
-    if (i.kind == MmaKind::wgmma || i.sparse != sparse || !i.accepts(ab_fmt, acc_fmt)) continue;
-    const double rate = i.fma() / i.pipe_cycles(i.n);
-    if (rate > best_rate) best = &i, best_rate = rate;
-  }
-  return best;
+  return fastest_mma(*this, ab_fmt, acc_fmt, sparse, true);
 }
 
 double GpuConfig::peak_tensor_fma_per_clk(FormatId ab_fmt, FormatId acc_fmt, bool sparse) const {
