@@ -163,12 +163,14 @@ struct Builder {
   // sm_90 has no FP8 mma.sync datapath (only wgmma's): ptxas lowers mma.m16n8k32 e4m3/e5m2 to
   // two f16 HMMA.16816 and an FADD/HADD2 (Lowering::fp8_via_hmma_f16). The variants keep their
   // formats and take the f16 instruction's F, L and e_zero.
+  // The sparse mma.sp.m16n8k64 likewise, to two HMMA.SP.16832 of 16 kept products each.
   void lower_sm90_fp8_mma_sync(int F, int L) {
     for (Instruction& i : out) {
-      if (i.name != "mma.m16n8k32" || !is_fp8(i.a_fmt)) continue;
+      if ((i.name != "mma.m16n8k32" && i.name != "mma.sp.m16n8k64") || !is_fp8(i.a_fmt)) continue;
       i.lowering = Lowering::fp8_via_hmma_f16;
       i.F = F;
       i.L = L;
+      if (i.sparse) i.dense_L = 2 * L;
       i.e_zero = e_zero_for(arch, F, i.acc_fmt, false);
       i.out_mode = i.acc_fmt == Fmt::fp16 ? OutMode::rne_fp16 : OutMode::rz_fp32;
       i.note = "ptxas: fp8 -> f16, HMMA.16816 (k mod 4 in 0,1; zero acc) + HMMA.16816 (k mod 4 in 2,3), "

@@ -52,7 +52,9 @@ enum class Lowering {
   // sm_90 mma.m16n8k32 e4m3/e5m2: F2FP.F16.E4M3/E5M2.UNPACK_B (fp8 -> f16, exact), HMMA.16816
   // over the k with k mod 4 in {0, 1} from a zero accumulator, HMMA.16816 over k mod 4 in {2, 3}
   // onto it (each one block of the sm_90 f16 instruction: F, L = 16, e_zero, out_mode of this
-  // Instruction), then FADD (fp32) or HADD2 (fp16) of c and that, RNE.
+  // Instruction), then FADD (fp32) or HADD2 (fp16) of c and that, RNE. The sparse
+  // mma.sp.m16n8k64 the same over its 32 kept values: stored index mod 4 in {0, 1} (the even
+  // groups of four k) to the first HMMA.SP.16832, {2, 3} to the second (measured, .f32).
   fp8_via_hmma_f16,
   // sm_90 mma.m8n8k4 f16 (Volta's shape; Hopper has no HMMA.884): CUDA-core FP32 arithmetic, RNE.
   // .f32: r = fma(a3,b3, fma(a2,b2, fma(a1,b1, a0*b0))), d = c + r.

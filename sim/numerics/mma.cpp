@@ -81,7 +81,7 @@ Bits fp8_via_hmma(const Instruction& ins, const FdpaParams& p, const Bits* a, co
   h.in_a = h.in_b = FormatId::fp16;
   Bits ha[2][64], hb[2][64];
   int n[2] = {0, 0};
-  for (int k = 0; k < ins.k; ++k) {
+  for (int k = 0; k < ins.kept(); ++k) {  // stored order: a sparse A's kept values, increasing k
     const int half = (k % 4) < 2 ? 0 : 1;
     ha[half][n[half]] = convert(a[k], ins.a_fmt, FormatId::fp16);
     hb[half][n[half]++] = convert(b[k], ins.b_fmt, FormatId::fp16);

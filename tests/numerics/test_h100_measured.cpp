@@ -1,4 +1,4 @@
-// The emulator against the MMA results measured on an H100 (validation/measured/H100/mma.tar.xz,
+// The emulator against the MMA results measured on an H100 (validation/measured/H100/mma*.tar.xz,
 // mma_probe on an "NVIDIA H100 80GB HBM3", CUDA 13.0, 2026-11-26), bit for bit: every probe
 // case, plus the rows that pinned down the sm_90 rules the H100 run corrected.
 #include <doctest/doctest.h>
@@ -91,11 +91,14 @@ TEST_CASE("H100: mma.m8n8k4 f16 runs on the CUDA cores (FP32 FFMA chain, RNE)") 
 }
 
 TEST_CASE("every MMA sample measured on the H100 is reproduced bit for bit") {
-  const fs::path tarball = test::source_dir() / "validation/measured/H100/mma.tar.xz";
-  REQUIRE(fs::exists(tarball));
+  // mma.tar.xz: the first call's whole probe; mma_sp_fp8.tar.xz: the sparse FP8 variants added after.
   const fs::path tmp = test::temp_dir("h100_mma");
-  const std::string cmd = "tar -xJf '" + tarball.string() + "' -C '" + tmp.string() + "'";
-  REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "could not unpack " << tarball << " (needs tar and xz)");
+  for (const char* name : {"mma.tar.xz", "mma_sp_fp8.tar.xz"}) {
+    const fs::path tarball = test::source_dir() / "validation/measured/H100" / name;
+    REQUIRE(fs::exists(tarball));
+    const std::string cmd = "tar -xJf '" + tarball.string() + "' -C '" + tmp.string() + "'";
+    REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "could not unpack " << tarball << " (needs tar and xz)");
+  }
   std::size_t cases = 0, rows = 0, fp64 = 0;
   for (const fs::path& dir : find_golden_cases(tmp)) {
     CAPTURE(dir.filename().string());
@@ -122,7 +125,19 @@ TEST_CASE("every MMA sample measured on the H100 is reproduced bit for bit") {
     ++cases;
   }
   fs::remove_all(tmp);
-  CHECK(cases == 212);
+  CHECK(cases == 226);
   CHECK(fp64 == 7);
   CHECK(rows > 100000);
+}
+
+TEST_CASE("H100: sparse FP8 mma.sp.m16n8k64 is lowered like the dense one, over its kept values") {
+  const Instruction& ins = find_instruction(Arch::sm90, "mma.sp.m16n8k64", FormatId::e4m3, FormatId::fp32);
+  CHECK(ins.sparse);
+  CHECK(ins.lowering == Lowering::fp8_via_hmma_f16);
+  CHECK(ins.F == 25);
+  CHECK(ins.L == 16);
+  // The Ada instruction keeps the FP8 datapath (L 16, F 13).
+  const Instruction& ada = find_instruction(Arch::sm89, "mma.sp.m16n8k64", FormatId::e4m3, FormatId::fp32);
+  CHECK(ada.lowering == Lowering::none);
+  CHECK(ada.F == 13);
 }

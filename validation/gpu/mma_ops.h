@@ -378,6 +378,25 @@ struct OpSp16864S8 {
     }
   }
 };
+// m16n8k64 .e4m3/.e5m2 -> .f32 (sm_89+): the s8 layout (A 16x32 compressed, B 64x8), fp32
+// accumulators. On sm_90 ptxas lowers it to fp8 -> f16 and two HMMA.SP.16832 (SASS read on an H100).
+#define TCV_MMA_SP_16864_F8(NAME, PTX)                                                      \
+  struct NAME {                                                                            \
+    TCV_MMA_TRAITS(16, 8, 64, 8, 32, 16, 16, 4, A16832_8, B16832_8, C16x8, 1)              \
+    __device__ static constexpr bool available() { return TCV_ARCH >= 890; }               \
+    __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {        \
+      if constexpr (TCV_ARCH >= 890) {                                                     \
+        TCV_LOAD_F(4)                                                                      \
+        asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, 0x0;\n" \
+                     : TCV_F(0), TCV_F(1), TCV_F(2), TCV_F(3)                              \
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),   \
+                       "r"(b[2]), "r"(b[3]), "r"(kSparseMetaWord));                        \
+        TCV_STORE_F(4)                                                                     \
+      }                                                                                    \
+    }                                                                                      \
+  };
+TCV_MMA_SP_16864_F8(OpSp16864E4M3F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32")
+TCV_MMA_SP_16864_F8(OpSp16864E5M2F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e5m2.e5m2.f32")
 #undef TCV_SPARSE_META
 #define TCV_SPARSE_META 0
 

@@ -211,6 +211,8 @@ RunStatus run_tiles(const OpInfo& op, TileBatch& tb, bool swap) {
   TCV_CASE("mma_sp_m16n8k32_f16_f32", OpSp16832F16F32)
   TCV_CASE("mma_sp_m16n8k32_bf16_f32", OpSp16832BF16F32)
   TCV_CASE("mma_sp_m16n8k64_s8_s32", OpSp16864S8)
+  TCV_CASE("mma_sp_m16n8k64_e4m3_f32", OpSp16864E4M3F32)
+  TCV_CASE("mma_sp_m16n8k64_e5m2_f32", OpSp16864E5M2F32)
   TCV_CASE("wgmma_m64n8k16_f16_f32", WgF16F32)
   TCV_CASE("wgmma_m64n8k16_f16_f16", WgF16F16)
   TCV_CASE("wgmma_m64n8k16_bf16_f32", WgBF16F32)

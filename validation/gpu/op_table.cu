@@ -34,6 +34,8 @@ const std::vector<OpInfo> kOps = {
     {"mma_sp_m16n8k32_f16_f32", "mma.sp.m16n8k32", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", F::f16, F::f32, 16, 8, 32, 80, false, false, 1, 0xD},
     {"mma_sp_m16n8k32_bf16_f32", "mma.sp.m16n8k32", "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", F::bf16, F::f32, 16, 8, 32, 80, false, false, 1, 0xD},
     {"mma_sp_m16n8k64_s8_s32", "mma.sp.m16n8k64", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32", F::s8, F::s32, 16, 8, 64, 80, false, false, 1, 0xD},
+    {"mma_sp_m16n8k64_e4m3_f32", "mma.sp.m16n8k64", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32", F::e4m3, F::f32, 16, 8, 64, 89, false, false, 1, 0xD},
+    {"mma_sp_m16n8k64_e5m2_f32", "mma.sp.m16n8k64", "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e5m2.e5m2.f32", F::e5m2, F::f32, 16, 8, 64, 89, false, false, 1, 0xD},
     {"wgmma_m64n8k16_f16_f32", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", F::f16, F::f32, 64, 8, 16, 90, true, false, 1},
     {"wgmma_m64n8k16_f16_f16", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16", F::f16, F::f16, 64, 8, 16, 90, true, false, 1},
     {"wgmma_m64n8k16_bf16_f32", "wgmma.m64nNk16", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", F::bf16, F::f32, 64, 8, 16, 90, true, false, 1},
