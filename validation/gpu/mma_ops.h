@@ -345,13 +345,15 @@ TCV_HD inline int sparse_dense_col(int nibble, int j) {
   };
 TCV_MMA_SP_16816(OpSp16816F16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
 
-// m16n8k32 .f16/.bf16: A 16x16 compressed (4 regs, m16n8k16 layout), B 32x8 (4 regs).
-#define TCV_MMA_SP_16832(NAME, PTX)                                                         \
+// Four A and four B registers: m16n8k32 .f16/.bf16 (A 16x16 compressed in the m16n8k16 layout,
+// B 32x8) and m16n8k64 .e4m3/.e5m2 (sm_89+; the s8 layout: A 16x32 compressed, B 64x8; on sm_90
+// ptxas lowers it to fp8 -> f16 and two HMMA.SP.16832, SASS read on an H100); fp32 accumulators.
+#define TCV_MMA_SP_4x4(NAME, ARCH, PTX, K_, ABB, NA_, NB_, LA_, LB_)                          \
   struct NAME {                                                                            \
-    TCV_MMA_TRAITS(16, 8, 32, 16, 32, 8, 8, 4, A16816_16, B16816_16, C16x8, 1)             \
-    __device__ static constexpr bool available() { return TCV_ARCH >= 800; }               \
+    TCV_MMA_TRAITS(16, 8, K_, ABB, 32, NA_, NB_, 4, LA_, LB_, C16x8, 1)                    \
+    __device__ static constexpr bool available() { return TCV_ARCH >= ARCH; }              \
     __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {        \
-      if constexpr (TCV_ARCH >= 800) {                                                     \
+      if constexpr (TCV_ARCH >= ARCH) {                                                    \
         TCV_LOAD_F(4)                                                                      \
         asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, 0x0;\n" \
                      : TCV_F(0), TCV_F(1), TCV_F(2), TCV_F(3)                              \
@@ -361,6 +363,7 @@ TCV_MMA_SP_16816(OpSp16816F16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k1
       }                                                                                    \
     }                                                                                      \
   };
+#define TCV_MMA_SP_16832(NAME, PTX) TCV_MMA_SP_4x4(NAME, 800, PTX, 32, 16, 8, 8, A16816_16, B16816_16)
 TCV_MMA_SP_16832(OpSp16832F16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32")
 TCV_MMA_SP_16832(OpSp16832BF16F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32")
 
@@ -378,23 +381,7 @@ struct OpSp16864S8 {
     }
   }
 };
-// m16n8k64 .e4m3/.e5m2 -> .f32 (sm_89+): the s8 layout (A 16x32 compressed, B 64x8), fp32
-// accumulators. On sm_90 ptxas lowers it to fp8 -> f16 and two HMMA.SP.16832 (SASS read on an H100).
-#define TCV_MMA_SP_16864_F8(NAME, PTX)                                                      \
-  struct NAME {                                                                            \
-    TCV_MMA_TRAITS(16, 8, 64, 8, 32, 16, 16, 4, A16832_8, B16832_8, C16x8, 1)              \
-    __device__ static constexpr bool available() { return TCV_ARCH >= 890; }               \
-    __device__ static void mma(uint32_t* c, const uint32_t* a, const uint32_t* b) {        \
-      if constexpr (TCV_ARCH >= 890) {                                                     \
-        TCV_LOAD_F(4)                                                                      \
-        asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9,%10,%11}, {%0,%1,%2,%3}, %12, 0x0;\n" \
-                     : TCV_F(0), TCV_F(1), TCV_F(2), TCV_F(3)                              \
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),   \
-                       "r"(b[2]), "r"(b[3]), "r"(kSparseMetaWord));                        \
-        TCV_STORE_F(4)                                                                     \
-      }                                                                                    \
-    }                                                                                      \
-  };
+#define TCV_MMA_SP_16864_F8(NAME, PTX) TCV_MMA_SP_4x4(NAME, 890, PTX, 64, 8, 16, 16, A16832_8, B16832_8)
 TCV_MMA_SP_16864_F8(OpSp16864E4M3F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32")
 TCV_MMA_SP_16864_F8(OpSp16864E5M2F32, "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e5m2.e5m2.f32")
 #undef TCV_SPARSE_META
