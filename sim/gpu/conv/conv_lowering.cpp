@@ -332,7 +332,16 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   s.out_bytes = e;
   switch (L.choice.algo) {
     case ConvAlgo::implicit_gemm:
-    case ConvAlgo::implicit_precomp_gemm: lower_implicit(d, L, s); break;
+    case ConvAlgo::implicit_precomp_gemm:
+      lower_implicit(d, L, s);
+      // sm_90 (cuDNN 9): the NHWC kernel's result goes back to NCHW through a separate
+      // nhwcToNchwKernel, where Volta's epilogue writes NCHW itself (lower_implicit). The H100
+      // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
+      if (g.arch == "sm_90" && d.tensor && c.layout == TensorLayout::nchw && !(R == 1 && S == 1)) {
+        if (k.pass == Pass::forward) L.helpers.push_back({"NHWC->NCHW transpose of the output", d.y, d.y, 0});
+        if (k.pass == Pass::data_grad) L.helpers.push_back({"NHWC->NCHW transpose of the input gradient", d.x, d.x, 0});
+      }
+      break;
     case ConvAlgo::winograd: lower_winograd_fused(d, L, s); break;
     case ConvAlgo::winograd_nonfused: lower_winograd_nonfused(d, L, s, cudnn_version(g, k) >= 8); break;
     case ConvAlgo::fft_tiling: lower_fft_tiling(d, L, s); break;

@@ -58,7 +58,10 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   if (has(s, "dgrad")) c.conv_pass = ConvPassHint::dgrad;
   else if (has(s, "wgrad")) c.conv_pass = ConvPassHint::wgrad;
   else if (has(s, "fprop")) c.conv_pass = ConvPassHint::fprop;
-  c.nhwc = has(s, "nhwc") && !has(s, "nhwc2nchw") && !has(s, "nhwctonchw");
+  // cuDNN's layout transposes (nchwToNhwcKernel, nhwcToNchwKernel) mean NCHW tensors, not channels-last
+  // ones: an NCHW convolution on sm_90 launches them around an nhwc-named conv kernel (H100 traces).
+  c.layout_transpose = has(s, "nchwtonhwc") || has(s, "nchw2nhwc") || has(s, "nhwctonchw") || has(s, "nhwc2nchw");
+  c.nhwc = has(s, "nhwc") && !c.layout_transpose;
   // cudnn::bn_fw_tr_1C11_kernel_NCHW, cudnn::bn_bw_1C11_kernel_new (the H100 profiles' grids: C CTAs)
   c.per_channel_batch_norm = has(s, "bn_fw_tr_1c11_kernel_nchw") || has(s, "bn_bw_1c11_kernel");
   return c;

@@ -25,6 +25,7 @@ struct KernelNameClass {
   std::string generation;              // "volta", "turing", "ampere", "hopper" or "" (not in the name)
   ConvPassHint conv_pass = ConvPassHint::none;
   bool nhwc = false;                   // a channels-last convolution kernel
+  bool layout_transpose = false;       // cuDNN's NCHW <-> NHWC transpose around a convolution
   bool per_channel_batch_norm = false; // cuDNN's channels-first training batch norm (a CTA per channel)
 };
 

@@ -48,10 +48,15 @@ struct Call {
       if (c.per_channel_batch_norm) return true;
     return false;
   }
+  // A channels-last convolution: an nhwc kernel and no layout transpose (cuDNN transposes NCHW
+  // tensors for its nhwc kernels).
   bool any_nhwc() const {
-    for (const auto& c : launched)
-      if (c.nhwc) return true;
-    return false;
+    bool nhwc = false;
+    for (const auto& c : launched) {
+      if (c.layout_transpose) return false;
+      nhwc = nhwc || c.nhwc;
+    }
+    return nhwc;
   }
   OpKernels& fail(const std::string& family, const std::string& why) {
     out.mapped = false;

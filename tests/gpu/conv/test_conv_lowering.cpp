@@ -378,4 +378,29 @@ TEST_CASE("fused Winograd: the inverse transform is an epilogue exchange through
   CHECK(extra_few > extra_many);
 }
 
+TEST_CASE("run_conv on sm_90: an NCHW 3x3 convolution transposes its input in and its output back (H100 traces)") {
+  const GpuConfig g = test::shipped("h100");
+  test::ConvArgs a;
+  a.n = 32, a.h = a.w = 56, a.c = 64, a.k = 64, a.format = FormatId::tf32;
+  const ConvLowering fwd = lower_conv(g, test::conv_kernel(a));
+  auto has_helper = [](const ConvLowering& L, const std::string& what) {
+    for (const auto& h : L.helpers)
+      if (h.what == what) return true;
+    return false;
+  };
+  CHECK(has_helper(fwd, "NCHW->NHWC transpose of the input"));
+  CHECK(has_helper(fwd, "NHWC->NCHW transpose of the output"));
+  a.pass = Pass::data_grad;
+  CHECK(has_helper(lower_conv(g, test::conv_kernel(a)), "NHWC->NCHW transpose of the input gradient"));
+  // channels-last tensors: no transposes; a 1x1 convolution: none either; V100: the epilogue writes NCHW
+  a.pass = Pass::forward;
+  a.layout = TensorLayout::nhwc;
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
+  a.layout = TensorLayout::nchw;
+  a.r = a.s = 1, a.pad = 0;
+  CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "NHWC->NCHW transpose of the output"));
+  a.r = a.s = 3, a.pad = 1, a.format = FormatId::fp16;
+  CHECK_FALSE(has_helper(lower_conv(test::shipped("v100"), test::conv_kernel(a)), "NHWC->NCHW transpose of the output"));
+}
+
 }  // namespace tcsim::gpu

@@ -140,3 +140,18 @@ TEST_CASE("op kernels: batch norm picks cuDNN's per-channel kernels when the tra
   CHECK(nhwc.kernels[0].memory.op == "batch_norm");
   CHECK(bn("aten::cudnn_batch_norm", {}).kernels[0].memory.op == "batch_norm");  // no kernel names: as before
 }
+
+TEST_CASE("op kernels: cuDNN's layout transposes mark a convolution's tensors NCHW, whatever the conv kernel's name") {
+  const std::vector<Dims> dims = {{32, 64, 56, 56}, {64, 64, 3, 3}, {}};
+  const std::vector<std::string> types = {"float", "float", ""};
+  const std::vector<std::string> concrete = {"", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"};  // padding, stride, dilation, groups
+  const char* conv = "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32";
+  OpKernels nchw = op_kernels(op("aten::cudnn_convolution", dims, types, concrete),
+                              named({"void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>()", conv,
+                                     "void cudnn::engines_precompiled::nhwcToNchwKernel<float, float, float, true, false>()"}));
+  REQUIRE(nchw.mapped);
+  CHECK(nchw.kernels[0].conv.layout == TensorLayout::nchw);
+  OpKernels nhwc = op_kernels(op("aten::cudnn_convolution", dims, types, concrete), named({conv}));
+  REQUIRE(nhwc.mapped);
+  CHECK(nhwc.kernels[0].conv.layout == TensorLayout::nhwc);
+}
