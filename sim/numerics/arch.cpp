@@ -104,7 +104,20 @@ struct Builder {
     i.F = F;
     i.L = L > i.kept() ? i.kept() : L;
     i.dense_L = sparse ? (L > k ? k : L) : 0;
-    if (is_fp8(a)) {
+    if (is_fp8(a) && arch == Arch::sm90 && fam == InstrFamily::mma) {
+      // sm_90 has no FP8 mma.sync datapath (only wgmma's): ptxas lowers mma.m16n8k32 (and the sparse
+      // mma.sp.m16n8k64) to two f16 HMMA.16816 (HMMA.SP.16832) and an FADD/HADD2
+      // (Lowering::fp8_via_hmma_f16): the f16 instruction's F, L and e_zero.
+      const ArchParams h = arch_params(arch);
+      i.lowering = Lowering::fp8_via_hmma_f16;
+      i.F = h.F;
+      i.L = h.L_f16;
+      i.dense_L = sparse ? 2 * h.L_f16 : 0;
+      i.e_zero = e_zero_for(arch, h.F, acc, false);
+      i.out_mode = acc == Fmt::fp16 ? OutMode::rne_fp16 : OutMode::rz_fp32;
+      note = "ptxas: fp8 -> f16, HMMA.16816 (k mod 4 in 0,1; zero acc) + HMMA.16816 (k mod 4 in 2,3), "
+             "then FADD/HADD2 with c (RNE); measured on H100";
+    } else if (is_fp8(a)) {
       const Fp8Params p = fp8_params(arch);
       i.F = p.F;
       i.L = p.L > i.kept() ? i.kept() : p.L;
@@ -159,23 +172,6 @@ struct Builder {
     i.bit_op = op;
     i.note = op == BitOp::xor_popc ? "d = c + popc(a XOR b), exact" : "d = c + popc(a AND b), exact";
     out.push_back(std::move(i));
-  }
-  // sm_90 has no FP8 mma.sync datapath (only wgmma's): ptxas lowers mma.m16n8k32 e4m3/e5m2 to
-  // two f16 HMMA.16816 and an FADD/HADD2 (Lowering::fp8_via_hmma_f16). The variants keep their
-  // formats and take the f16 instruction's F, L and e_zero.
-  // The sparse mma.sp.m16n8k64 likewise, to two HMMA.SP.16832 of 16 kept products each.
-  void lower_sm90_fp8_mma_sync(int F, int L) {
-    for (Instruction& i : out) {
-      if ((i.name != "mma.m16n8k32" && i.name != "mma.sp.m16n8k64") || !is_fp8(i.a_fmt)) continue;
-      i.lowering = Lowering::fp8_via_hmma_f16;
-      i.F = F;
-      i.L = L;
-      if (i.sparse) i.dense_L = 2 * L;
-      i.e_zero = e_zero_for(arch, F, i.acc_fmt, false);
-      i.out_mode = i.acc_fmt == Fmt::fp16 ? OutMode::rne_fp16 : OutMode::rz_fp32;
-      i.note = "ptxas: fp8 -> f16, HMMA.16816 (k mod 4 in 0,1; zero acc) + HMMA.16816 (k mod 4 in 2,3), "
-               "then FADD/HADD2 with c (RNE); measured on H100";
-    }
   }
   // mma.m8n8k4 f16 on sm_90: run on the CUDA cores (Lowering::ffma_chain).
   void sm90_m8n8k4_f16() {
@@ -257,7 +253,6 @@ std::vector<Instruction> build(Arch a) {
   if (at_least(a, Arch::sm89)) b.fp8(mma, "mma.sp.m16n8k64", 16, 8, 64);
   b.sparse = false;
   if (a == Arch::sm90) {
-    b.lower_sm90_fp8_mma_sync(p.F, p.L_f16);
     b.sm90_m8n8k4_f16();
     b.half_types(wgmma, "wgmma.m64nNk16", 64, 0, 16, p.F, 16);
     b.fdpa(wgmma, "wgmma.m64nNk8", 64, 0, 8, Fmt::tf32, Fmt::tf32, Fmt::fp32, p.F, 8);

@@ -60,6 +60,13 @@ struct MemoryShape {
   std::int64_t row_length = 0;  // row-wise ops (softmax, norms, loss): elements reduced per row; 0 = none
 };
 
+// The MemoryShape op of a training batch norm: cuDNN's per-channel kernels for channels-first
+// tensors in PyTorch ("batch_norm_nchw[_backward]"), else the element-parallel "batch_norm".
+inline const char* training_batch_norm_op(bool per_channel, bool backward) {
+  if (!per_channel) return "batch_norm";
+  return backward ? "batch_norm_nchw_backward" : "batch_norm_nchw";
+}
+
 struct Kernel {
   enum class Kind { gemm, conv, attention, memory };
   Kind kind = Kind::gemm;

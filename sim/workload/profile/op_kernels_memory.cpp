@@ -117,11 +117,9 @@ void map_memory(Call& c, const std::string& b) {
     const std::int64_t per_channel = numel(in) / std::max<std::int64_t>(1, in[1]);
     // training: statistics pass and normalise pass (lowering_memory.cpp's batch_norm rule); cuDNN's
     // channels-first kernels (named in the trace) run a CTA per channel
-    const bool per_ch = c.any_per_channel_batch_norm();
-    if (!bwd)
-      return add_memory(c, "norm", per_ch ? "batch_norm_nchw" : "batch_norm", f, t.largest, per_channel, 2 * n * eb, n * eb, 6, launches);
-    return add_memory(c, "norm", per_ch ? "batch_norm_nchw_backward" : "batch_norm", f, t.largest, per_channel, 4 * n * eb,
-                      n * eb, 12, launches);
+    const char* op = training_batch_norm_op(c.any_per_channel_batch_norm(), bwd);
+    if (!bwd) return add_memory(c, "norm", op, f, t.largest, per_channel, 2 * n * eb, n * eb, 6, launches);
+    return add_memory(c, "norm", op, f, t.largest, per_channel, 4 * n * eb, n * eb, 12, launches);
   }
   if (b == "sum" || b == "mean") {
     const Dims dims = int_list(c.concrete(1));

@@ -176,9 +176,9 @@ void lower_memory_layer(Context& c, int li) {
       // kernels); inference: one pass with the running statistics.
       // Channels-first training in PyTorch: cuDNN's per-channel kernels (sim/gpu/memory).
       const bool per_ch = c.opt.per_channel_batch_norm && c.opt.conv_layout == TensorLayout::nchw;
-      if (c.opt.training) fwd("", per_ch ? "batch_norm_nchw" : "batch_norm", out, per_channel, 2 * dout, dout, fpe);
+      if (c.opt.training) fwd("", training_batch_norm_op(per_ch, false), out, per_channel, 2 * dout, dout, fpe);
       else fwd("", "batch_norm", out, 0, dout, dout, 2);
-      bwd(".backward", per_ch ? "batch_norm_nchw_backward" : "batch_norm", out, per_channel, 4 * dout, dout, 2 * fpe);
+      bwd(".backward", training_batch_norm_op(per_ch, true), out, per_channel, 4 * dout, dout, 2 * fpe);
       c.save_input(li, 0);
       return;
     }
