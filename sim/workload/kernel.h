@@ -53,7 +53,9 @@ struct AttentionShape {
 // `op` names it (elementwise ops by name: "relu", "add", ...; "softmax", "layer_norm", "rms_norm",
 // "batch_norm", "batch_norm_nchw" / "batch_norm_nchw_backward" (cuDNN's per-channel training
 // kernels: row_length = the channel's elements), "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
-// "adam", "sgd", "reduce", "transpose", ...).
+// "adam", "sgd", "reduce", "reduce_columns" (a sum over outer dims: a bias gradient),
+// "layer_norm_gamma_beta" (layer-norm weight gradients: elements = features, row_length = rows),
+// "transpose", ...).
 struct MemoryShape {
   std::string op = "elementwise";
   std::int64_t elements = 0;    // output elements (the threads' work items)

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "test_support.h"
 #include "workload/profile/nsys_test_db.h"
@@ -156,6 +158,25 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
     };
     CHECK(column("mapped_share_pct") >= c.min_mapped_pct);
     CHECK(std::abs(column("mapped_error_pct")) <= c.max_abs_error_pct);
+    if (std::string(c.name) == "bertbase_amp-fp16_b128") {
+      // Layer-norm backward as PyTorch's two kernels (GammaBetaBackward walks 16384 rows in 24
+      // CTAs) and the bias gradients as reduce_kernel's column grids with their global tail: the
+      // norm family was -56% and the reductions -40% with one row-parallel kernel each (now -28%
+      // and -10%).
+      std::istringstream fams(slurp(out / "families.csv"));
+      std::string line;
+      std::map<std::string, double> error;
+      while (std::getline(fams, line)) {
+        std::vector<std::string> f;
+        std::istringstream ls(line);
+        for (std::string cell; std::getline(ls, cell, ',');) f.push_back(cell);
+        if (f.size() > 7 && f[0] != "family" && !f[7].empty()) error[f[0]] = std::stod(f[7]);
+      }
+      REQUIRE(error.count("norm"));
+      REQUIRE(error.count("reduce"));
+      CHECK(std::abs(error["norm"]) <= 35);
+      CHECK(std::abs(error["reduce"]) <= 20);
+    }
   }
   fs::remove_all(d);
 }

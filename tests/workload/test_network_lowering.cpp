@@ -233,6 +233,12 @@ TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache"
   // KV cache: keys and values of 32 tokens, 2 KV heads of 8, fp16, batch 2, 2 layers.
   CHECK(u.footprint.kv_cache == doctest::Approx(2.0 * 2 * 2 * 32 * 8 * 2 * 2));
   REQUIRE(find(u, "layers.attn.kv_cache_write"));
+  // An encoder (bidirectional attention, `causal` off) keeps no cache: nothing written, none counted.
+  std::string encoder = kTinyDecoder;
+  encoder.replace(encoder.find(", causal: true"), std::string(", causal: true").size(), "");
+  const Lowering e = lower(encoder.c_str(), Precision::fp16, false, {}, false);
+  CHECK(find(e, "layers.attn.kv_cache_write") == nullptr);
+  CHECK(e.footprint.kv_cache == 0);
 
   const Lowering f = lower(kTinyDecoder, Precision::fp16, true, {}, true);
   const LoweredKernel* fa = find(f, "layers.attn");

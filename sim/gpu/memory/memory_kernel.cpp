@@ -133,8 +133,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const Term* top = &terms[0];
   for (const auto& t : terms)
     if (t.cycles > top->cycles) top = &t;
-  r.cycles = top->cycles;
+  r.cycles = top->cycles + l.tail_trips * g.l2_hit_latency();
   r.bound = top->bound;
+  if (l.tail_trips * g.l2_hit_latency() > top->cycles) r.bound = "latency";
   r.time_s = r.cycles / g.clock_hz + g.launch_overhead_s;
 
   const double dram_read = l2_resident ? 0.0 : level_bytes - bytes_written;

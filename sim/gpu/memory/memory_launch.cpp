@@ -27,7 +27,15 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
   return false;
 }
 
-bool is_reduction(const std::string& op) { return is_one_of(op, {"reduce", "sum", "mean"}); }
+bool is_reduction(const std::string& op) {
+  return is_one_of(op, {"reduce", "sum", "mean", "reduce_columns", "layer_norm_gamma_beta"});
+}
+
+std::int64_t last_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
 
 // Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
 // nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
@@ -129,6 +137,28 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
   return l;
 }
 
+// Softmax and log-softmax gradients (ATen native/cuda/SoftMax.cu, v2.1, host_softmax_backward):
+// rows <= 1024 take softmax_warp_backward (the forward's warp-per-row geometry, one warp reduction
+// of dY or dY * Y); longer rows cunn_SoftMaxBackward with the forward's block size, two passes: the
+// sum over the row, then dX = dY - exp(Y) * sum (log-softmax: one MUFU.EX2 per element) or
+// Y * (dY - sum) (softmax), re-reading dY. No exponential before the sum and no division, unlike
+// the forward kernel's three passes: its instruction count does not apply (not counted here).
+MemoryLaunch softmax_backward(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool log) {
+  MemoryLaunch l = softmax(g, k, rows, r);
+  l.sfu_per_element = log ? 1 : 0;
+  l.instructions_per_element = 0;
+  if (r <= 1024) {
+    l.warp_reductions = 1;
+    l.kernel.replace(0, std::string("softmax_warp_forward").size(), "softmax_warp_backward");
+    return l;
+  }
+  l.reread_trips = l.dependent_loads;
+  l.reread_passes = 1;
+  l.block_reductions = 1;
+  l.kernel.replace(0, std::string("cunn_SoftMaxForward").size(), "cunn_SoftMaxBackward");
+  return l;
+}
+
 // A CTA per row that reads the row, reduces it across the CTA (statistics), then re-reads it to
 // write the result: PyTorch's vectorized_layer_norm_kernel (native/cuda/layer_norm_kernel.cu,
 // v2.1: 128 threads as 32x4, 4-element vectors, Welford over the row, then a second pass);
@@ -157,6 +187,83 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   l.reread_passes = 1;
   l.block_reductions = 1;
   l.sfu_per_element = 0;  // one rsqrt per row
+  return l;
+}
+
+// PyTorch's reduce_kernel over a dimension that is not the input's fastest (a bias gradient:
+// dY[tokens, features].sum(0)), as setReduceConfig (native/cuda/Reduce.cuh, v2.1-2.5) configures
+// it: each thread owns a vector of up to 4 contiguous outputs (output_vec_size), a warp of lanes
+// across the outputs (block_width 32), block_height = 4 threads down the rows (512 / vec threads at
+// most), and when each thread would still sum >= 256 values the rows are also split across
+// ctas_per_output CTAs (grid.y) to fill the GPU (SMs x CTAs per SM), down to 16 values per thread.
+// The CTAs' partial sums then meet in global memory: the last CTA of each output column to finish
+// (a semaphore) reads all ctas_per_output partials, block_height at a time, after the others: that
+// serial tail is what makes BERT's bias gradients take 30-35 us on the H100 (grids [6, 256],
+// [18, 118], [24, 88] of 32 x 4 threads in the profiles, exactly this rule's).
+MemoryLaunch reduce_columns(const GpuConfig& g, std::int64_t outputs, std::int64_t inputs, double element_bytes) {
+  MemoryLaunch l;
+  int vec = 4;
+  while (vec > 1 && (outputs % vec != 0 || double(vec) * element_bytes > 16)) vec /= 2;
+  const std::int64_t max_threads = 512 / vec;
+  const std::int64_t dim0 = std::max<std::int64_t>(1, outputs / vec), dim1 = std::max<std::int64_t>(1, inputs);
+  const std::int64_t dim0_pow2 = dim0 < max_threads ? last_pow2(dim0) : max_threads;
+  const std::int64_t dim1_pow2 = dim1 < max_threads ? last_pow2(dim1) : max_threads;
+  std::int64_t width = std::min<std::int64_t>(dim0_pow2, 32);
+  const std::int64_t height = std::min<std::int64_t>(dim1_pow2, max_threads / width);
+  width = std::min<std::int64_t>(dim0_pow2, max_threads / height);
+  l.threads_per_cta = int(width * height);
+  std::int64_t values = inputs;  // per thread
+  std::int64_t outputs_per_cta = width * vec;
+  const bool split_rows = values >= height * 16 || values >= 256;
+  if (split_rows) values = ceil_div(values, height);
+  else outputs_per_cta *= height;
+  const std::int64_t grid_x = ceil_div(outputs, outputs_per_cta);
+  const std::int64_t target = std::int64_t(g.sm_count) * (g.max_warps_per_sm * 32 / l.threads_per_cta);
+  std::int64_t ctas_per_output = 1;
+  if (split_rows && values >= 256 && grid_x <= target) {
+    ctas_per_output = std::max(std::min(ceil_div(target, grid_x), ceil_div(values, 16)), ceil_div(values, 256));
+    values = ceil_div(values, ctas_per_output);
+  }
+  l.ctas = grid_x * ctas_per_output;
+  l.dependent_loads = double(ceil_div(values, 4));  // vt0 = 4 loads in flight per thread
+  if (split_rows) l.block_reductions = 1;
+  if (ctas_per_output > 1) l.tail_trips = 1 + double(ceil_div(ctas_per_output, height));  // semaphore, then partials
+  l.kernel = "reduce_kernel (columns: " + std::to_string(width) + " x " + std::to_string(height) + " threads, " +
+             std::to_string(vec) + " outputs per thread, grid " + std::to_string(grid_x) + " x " +
+             std::to_string(ctas_per_output) + ")";
+  return l;
+}
+
+// PyTorch's layer-norm weight and bias gradients (native/cuda/layer_norm_kernel.cu, v2.1-2.5;
+// the H100 profiles' v2.6+ template <32, 32, 256> launches the same grid for fewer than 64K rows):
+// a reduction of dY and X over the M rows for each of the N features, a separate launch after the
+// input-gradient kernel. With M >= 128 rows the kernel is GammaBetaBackwardCUDAKernel_32x32 (N and
+// M multiples of 32: a CTA of 32 x 32 threads per 32 features) or GammaBetaBackwardCUDAKernel (16 x
+// 32 threads per 16 features); each thread row takes 8 rows per loop iteration (unrolled loads),
+// so the CTA walks the rows in M / 256 serial trips, then one CTA-wide reduction. BERT-base at
+// 16384 tokens: 24 CTAs of 1024 threads, 64 trips each, on an H100 of 132 SMs. Below 128 rows,
+// GammaBetaBackwardSimpleCUDAKernel: a thread per feature loops over every row (4 rows per trip:
+// the loop's unrolling [assumed]).
+MemoryLaunch layer_norm_gamma_beta(std::int64_t features, std::int64_t rows) {
+  MemoryLaunch l;
+  if (rows < 128) {
+    l.threads_per_cta = 256;
+    l.ctas = ceil_div(features, 256);
+    l.dependent_loads = double(ceil_div(rows, 4));
+    l.kernel = "GammaBetaBackwardSimpleCUDAKernel (a thread per feature over " + std::to_string(rows) + " rows, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
+  const bool tile32 = features % 32 == 0 && rows % 32 == 0;
+  const int per_cta = tile32 ? 32 : 16;
+  l.threads_per_cta = per_cta * 32;
+  l.ctas = ceil_div(features, per_cta);
+  l.dependent_loads = double(ceil_div(rows, 256));
+  l.block_reductions = 1;
+  l.kernel = std::string(tile32 ? "GammaBetaBackwardCUDAKernel_32x32" : "GammaBetaBackwardCUDAKernel") + " (a CTA of " +
+             std::to_string(l.threads_per_cta) + " threads per " + std::to_string(per_cta) + " features, " +
+             std::to_string(ceil_div(rows, 256)) + " trips over " + std::to_string(rows) + " rows, " +
+             std::to_string(l.ctas) + " CTAs)";
   return l;
 }
 
@@ -226,10 +333,14 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   const std::int64_t rows = reduction && s.row_length > 0 ? s.elements : ceil_div(s.elements, r);
 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
+  if (is_one_of(op, {"softmax_backward", "log_softmax_backward"}))
+    return softmax_backward(g, k, rows, r, op == "log_softmax_backward");
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
   if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (op == "embedding") return embedding(g, s, rows, r);
+  if (op == "layer_norm_gamma_beta") return layer_norm_gamma_beta(rows, r);
+  if (op == "reduce_columns") return reduce_columns(g, rows, r, memory_element_bytes(k));
   if (is_one_of(op, {"adam", "adamw", "sgd"})) {
     // multi_tensor_apply (ATen native/cuda/MultiTensorApply.cuh): chunks of 65536 elements, one
     // 512-thread CTA per chunk, 4 elements per thread per iteration (ILP 4): 32 serial iterations.

@@ -26,6 +26,9 @@ struct MemoryLaunch {
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
   int reread_passes = 0;
+  // Serial round trips to L2 after the whole grid, by the last CTA (a reduction whose CTAs' partial
+  // results are combined in global memory: the semaphore, then the partials).
+  double tail_trips = 0;
   int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
   int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)

@@ -96,7 +96,8 @@ void map_memory(Call& c, const std::string& b) {
     std::int64_t dim = int_list(c.concrete(2)).empty() ? -1 : int_list(c.concrete(2))[0];
     if (dim < 0) dim += std::int64_t(x.size());
     const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
-    return add_memory(c, "softmax", "softmax", f, t.largest, row, 2 * n * eb, n * eb, 4, launches);
+    return add_memory(c, "softmax", b == "softmax_backward_data" ? "softmax_backward" : "log_softmax_backward", f,
+                      t.largest, row, 2 * n * eb, n * eb, 4, launches);
   }
   if (b == "native_layer_norm" || b == "native_layer_norm_backward" || b == "layer_norm") {
     const bool bwd = b.back() == 'd';
@@ -105,6 +106,17 @@ void map_memory(Call& c, const std::string& b) {
     const double rows = n / double(std::max<std::int64_t>(1, row));
     if (!bwd)  // x, gamma, beta in; y, mean and rstd (fp32) out
       return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + 2.0 * double(row) * eb, n * eb + 8 * rows, 8, launches);
+    // Two launches (PyTorch, native/cuda/layer_norm_kernel.cu): the input gradient, a CTA per row
+    // (dy, x, mean, rstd, gamma in; dx out), then the weight and bias gradients, a reduction over
+    // the rows of dy and x (GammaBetaBackward: sim/gpu/memory/memory_launch.cpp).
+    if (launches >= 2 && row > 0) {
+      add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb, n * eb, 8, 1);
+      const std::string shape = c.out.shape;
+      add_memory(c, "norm", "layer_norm_gamma_beta", f, row, std::int64_t(rows), 2 * n * eb + 8 * rows,
+                 2.0 * double(row) * eb, 3 * n / double(row), 1);
+      c.out.shape = shape;
+      return;
+    }
     // dy, x, mean, rstd, gamma in; dx, dgamma, dbeta out
     return add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb,
                       n * eb + 2.0 * double(row) * eb, 8, launches);
@@ -124,13 +136,17 @@ void map_memory(Call& c, const std::string& b) {
   if (b == "sum" || b == "mean") {
     const Dims dims = int_list(c.concrete(1));
     std::int64_t reduced = 1;
+    bool fastest = dims.empty();  // does the reduction include the input's innermost (contiguous) dim?
     for (auto d : dims) {
       const std::int64_t i = d < 0 ? d + std::int64_t(x.size()) : d;
       if (i >= 0 && i < std::int64_t(x.size())) reduced *= x[std::size_t(i)];
+      if (i == std::int64_t(x.size()) - 1) fastest = true;
     }
     if (dims.empty()) reduced = t.largest;
     const std::int64_t out = std::max<std::int64_t>(1, t.largest / std::max<std::int64_t>(1, reduced));
-    return add_memory(c, "reduce", "reduce", f, out, reduced, n * eb, double(out) * eb, double(reduced), launches);
+    // A sum over outer dims only (a bias gradient) runs reduce_kernel's column configuration.
+    const char* op = fastest || out == 1 ? "reduce" : "reduce_columns";
+    return add_memory(c, "reduce", op, f, out, reduced, n * eb, double(out) * eb, double(reduced), launches);
   }
   double flops = 1;
   if (elementwise_flops(b, flops)) {

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "common/error.h"
 #include "gpu/gpu_model.h"
@@ -294,4 +295,53 @@ TEST_CASE("memory kernel: cuDNN's channels-first batch norm runs a CTA per chann
   const Kernel wide = memory_kernel("batch_norm_nchw", n, n / 1024, 2);
   CHECK(memory_launch(g, wide).ctas == 1024);
   CHECK(run_memory_kernel(g, wide).time_s < rf.time_s / 2);
+}
+
+TEST_CASE("memory launch: PyTorch's layer-norm weight gradients walk all rows in a few CTAs (GammaBetaBackward)") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  // BERT-base at 16384 tokens (validation/measured/H100/profiles/bertbase_amp-fp16_b128): grid [24]
+  // of 32 x 32 threads. Elements are the 768 outputs, each a column of 16384 rows; dY and X are read.
+  Kernel k = memory_kernel("layer_norm_gamma_beta", 768, 16384, 2 * 16384);
+  MemoryLaunch l = memory_launch(g, k);
+  CHECK(l.ctas == 24);
+  CHECK(l.threads_per_cta == 1024);
+  CHECK(l.dependent_loads == 64);  // 256 rows per trip
+  CHECK(l.block_reductions == 1);
+  // Features not a multiple of 32: the 16 x 32 kernel; fewer than 128 rows: a thread per feature.
+  l = memory_launch(g, memory_kernel("layer_norm_gamma_beta", 1000, 4096, 2 * 4096));
+  CHECK(l.ctas == 63);
+  CHECK(l.threads_per_cta == 512);
+  l = memory_launch(g, memory_kernel("layer_norm_gamma_beta", 1024, 64, 2 * 64));
+  CHECK(l.ctas == 4);
+  CHECK(l.threads_per_cta == 256);
+  CHECK(l.dependent_loads == 16);
+  // The same bytes over fewer features (8 CTAs, 192 trips each) leave most SMs idle: latency-bound
+  // and slower than the 24-CTA grid, which itself is no faster than its bytes at the DRAM rate.
+  const KernelResult r24 = run_memory_kernel(g, k);
+  const KernelResult r8 = run_memory_kernel(g, memory_kernel("layer_norm_gamma_beta", 256, 3 * 16384, 2 * 3 * 16384));
+  CHECK(r8.bound == "latency");
+  CHECK(r8.time_s > 1.5 * r24.time_s);
+  CHECK(r24.time_s > double(k.bytes_read) / g.dram_bytes_per_s);
+}
+
+TEST_CASE("memory launch: a sum over the rows (a bias gradient) takes reduce_kernel's column grid and its global tail") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  // The grids of BERT-base's bias gradients in the H100 profile (fp16 dY of 16384 tokens; 32 x 4
+  // threads): 768 -> [6, 256], 3072 -> [24, 88], 2304 -> [18, 118].
+  const std::int64_t rows = 16384;
+  for (auto [outputs, gx, gy] : {std::tuple{768, 6, 256}, std::tuple{3072, 24, 88}, std::tuple{2304, 18, 118}}) {
+    CAPTURE(outputs);
+    const MemoryLaunch l = memory_launch(g, memory_kernel("reduce_columns", outputs, rows, rows, FormatId::fp16));
+    CHECK(l.threads_per_cta == 128);
+    CHECK(l.ctas == std::int64_t(gx) * gy);
+    CHECK(l.tail_trips == 1 + std::ceil(gy / 4.0));
+  }
+  // The last CTA's serial tail makes it slower than the bytes alone, and slower than the row form.
+  const Kernel k = memory_kernel("reduce_columns", 768, rows, rows, FormatId::fp16);
+  const KernelResult r = run_memory_kernel(g, k);
+  CHECK(r.time_s > run_memory_kernel(g, memory_kernel("reduce", 768, rows, rows, FormatId::fp16)).time_s);
+  CHECK(r.time_s > 65.0 * g.l2_hit_latency() / g.clock_hz);
+  // Few rows: no split across CTAs, no tail.
+  const MemoryLaunch small = memory_launch(g, memory_kernel("reduce_columns", 768, 64, 64, FormatId::fp16));
+  CHECK(small.tail_trips == 0);
 }

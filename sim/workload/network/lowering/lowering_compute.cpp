@@ -35,14 +35,16 @@ FormatId gemm_input_format(const Context& c) { return storage_of(c.f.gemm_in); }
 
 // A bias added by its own kernel (unless fused into the epilogue), and its gradient (a reduction
 // over every output position of each channel/feature).
-void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forward) {
+// A linear layer's bias gradient sums dY over the tokens (outer dims): reduce_kernel's column form;
+// an NCHW convolution's sums over N, H and W, whose innermost dim is contiguous.
+void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forward, bool columns) {
   const Layer& l = c.layer(li);
   if (!l.bias) return;
   const std::int64_t out = c.output_elements(li);
   const FormatId fmt = c.out_format[static_cast<std::size_t>(li)];
   if (separate_forward && !c.opt.fuse_epilogues)
     c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, double(out), double(out), 1, l.count));
-  c.emit_backward(li, memory_kernel(l.name + ".bias_grad", "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
+  c.emit_backward(li, memory_kernel(l.name + ".bias_grad", columns ? "reduce_columns" : "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
                                     double(out), double(channels), double(out) / double(std::max<std::int64_t>(1, channels)),
                                     l.count));
 }
@@ -81,7 +83,7 @@ void lower_conv2d(Context& c, int li) {
   k.c_format = k.d_format = c.f.gemm_acc;
   k.pass = Pass::forward;
   c.emit_forward(li, k);
-  bias_kernels(c, li, l.out_channels, true);
+  bias_kernels(c, li, l.out_channels, true, c.opt.conv_layout == TensorLayout::nhwc);
 
   Kernel w = k;
   w.name = l.name + ".wgrad";
@@ -109,7 +111,7 @@ void lower_linear(Context& c, int li) {
   const FormatId g = c.f.gemm_in;
   // Eager PyTorch folds the bias into the GEMM (addmm / cuBLASLt bias epilogue).
   c.emit_forward(li, gemm(c, l.name, rows, out_f, in_f, 1, Layout::NT, Pass::forward, g));
-  bias_kernels(c, li, out_f, false);
+  bias_kernels(c, li, out_f, false, true);
   c.emit_backward(li, gemm(c, l.name + ".wgrad", out_f, in_f, rows, 1, Layout::TN, Pass::weight_grad, g));
   if (!l.inputs.empty() && l.inputs[0] >= 0)
     c.emit_backward(li, gemm(c, l.name + ".dgrad", rows, in_f, out_f, 1, Layout::NN, Pass::data_grad, g));
@@ -188,7 +190,7 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   c.emit_backward(li, gemm(c, l.name + ".context.grad_v", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   if (p_fmt != storage_of(gin))
     c.emit_backward(li, cast_kernel(l.name + ".probs.cast.backward", storage_of(gin), p_fmt, scores, l.count));
-  c.emit_backward(li, mem(".softmax.backward", "softmax", p_fmt, scores, kv, 2, 1, 4));
+  c.emit_backward(li, mem(".softmax.backward", "softmax_backward", p_fmt, scores, kv, 2, 1, 4));
   if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
   c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
@@ -213,8 +215,9 @@ void lower_attention(Context& c, int li) {
   c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
   const std::int64_t B = c.batch;
 
-  if (!c.opt.training && c.net.task == "tokens") {
-    // Serving engines write the new tokens' keys and values into the KV cache.
+  if (!c.opt.training && c.net.task == "tokens" && l.causal) {
+    // Serving engines write the new tokens' keys and values into the KV cache (decoders only: an
+    // encoder such as BERT attends over its whole input in one pass and keeps no cache).
     const std::int64_t n = 2 * B * l.kv_heads * l.q_len * l.head_dim;
     c.emit_forward(li, memory_kernel(l.name + ".kv_cache_write", "copy", in_fmt, n, 0, double(n), double(n), 0, l.count));
     c.kv_cache_bytes += 2.0 * double(B * l.kv_heads * l.kv_len * l.head_dim) * bytes_of(in_fmt) * double(l.count);

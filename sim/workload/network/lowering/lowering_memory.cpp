@@ -186,17 +186,19 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::rms_norm: {
       const char* op = kind == LayerKind::layer_norm ? "layer_norm" : "rms_norm";
       fwd("", op, out, last, dout, dout, fpe);
-      // PyTorch's layer-norm backward: the input gradient (row-wise) and the weight (and bias)
-      // gradients (a reduction over the rows).
+      // PyTorch's layer-norm backward: the input gradient (row-wise) and the weight and bias
+      // gradients (GammaBetaBackward: a few CTAs walk all the rows, sim/gpu/memory/memory_launch.cpp);
+      // an RMSNorm module's weight gradient is autograd's sum over the rows (reduce_kernel).
       bwd(".backward", op, out, last, 2 * dout, dout, 2 * fpe);
-      bwd(".weight_grad", "reduce", last, out / std::max<std::int64_t>(1, last), 2 * dout,
-          kind == LayerKind::layer_norm ? 2.0 * double(last) : double(last), 2);
+      bwd(".weight_grad", kind == LayerKind::layer_norm ? "layer_norm_gamma_beta" : "reduce", last,
+          out / std::max<std::int64_t>(1, last), 2 * dout, kind == LayerKind::layer_norm ? 2.0 * double(last) : double(last),
+          2);
       c.save_input(li, 0);
       return;
     }
     case LayerKind::softmax:
       fwd("", "softmax", out, last, dout, dout, fpe);
-      bwd(".backward", "softmax", out, last, 2 * dout, dout, 4);
+      bwd(".backward", "softmax_backward", out, last, 2 * dout, dout, 4);
       c.save_output(li);
       return;
     case LayerKind::max_pool:
@@ -242,7 +244,7 @@ void lower_memory_layer(Context& c, int li) {
       fwd(".log_softmax", "softmax", in, classes, double(in), double(in), 5);
       fwd(".nll_loss", "reduce", rows, 0, double(rows), 1, 1);
       bwd(".nll_loss.backward", "fill", in, 0, 0, double(in), 0);
-      bwd(".log_softmax.backward", "softmax", in, classes, 2 * double(in), double(in), 4);
+      bwd(".log_softmax.backward", "log_softmax_backward", in, classes, 2 * double(in), double(in), 4);
       c.save_extra(li, double(in) * bytes_of(fmt));
       return;
     }
