@@ -23,6 +23,7 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
     if (!plan.cta_tiles.empty() &&
         std::find(plan.cta_tiles.begin(), plan.cta_tiles.end(), std::make_pair(base.bm, base.bn)) == plan.cta_tiles.end())
       continue;
+    if (base.slices > 1 && !plan.sliced_k) continue;
     for (int split : split_options(g, plan.problem, base)) {
       if (plan.max_split_k > 0 && split > plan.max_split_k) continue;
       Mapping m = base;

@@ -249,6 +249,7 @@ void lower_fft_tiling(const Dims& d, ConvLowering& L, GemmShape& s) {
 // What the library's kernels allow the GEMM machinery to choose.
 void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
+  L.gemm.sliced_k = false;  // cuBLAS's sliced-K SGEMMs are not among cuDNN's kernels
   if (d.tensor && implicit && g.arch == "sm_70") {
     // cuDNN 7's Volta tensor-core convolution kernels come in CTA tiles (pixels x channels) of
     // 256x128, 256x64, 128x128 and 128x64 (volta_fp16_s884cudnn_fp16_256x128_ldg8_...,

@@ -19,6 +19,7 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan) {
     return;
   }
   plan.max_split_k = 1;
+  plan.sliced_k = false;
 }
 
 std::optional<GemvLaunch> cublas_gemv(const GpuConfig& g, const Kernel& kernel) {

@@ -18,6 +18,9 @@ struct GemmPlan {
   int max_split_k = 0; // the library kernel splits K at most this many ways (0: as cuBLAS would)
   // CTA tiles (bm, bn) the library ships for this kernel; empty: every candidate of the architecture.
   std::vector<std::pair<int, int>> cta_tiles;
+  // The library also ships sliced-K SIMT kernels for this call (cuBLAS's single GEMMs: yes; its
+  // strided-batched SGEMM and cuDNN's convolutions: no).
+  bool sliced_k = true;
   std::vector<std::string> notes;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "gpu/gemm/program_costs.h"
 
@@ -26,6 +27,11 @@ const TileShape kWgmmaTiles[] = {{128, 256, 64, 256}, {256, 128, 128, 128}, {128
 // SIMT sgemm kernels (CUTLASS sgemm / cuBLAS *_sgemm_*): warp tiles of 8x8 (or 4x8) per thread.
 const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128, 32, 64},
                                 {64, 64, 32, 32},   {128, 32, 32, 32}, {32, 128, 32, 32}};
+// cuBLAS's sliced-K SGEMMs (volta_/ampere_sgemm_{32x32,64x32,128x32}_sliced1x4_*: 128, 256 and 256
+// threads in NeuSight's V100 and A100 listings): four groups of warps split the CTA's k-tile of
+// 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt).
+constexpr int kSlices = 4;
+const TileShape kSlicedSimtTiles[] = {{32, 32, 32, 32}, {64, 32, 32, 32}, {128, 32, 64, 32}};
 
 int round_regs(int r) { return std::min(255, (r + 7) / 8 * 8); }
 
@@ -44,6 +50,7 @@ std::string Mapping::describe(const GpuConfig& g) const {
   std::snprintf(buf, sizeof buf, "%s %dx%dx%d warp %dx%d %d-stage %s splitK %d", math.c_str(), bm, bn, bk, wm, wn,
                 stages, copy_name, split_k);
   std::string out = buf;
+  if (slices > 1) out += " sliced-K x" + std::to_string(slices);
   if (cluster > 1) out += " cluster " + std::to_string(cluster) + "x1 multicast";
   return out;
 }
@@ -67,11 +74,16 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
   };
   if (path == MathPath::cuda_core) {
     const int pack = p.ab == FormatId::fp16 ? 2 : 1;
-    for (const auto& t : kSimtTiles) {
+    std::vector<std::pair<TileShape, int>> tiles;
+    for (const auto& t : kSimtTiles) tiles.push_back({t, 1});
+    if (pack == 1)
+      for (const auto& t : kSlicedSimtTiles) tiles.push_back({t, kSlices});
+    for (const auto& [t, slices] : tiles) {
       Mapping m;
       m.path = path;
-      m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn, m.bk = 8;
-      m.warps = (t.bm / t.wm) * (t.bn / t.wn);
+      m.bm = t.bm, m.bn = t.bn, m.wm = t.wm, m.wn = t.wn, m.bk = 8 * slices;
+      m.slices = slices;
+      m.warps = (t.bm / t.wm) * (t.bn / t.wn) * slices;
       m.pack = pack;
       const int thread_tile = t.wm * t.wn / 32;
       m.regs_per_thread = round_regs(thread_tile / pack + 2 * 8 + (t.bm + t.bn) * 8 / (m.warps * 32) + 30);
@@ -240,7 +252,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
 
   const bool tensor = m.path == MathPath::tensor;
   const int kstep = tensor ? g.mma[m.mma_row].k : 1;
-  const int ksteps = m.bk / kstep;
+  const int ksteps = m.bk / kstep / m.slices;  // a sliced-K warp runs its slice of the k-tile
   // Volta octets hold A/B fragments twice in registers, but the duplicate lanes of one LDS read
   // the same words (a broadcast), so shared-memory traffic is the warp tile's unique bytes.
   const double lds_bytes = tensor ? (m.wm * kstep * p.a_bytes + m.wn * kstep * p.b_bytes)
@@ -332,8 +344,23 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     }
   }
   epilogue_transform(w, ACCD, F0);
+  if (m.slices > 1) {
+    // Sliced-K: every warp stores its partial tile (fp32) to shared memory; after a barrier each
+    // warp reads the `slices` partials of its 1/slices share of the tile, adds them and stores it.
+    Instr sts = I(Op::sts);
+    sts.bytes = double(m.wm) * m.wn * 4, sts.src[0] = ACCD, sts.note = "sliced-K partial tile";
+    w.epilogue.push_back(sts);
+    w.epilogue.push_back(I(Op::bar));
+    Instr lds = I(Op::lds);
+    lds.bytes = double(m.wm) * m.wn * 4, lds.dst = F0, lds.note = "sliced-K partials";
+    w.epilogue.push_back(lds);
+    Instr add = I(Op::ffma);
+    add.count = std::max(1, int(std::ceil(double(m.wm) * m.wn * (m.slices - 1) / m.slices / 32.0)));
+    add.src[0] = F0, add.note = "sliced-K sum";
+    w.epilogue.push_back(add);
+  }
   Instr st = I(Op::stg);
-  st.bytes = out_bytes, st.src[0] = ACCD, st.note = "epilogue";
+  st.bytes = out_bytes / m.slices, st.src[0] = m.slices > 1 ? F0 : ACCD, st.note = "epilogue";
   w.epilogue.push_back(st);
   return w;
 }

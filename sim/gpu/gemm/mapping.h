@@ -41,6 +41,10 @@ struct Mapping {
   int cluster = 1;         // sm_90: CTAs of a cluster along M share (multicast) their B tile
   CopyEngine copy = CopyEngine::ldg_sts;
   int pack = 1;            // CUDA-core path: elements per FMA lane (2 for half2)
+  // Sliced-K (cuBLAS *_sgemm_*_sliced1x4): `slices` groups of warps each take bk / slices of the
+  // CTA's k-tile for the whole warp tile grid; the partial tiles are summed through shared memory
+  // before the store. 1: every warp runs the whole k-tile.
+  int slices = 1;
   int regs_per_thread = 128;
   std::uint64_t smem_bytes = 0;
 

@@ -144,7 +144,7 @@ std::string key_of(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
                 g.smem_banks, g.smem_bank_bytes, g.rf_banks_per_subcore, int(m.path), row_m, row_n, row_k, sass, kind,
                 ab_bits, acc_bits, m.pack, m.bm, m.bn, m.bk, m.wm, m.wn, m.warps, m.mma_row, p.a_bytes, p.b_bytes,
                 int(p.a_k_contiguous), int(p.b_k_contiguous));
-  return buf;
+  return std::string(buf) + "|" + std::to_string(m.slices);
 }
 
 }  // namespace

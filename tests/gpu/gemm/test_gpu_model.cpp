@@ -143,7 +143,10 @@ TEST_CASE("a DRAM row activation serves one run: the closed form of the activati
   // V100: 900 GB/s over 32 channels x 3.53 ns = 99.28 B per activation interval.
   const double per_act = 900e9 / 32 * 3.53e-9;
   CHECK(dram_activation_factor(g, 64) == doctest::Approx(64 / per_act));
-  CHECK(dram_activation_factor(g, 16) == doctest::Approx(64 / per_act));  // access granularity
+  // A run shorter than the 64-byte access still costs an activation for its own 32-byte sectors
+  // (NeuSight V100 bmm: K-contiguous fp32 runs of 32 B stream at 223-270 GB/s, 32 / 99 of 828).
+  CHECK(dram_activation_factor(g, 32) == doctest::Approx(32 / per_act));
+  CHECK(dram_activation_factor(g, 16) == doctest::Approx(32 / per_act));  // one sector
   CHECK(dram_activation_factor(g, 99) < 1.0);
   CHECK(dram_activation_factor(g, 100) == 1.0);
   CHECK(dram_activation_factor(g, 4096) == 1.0);
@@ -176,6 +179,24 @@ TEST_CASE("a K-contiguous streamed operand is activation-bound, an M-contiguous 
   off.dram_activate_interval_s = 0;
   GpuModel model_off(off);
   CHECK(model_off.run(mk).time_s == doctest::Approx(m_major.time_s).epsilon(1e-9));
+}
+
+TEST_CASE("cuBLAS's sliced-K SGEMMs: taken for a narrow output with a long K, never for a batched SGEMM") {
+  const GpuConfig g = test::shipped("v100");
+  GpuModel model(g);
+  // DeepBench's GEMV-like fp32 row (4096 x 16 x 4096, TN: both operands K-contiguous): a sliced
+  // kernel reads 32 k (128 B) per row and k-tile, a plain SIMT tile 8 (32 B, activation-bound).
+  Kernel k = make_gemm("gemv_like", 4096, 16, 4096, FormatId::fp32, FormatId::fp32);
+  k.layout = Layout::TN;
+  const KernelResult r = model.run(k);
+  CHECK(r.mapping.find("sliced-K x4") != std::string::npos);
+  CHECK(r.mapping.find("x32 ") != std::string::npos);  // bk 32
+  // Within 20% of DeepBench's measured 114 us (v100_train_fp32_dense_matrix_multiplication.csv).
+  CHECK(r.time_s == doctest::Approx(114e-6).epsilon(0.2));
+  // The same GEMM as a batch (torch.bmm): cuBLAS's strided-batched kernels only, no sliced-K.
+  Kernel b = k;
+  b.batch = 4;
+  CHECK(model.run(b).mapping.find("sliced") == std::string::npos);
 }
 
 }  // namespace tcsim::gpu
