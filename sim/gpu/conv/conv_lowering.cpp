@@ -282,7 +282,7 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // Nonfused Winograd's 36 products are a cuBLAS strided-batched SGEMM call, and cuBLAS picks its
   // kernel as for torch.bmm: NeuSight's cuDNN 8.9 listings show ampere_sgemm_128x128_nn in all 2594
   // A100 nonfused calls and volta_sgemm_{64x64,32x128,128x32}_nn in all 2142 V100 ones.
-  if (L.choice.algo == ConvAlgo::winograd_nonfused && !d.tensor) apply_cublas_choice(g, L.gemm);
+  if (L.choice.algo == ConvAlgo::winograd_nonfused && !d.tensor) apply_cublas_choice(g, L.gemm, false);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // tile of the architecture": applied to plain GEMM calls and to the strided-batched SGEMM that cuDNN's
 // nonfused Winograd calls (cuDNN's own convolution kernels are restricted in conv_lowering.cpp).
 #include <optional>
+#include <utility>
 
 #include "gpu/gemm/gemm_plan.h"
 #include "gpu/gemm/gemv/gemv_launch.h"
@@ -11,7 +12,13 @@
 namespace tcsim::gpu {
 
 // Restricts plan.cta_tiles / plan.max_split_k and adds a note saying which library kernel runs.
-void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan);
+// `row_major_caller`: the call comes from a row-major framework (PyTorch), which hands cuBLAS the
+// transposed product; cuDNN's own calls are column-major.
+void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_caller = true);
+
+// cuBLAS's strided-batched SGEMM tile on sm_70/75 (volta_sgemm_{64x64,32x128,128x32}_nn) as our
+// (M tile, N tile): a rule learnt from NeuSight's V100 kernel listings (cublas_choice.cpp).
+std::pair<int, int> volta_batched_sgemm_tile(const GpuConfig& g, const GemmProblem& p, bool row_major_caller);
 
 // The matrix-vector kernel the library runs instead of a GEMM tile when M or N is 1 (a decode
 // step's projections); nullopt where a tiled GEMM runs. `kernel` must have passed plan_gemm.
