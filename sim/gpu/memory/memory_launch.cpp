@@ -67,6 +67,10 @@ std::int64_t last_pow2(std::int64_t v) {
 //    pass (x, gamma, beta loads, 4 x (sub, mul, fma), the store) 87 + 17 (64-bit) per 16 elements
 //    (unrolled 4x): 12.25 + 6.5 per element.
 constexpr double kSoftmaxBlockInstructions = (11 + 2 + 47 + 2 + 53 + 3 + 4 * 8) / 4.0;
+//  - the same kernel with LogSoftMaxForwardEpilogue (log_softmax): the max and sum-of-exp passes are
+//    the same; the write pass is x - max - log(sum), 17 + 3 (64-bit) per 4-element vector (no expf,
+//    no division; counted the same way, nvcc 13.0 -O2 -arch=sm_80 on a replica of the write loop).
+constexpr double kLogSoftmaxBlockInstructions = (11 + 2 + 47 + 2 + 17 + 3) / 4.0;
 constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 16.0;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
 constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
@@ -101,7 +105,7 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
 }
 
 // Softmax over rows of R elements (ATen native/cuda/SoftMax.cu and PersistentSoftmax.cuh, v2.1).
-MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r) {
+MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool log = false) {
   MemoryLaunch l;
   l.sfu_per_element = 1;  // expf: one MUFU.EX2
   if (r <= 1024) {
@@ -131,7 +135,7 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
   l.reread_trips = 2 * l.dependent_loads;
   l.reread_passes = 2;
   l.block_reductions = 2;
-  l.instructions_per_element = kSoftmaxBlockInstructions;
+  l.instructions_per_element = log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
   l.kernel = "cunn_SoftMaxForward (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
              std::to_string(l.ctas) + " CTAs)";
   return l;
@@ -332,7 +336,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   const std::int64_t r = s.row_length > 0 ? s.row_length : s.elements;
   const std::int64_t rows = reduction && s.row_length > 0 ? s.elements : ceil_div(s.elements, r);
 
-  if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r);
+  if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r, op != "softmax");
   if (is_one_of(op, {"softmax_backward", "log_softmax_backward"}))
     return softmax_backward(g, k, rows, r, op == "log_softmax_backward");
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");

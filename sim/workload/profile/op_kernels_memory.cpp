@@ -90,7 +90,7 @@ void map_memory(Call& c, const std::string& b) {
     std::int64_t dim = int_list(c.concrete(1)).empty() ? -1 : int_list(c.concrete(1))[0];
     if (dim < 0) dim += std::int64_t(x.size());
     const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
-    return add_memory(c, "softmax", "softmax", f, t.largest, row, n * eb, n * eb, 5, launches);
+    return add_memory(c, "softmax", b, f, t.largest, row, n * eb, n * eb, 5, launches);
   }
   if (b == "softmax_backward_data" || b == "log_softmax_backward_data") {
     std::int64_t dim = int_list(c.concrete(2)).empty() ? -1 : int_list(c.concrete(2))[0];

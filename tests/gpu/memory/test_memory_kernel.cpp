@@ -345,3 +345,19 @@ TEST_CASE("memory launch: a sum over the rows (a bias gradient) takes reduce_ker
   const MemoryLaunch small = memory_launch(g, memory_kernel("reduce_columns", 768, 64, 64, FormatId::fp16));
   CHECK(small.tail_trips == 0);
 }
+
+TEST_CASE("memory launch: log-softmax's write pass has no exponential or division (counted instructions)") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  // BERT's MLM head: rows of 30522 classes, cunn_SoftMaxForward with either epilogue.
+  const MemoryLaunch soft = memory_launch(g, memory_kernel("softmax", 64 * 30522, 30522, 1));
+  const MemoryLaunch log = memory_launch(g, memory_kernel("log_softmax", 64 * 30522, 30522, 1));
+  CHECK(soft.kernel == log.kernel);
+  CHECK(soft.instructions_per_element == doctest::Approx(150 / 4.0));
+  CHECK(log.instructions_per_element == doctest::Approx(82 / 4.0));
+  // Their gradients count no instructions (cunn_SoftMaxBackward: two passes, bytes-bound).
+  const MemoryLaunch back = memory_launch(g, memory_kernel("log_softmax_backward", 64 * 30522, 30522, 2));
+  CHECK(back.instructions_per_element == 0);
+  CHECK(back.reread_passes == 1);
+  CHECK(back.sfu_per_element == 1);
+  CHECK(back.kernel.rfind("cunn_SoftMaxBackward", 0) == 0);
+}

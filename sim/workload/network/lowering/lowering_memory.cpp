@@ -241,7 +241,7 @@ void lower_memory_layer(Context& c, int li) {
       const std::int64_t rows = in / std::max<std::int64_t>(1, classes);
       // log_softmax over the classes, then nll_loss; backward: nll_loss's scatter into zeros and
       // log_softmax's gradient.
-      fwd(".log_softmax", "softmax", in, classes, double(in), double(in), 5);
+      fwd(".log_softmax", "log_softmax", in, classes, double(in), double(in), 5);
       fwd(".nll_loss", "reduce", rows, 0, double(rows), 1, 1);
       bwd(".nll_loss.backward", "fill", in, 0, 0, double(in), 0);
       bwd(".log_softmax.backward", "log_softmax_backward", in, classes, 2 * double(in), double(in), 4);
