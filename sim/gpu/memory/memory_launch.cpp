@@ -104,62 +104,53 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
   return l;
 }
 
-// Softmax over rows of R elements (ATen native/cuda/SoftMax.cu and PersistentSoftmax.cuh, v2.1).
-MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool log = false) {
+// Which softmax kernel: the forward pass or the gradient, of softmax or log-softmax.
+struct SoftmaxOp {
+  bool backward = false, log = false;
+};
+
+// Softmax over rows of R elements (ATen native/cuda/SoftMax.cu and PersistentSoftmax.cuh, v2.1), and
+// its gradient (host_softmax_backward), which launches the same geometry.
+MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, SoftmaxOp op) {
   MemoryLaunch l;
-  l.sfu_per_element = 1;  // expf: one MUFU.EX2
+  // expf: one MUFU.EX2 per element; softmax's gradient, Y * (dY - sum), has none.
+  l.sfu_per_element = op.backward && !op.log ? 0 : 1;
+  const std::string direction = op.backward ? "backward" : "forward";
   if (r <= 1024) {
-    // softmax_warp_forward: the row padded to a power of two is spread over a warp (rows shorter
-    // than 32 over a narrower warp) and held in registers; rows <= 128 pack two rows per warp;
-    // 128 threads per block. One load round trip, two warp reductions (max, sum).
+    // softmax_warp_forward/backward: the row padded to a power of two is spread over a warp (rows
+    // shorter than 32 over a narrower warp) and held in registers; rows <= 128 pack two rows per
+    // warp; 128 threads per block. One load round trip; two warp reductions (max, sum) forward,
+    // one (of dY or dY * Y) backward.
     const std::int64_t p2 = next_pow2(r);
     const std::int64_t warp = std::min<std::int64_t>(p2, 32);
     const std::int64_t rows_per_warp = p2 <= 128 ? 2 : 1;
     const std::int64_t rows_per_cta = 128 / warp * rows_per_warp;
     l.threads_per_cta = 128;
     l.ctas = ceil_div(rows, rows_per_cta);
-    l.warp_reductions = 2;
-    l.kernel = "softmax_warp_forward (a warp per row, " + std::to_string(rows_per_cta) + " rows per 128-thread CTA, " +
-               std::to_string(l.ctas) + " CTAs)";
+    l.warp_reductions = op.backward ? 1 : 2;
+    l.kernel = "softmax_warp_" + direction + " (a warp per row, " + std::to_string(rows_per_cta) +
+               " rows per 128-thread CTA, " + std::to_string(l.ctas) + " CTAs)";
     return l;
   }
-  // cunn_SoftMaxForward: a CTA per row; ILP = 16 B / element; threads = the power of two >=
-  // min(R / ILP, 1024) / 2 (at least a warp) (SoftMax_getBlockSize). Three passes over the row
-  // (max, sum of exp, write): the first from memory, the other two re-read it.
+  // cunn_SoftMaxForward/Backward: a CTA per row; ILP = 16 B / element; threads = the power of two
+  // >= min(R / ILP, 1024) / 2 (at least a warp) (SoftMax_getBlockSize). Forward: three passes over
+  // the row (max, sum of exp, write), the first from memory, the other two re-reading it, with the
+  // counted instructions above. Gradient: two passes, the sum over the row, then dX = dY - exp(Y) *
+  // sum (log-softmax) or Y * (dY - sum) (softmax) re-reading dY; no exponential before the sum and
+  // no division, so the forward's count does not apply (not counted).
   const int ilp = std::max(1, int(16 / std::max(1.0, memory_element_bytes(k))));
   const std::int64_t threads =
       std::max<std::int64_t>(32, next_pow2(std::min<std::int64_t>(r / ilp, g.max_threads_per_cta) / 2));
   l.threads_per_cta = int(std::min<std::int64_t>(threads, g.max_threads_per_cta));
   l.ctas = rows;
   l.dependent_loads = double(ceil_div(r, std::int64_t(l.threads_per_cta) * ilp));
-  l.reread_trips = 2 * l.dependent_loads;
-  l.reread_passes = 2;
-  l.block_reductions = 2;
-  l.instructions_per_element = log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
-  l.kernel = "cunn_SoftMaxForward (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
-             std::to_string(l.ctas) + " CTAs)";
-  return l;
-}
-
-// Softmax and log-softmax gradients (ATen native/cuda/SoftMax.cu, v2.1, host_softmax_backward):
-// rows <= 1024 take softmax_warp_backward (the forward's warp-per-row geometry, one warp reduction
-// of dY or dY * Y); longer rows cunn_SoftMaxBackward with the forward's block size, two passes: the
-// sum over the row, then dX = dY - exp(Y) * sum (log-softmax: one MUFU.EX2 per element) or
-// Y * (dY - sum) (softmax), re-reading dY. No exponential before the sum and no division, unlike
-// the forward kernel's three passes: its instruction count does not apply (not counted here).
-MemoryLaunch softmax_backward(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool log) {
-  MemoryLaunch l = softmax(g, k, rows, r);
-  l.sfu_per_element = log ? 1 : 0;
-  l.instructions_per_element = 0;
-  if (r <= 1024) {
-    l.warp_reductions = 1;
-    l.kernel.replace(0, std::string("softmax_warp_forward").size(), "softmax_warp_backward");
-    return l;
-  }
-  l.reread_trips = l.dependent_loads;
-  l.reread_passes = 1;
-  l.block_reductions = 1;
-  l.kernel.replace(0, std::string("cunn_SoftMaxForward").size(), "cunn_SoftMaxBackward");
+  const int rereads = op.backward ? 1 : 2;  // passes after the first, each after a CTA-wide reduction
+  l.reread_trips = rereads * l.dependent_loads;
+  l.reread_passes = rereads;
+  l.block_reductions = rereads;
+  if (!op.backward) l.instructions_per_element = op.log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
+  l.kernel = std::string(op.backward ? "cunn_SoftMaxBackward" : "cunn_SoftMaxForward") + " (a CTA of " +
+             std::to_string(l.threads_per_cta) + " threads per row, " + std::to_string(l.ctas) + " CTAs)";
   return l;
 }
 
@@ -336,9 +327,9 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   const std::int64_t r = s.row_length > 0 ? s.row_length : s.elements;
   const std::int64_t rows = reduction && s.row_length > 0 ? s.elements : ceil_div(s.elements, r);
 
-  if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r, op != "softmax");
+  if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r, {false, op != "softmax"});
   if (is_one_of(op, {"softmax_backward", "log_softmax_backward"}))
-    return softmax_backward(g, k, rows, r, op == "log_softmax_backward");
+    return softmax(g, k, rows, r, {true, op == "log_softmax_backward"});
   if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
   if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
