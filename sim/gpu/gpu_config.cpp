@@ -181,6 +181,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.l1_size = c.bytes("l1.size");
   g.l1_bytes_per_clk = c.bytes_per_cycle("l1.bandwidth");
   g.l1_latency = c.cycles("l1.latency");
+  g.narrow_request_interval = c.cycles("l1.narrow_request_interval");
   g.l2_size = c.bytes("l2.size");
   g.l2_partitions = int(c.integer("l2.partitions"));
   g.l2_bytes_per_clk = c.bytes_per_cycle("l2.bandwidth");

@@ -91,6 +91,9 @@ struct GpuConfig {
   double smem_latency = 27;
   double l1_bytes_per_clk = 128;
   double l1_latency = 34;
+  // Cycles per SM between the L1 requests (a warp's 32 accesses, at most 128 B) of operand copies
+  // made of accesses narrower than 16 B (l1.narrow_request_interval); 0: not limited.
+  double narrow_request_interval = 0;
   std::uint64_t l1_size = 128 * 1024;          // unified L1 + shared
 
   // L2 and DRAM

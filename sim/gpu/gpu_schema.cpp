@@ -124,6 +124,11 @@ Schema make_schema() {
   s.add({"l1.size", ParamType::bytes, "128KiB", "unified L1 + shared memory per SM", 0, 1e9});
   s.add({"l1.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "L1 bandwidth per SM", 1, 1e6});
   s.add({"l1.latency", ParamType::cycles, "34", "L1 hit latency", 1, 10000});
+  s.add({"l1.narrow_request_interval", ParamType::cycles, "0",
+         "cycles per SM between the L1 requests of operand copies made of accesses narrower than 16 B (cp.async of "
+         "4 or 8 B, LDG+STS of 2 B: GEMMs whose leading dimensions are not multiples of 16 bytes); a request is a "
+         "warp's 32 accesses, at most 128 B. 0: not limited",
+         0, 1e6});
 
   s.add({"l2.size", ParamType::bytes, "6MiB", "L2 size", 1024, 1e12});
   s.add({"l2.partitions", ParamType::integer, "1", "L2 partitions (A100/H100: 2)", 1, 64});

@@ -1,5 +1,5 @@
-// ubench: global-memory latency (pointer chase), L2 and DRAM bandwidth, launch overhead and the
-// SM clock under load.
+// ubench: global-memory latency (pointer chase), L2 and DRAM bandwidth, global -> shared copies in
+// narrow accesses, launch overhead and the SM clock under load.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -53,6 +53,42 @@ __global__ void write_kernel(uint4* p, size_t n, unsigned v) {
 }
 
 __global__ void empty_kernel() {}
+
+// Global -> shared copies of an L2-resident buffer in `W`-byte accesses, the operand copies of
+// cuBLAS's _align kernels: cp.async (4, 8, 16 B; two 16 KiB stages, one group in flight while the
+// next is issued) or, for 2 B, loads to registers then stores (cp.async has no 2-byte form).
+// tcsim's l1.narrow_request_interval is min(128, 32 W) B / (these bytes per clock per SM).
+constexpr int kCopyTile = 16384;
+template <int W>
+__global__ void copy_to_shared_kernel(const char* src, size_t span, int tiles, unsigned* sink) {
+  __shared__ __align__(16) char stage[2][kCopyTile];
+  const size_t base = (static_cast<size_t>(blockIdx.x) * 7 * kCopyTile) % span;
+#if __CUDA_ARCH__ >= 800
+  if constexpr (W >= 4) {
+    for (int t = 0; t < tiles; ++t) {
+      const char* from = src + (base + static_cast<size_t>(t) * kCopyTile) % span;
+      char* to = stage[t & 1];
+      for (int off = threadIdx.x * W; off < kCopyTile; off += blockDim.x * W) {
+        const unsigned saddr = static_cast<unsigned>(__cvta_generic_to_shared(to + off));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(saddr), "l"(from + off), "n"(W));
+      }
+      asm volatile("cp.async.commit_group;\n" ::);
+      asm volatile("cp.async.wait_group 1;\n" ::);
+    }
+    asm volatile("cp.async.wait_group 0;\n" ::);
+  }
+#endif
+  if constexpr (W == 2) {
+    for (int t = 0; t < tiles; ++t) {
+      const unsigned short* from =
+          reinterpret_cast<const unsigned short*>(src + (base + static_cast<size_t>(t) * kCopyTile) % span);
+      unsigned short* to = reinterpret_cast<unsigned short*>(stage[t & 1]);
+      for (int i = threadIdx.x; i < kCopyTile / 2; i += blockDim.x) to[i] = __ldcg(from + i);
+    }
+  }
+  __syncthreads();
+  if (stage[0][threadIdx.x] == 123 && stage[1][threadIdx.x] == 45) *sink = 1;  // keeps the copies
+}
 
 std::string size_label(size_t bytes) {
   char buf[32];
@@ -201,6 +237,38 @@ void bench_memory(const DeviceInfo& dev, const UbenchOptions& opt, std::vector<U
     TCV_CUDA(cudaEventRecord(b));
     TCV_KERNEL_CHECK();
     bw_row("l2_bandwidth", "ld.global.cg.v4.u32", "read_bandwidth", static_cast<double>(bytes) * passes, time_ms(a, b));
+    cudaFree(p);
+  }
+  // Global -> shared copies in narrow accesses (sm_80+), from a quarter of L2
+  if (dev.cc() >= 80) {
+    const size_t span = static_cast<size_t>(dev.l2_bytes) / 4 / kCopyTile * kCopyTile;
+    char* p = nullptr;
+    TCV_CUDA(cudaMalloc(&p, span));
+    TCV_CUDA(cudaMemset(p, 1, span));
+    const int copy_blocks = dev.sm_count * 2, tiles = opt.quick ? 200 : 2000;
+    auto one = [&](auto kernel, int width, const char* instr) {
+      kernel<<<copy_blocks, 256>>>(p, span, 10, sink);
+      TCV_KERNEL_CHECK();
+      TCV_CUDA(cudaEventRecord(a));
+      kernel<<<copy_blocks, 256>>>(p, span, tiles, sink);
+      TCV_CUDA(cudaEventRecord(b));
+      TCV_KERNEL_CHECK();
+      const double bytes = static_cast<double>(copy_blocks) * tiles * kCopyTile, s = time_ms(a, b) * 1e-3;
+      rows.push_back({"copy_to_shared", instr, "b" + std::to_string(8 * width), "bandwidth", bytes / s / 1e9, "GB/s"});
+      print_row(rows.back());
+      if (opt.clock_mhz > 0) {
+        const double per_sm = bytes / s / (opt.clock_mhz * 1e6) / dev.sm_count;
+        rows.push_back({"copy_to_shared", instr, "b" + std::to_string(8 * width), "bytes_per_clk_per_sm", per_sm, "B/clk/SM"});
+        print_row(rows.back());
+        rows.push_back({"copy_to_shared", instr, "b" + std::to_string(8 * width), "request_interval",
+                        std::min(128.0, 32.0 * width) / per_sm, "cycles"});
+        print_row(rows.back());
+      }
+    };
+    one(copy_to_shared_kernel<2>, 2, "ld.global.cg.u16+st.shared");
+    one(copy_to_shared_kernel<4>, 4, "cp.async.ca 4B");
+    one(copy_to_shared_kernel<8>, 8, "cp.async.ca 8B");
+    one(copy_to_shared_kernel<16>, 16, "cp.async.ca 16B");
     cudaFree(p);
   }
   // DRAM: the largest of 8x L2 and 1 GiB that fits in a third of free memory

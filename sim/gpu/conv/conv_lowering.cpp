@@ -51,6 +51,12 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
   gk.d_format = conv.a_format;
   gk.batch = s.batch;
   GemmPlan p = plan_gemm(g, gk);
+  // cuDNN's kernels vectorise along channels by their own rules: the implicit GEMM's dimensions
+  // say nothing about cuBLAS's _align kernels.
+  if (p.problem.copy_width < 16) {
+    p.problem.copy_width = 16;
+    std::erase_if(p.notes, [](const std::string& n) { return n.rfind("leading dimensions ", 0) == 0; });
+  }
   p.problem.m = s.m;
   p.problem.k = s.k;
   p.problem.a_footprint_bytes = s.a_footprint;

@@ -11,13 +11,17 @@ namespace {
 
 std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
-// Every leading dimension a multiple of 16 bytes (row-major Layout letters, workload/kernel.h): A's
-// contiguous extent is K or M, B's K or N, D's N.
-bool tma_aligned(const Kernel& k) {
-  const double ab = format_bits(k.a_format) / 8.0, bb = format_bits(k.b_format) / 8.0, db = format_bits(k.d_format) / 8.0;
-  const bool a_k = k.layout == Layout::NN || k.layout == Layout::NT, b_k = k.layout == Layout::NT || k.layout == Layout::TT;
-  auto ok = [](std::int64_t dim, double bytes) { return std::fmod(double(dim) * bytes, 16.0) == 0.0; };
-  return ok(a_k ? k.k : k.m, ab) && ok(b_k ? k.k : k.n, bb) && ok(k.n, db);
+// The largest of 16, 8, 4, 2, 1 bytes that M, N and K in A's element size are all multiples of:
+// cuBLAS picks its kernel's vector width by it (CUTLASS's _align<N>), and its TMA (sm_90) kernels
+// need 16. The rule holds for every one of the 232 tensor-core cuBLASLt choices measured on the H100
+// (validation/measured/H100/gemm_*: 16 B -> algo 66/21 TMA kernels, 8 or 4 B -> algo 23, 2 B ->
+// algo 24), also where only a non-leading extent is misaligned (5124x9124x4096 TN: algo 23).
+int leading_alignment(const Kernel& k) {
+  const double eb = format_bits(k.a_format) / 8.0;
+  auto ok = [&](std::int64_t dim, int a) { return std::fmod(double(dim) * eb, double(a)) == 0.0; };
+  for (int a : {16, 8, 4, 2})
+    if (ok(k.m, a) && ok(k.n, a) && ok(k.k, a)) return a;
+  return 1;
 }
 
 }  // namespace
@@ -51,12 +55,21 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
     // API, cuTensorMapEncodeTiled), so an operand whose leading dimension is not cannot feed
     // wgmma's TMA pipeline: cuBLAS runs its sm_80 mma.sync kernels instead (the H100 traces show
     // cutlass_80_tensorop_s1688gemm_128x256_32x3_*_align1 for BERT's 30522-wide vocabulary GEMMs).
-    if (row->kind == MmaKind::wgmma && !tma_aligned(k)) {
+    const int alignment = leading_alignment(k);
+    if (row->kind == MmaKind::wgmma && alignment < 16) {
       if (const MmaInstr* sync = g.find_sync_mma(k.a_format, k.c_format, k.sparse_a)) {
         plan.mma_row = int(sync - g.mma.data());
         plan.notes.push_back("a leading dimension is not a multiple of 16 bytes: no TMA, cuBLAS's mma.sync (" +
                              sync->name + ") kernel");
       }
+    }
+    // The operand copies of an _align<N> kernel move N-byte vectors (cp.async of 4 or 8 B; 2 B
+    // through registers), not 16: on the H100 they run at ~11 B/clk per SM (l1.narrow_request_interval).
+    if (alignment < 16) {
+      p.copy_width = alignment;
+      plan.notes.push_back("leading dimensions " + std::to_string(alignment) + "-byte aligned: operand copies of " +
+                           std::to_string(p.copy_width) + "-byte vectors (cuBLAS's _align kernels); pad them to " +
+                           "multiples of 16 bytes for full-width copies");
     }
     if (k.m % 8 || k.n % 8 || k.k % 8) {
       if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16) {

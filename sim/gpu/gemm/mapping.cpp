@@ -148,7 +148,10 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       m.bk = std::max(bk * sub_byte, row.k);
       const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
       m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
-      if (sm7x || g.copy_engine == CopyEngine::ldg_sts) {
+      // cp.async copies 4, 8 or 16 bytes (PTX ISA, cp.async cp-size): 2-byte aligned operands go
+      // through registers, two stages (the H100 traces' cutlass_75_tensorop_*_align1 kernels).
+      if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.copy_width < 4) {
+        if (!sm7x) m.regs_per_thread = round_regs(m.regs_per_thread + int(tile_bytes(p, m) / (m.warps * 32) / 4));
         m.copy = CopyEngine::ldg_sts, m.stages = 2;
         finish(m);
       } else {
@@ -279,10 +282,11 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     return in;
   };
   const double copy_bytes = tile / m.warps;
+  const std::int8_t access = p.copy_width < 16 ? std::int8_t(p.copy_width) : std::int8_t(0);
 
   if (m.copy == CopyEngine::ldg_sts) {
     Instr ldg = I(Op::ldg);
-    ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile 0";
+    ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile 0", ldg.access_bytes = access;
     w.prologue.push_back(ldg);
     Instr sts = I(Op::sts);
     sts.bytes = copy_bytes, sts.src[0] = G, sts.smem_wavefronts = float(costs.copy_wavefronts);
@@ -309,7 +313,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     for (int s = 0; s < S - 1; ++s) {
       if (s < iterations) {
         Instr cp = I(Op::cp_async);
-        cp.bytes = copy_bytes, cp.note = "stage " + std::to_string(s);
+        cp.bytes = copy_bytes, cp.note = "stage " + std::to_string(s), cp.access_bytes = access;
         cp.smem_wavefronts = float(costs.copy_wavefronts);
         w.prologue.push_back(cp);
       }
@@ -327,6 +331,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       if (kk == 0) {
         Instr cp = I(Op::cp_async);
         cp.bytes = copy_bytes, cp.distance = std::int16_t(S - 1), cp.note = "tile i+" + std::to_string(S - 1);
+        cp.access_bytes = access;
         cp.smem_wavefronts = float(costs.copy_wavefronts);
         w.body.push_back(cp);
         w.body.push_back(I(Op::cp_commit));

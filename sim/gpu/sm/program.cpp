@@ -36,6 +36,7 @@ std::string format_instr(const Instr& in) {
     o << b;
   }
   if (in.op == Op::cp_wait || in.op == Op::wgmma_wait) o << " " << in.arg;
+  if (in.access_bytes > 0) o << " (" << int(in.access_bytes) << "-byte accesses)";
   if (in.smem_wavefronts > 0) {
     char b[48];
     std::snprintf(b, sizeof b, " [%.0f wavefronts]", in.smem_wavefronts);

@@ -46,6 +46,7 @@ struct Instr {
   std::int16_t arg = 0;     // cp_wait / wgmma_wait: groups allowed in flight
   std::int16_t distance = 0;  // >0: a prefetch, skipped when iteration + distance >= iterations
   bool leader_only = false;   // executed by warp 0 of the CTA only
+  std::int8_t access_bytes = 0;  // ldg/cp_async: bytes per lane access when narrower than 16 (0: 16)
   float stretch = 1;          // mma/ffma: pipe occupancy multiplier (calibration: 1 / efficiency)
   // Shared memory (lds/sts/cp_async/tma, wgmma operand reads): wavefronts of the whole instruction
   // (group) from its lane addresses (smem_banks.h). 0 = not given: taken as conflict-free.

@@ -267,9 +267,14 @@ class Sim {
   // Loads and stores queue apart: read data comes back on the crossbar's response path, store data
   // goes out on its request path (the whole GPU's DRAM limit on both together is applied above the
   // SM, gemm_estimate.cpp).
-  double global_transfer(double t, double bytes, double latency, Pipe& queue) {
+  // `access` (bytes per lane, 0: 16) below 16: the copy's requests carry 32 x access bytes, at most
+  // 128, one per l1.narrow_request_interval cycles.
+  double global_transfer(double t, double bytes, double latency, Pipe& queue, int access = 0) {
     const double s = std::max(t, queue.next_free);
-    const double d = bytes / global_bpc_;
+    double bpc = global_bpc_;
+    if (access > 0 && access < 16 && g_.narrow_request_interval > 0)
+      bpc = std::min(bpc, std::min(128.0, 32.0 * access) / g_.narrow_request_interval);
+    const double d = bytes / bpc;
     queue.next_free = s + d;
     stats_.global_busy += d;
     return std::max(t + latency + bytes / g_.l1_bytes_per_clk, s + d);
@@ -378,13 +383,13 @@ class Sim {
         break;
       }
       case Op::ldg: {
-        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_);
+        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_, in.access_bytes);
         stats_.global_read_bytes += in.bytes;
         set_slot(w, in, in.dst, done);
         break;
       }
       case Op::cp_async: {
-        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_);
+        const double done = global_transfer(t, in.bytes, env_.global_latency, gmem_, in.access_bytes);
         stats_.global_read_bytes += in.bytes;
         // The copy's shared-memory writes take the banks too; booked at issue (a throughput model:
         // the write happens on arrival, but only the pipe's occupancy matters here).
