@@ -8,6 +8,7 @@
 # and traces/gemm/transformer_layer.csv, 4. PyTorch steps of ResNet-50 and BERT-base (AMP),
 # profiled and timed, 5. gemm_bench over traces/gemm/deepbench.csv, 6. the same PyTorch steps in
 # TF32. A step that would start with too little time left is skipped and says so.
+# clocks_during.csv samples clocks, power and throttle reasons every 200 ms throughout.
 # Uses the tools in TCSIM_VALIDATION_BUILD when they run there (built elsewhere with the same
 # CUDA), else builds them. Packs OUTDIR/{probe.tar.xz.*,timing.tar.xz,profiles.tar.xz,log.txt}:
 # few files, each under 15 MB, for a loan that returns only a handful of files.
@@ -52,6 +53,14 @@ nvidia-smi -q >"$D/nvidia-smi.txt" 2>&1
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
   --format=csv >"$D/clocks_before.csv" 2>&1
 
+# Clocks, power and throttle reasons every 200 ms while everything runs: which clock the long
+# GEMMs held (the power model's question; the counters of `nvidia-smi -q -d PERFORMANCE` at the end
+# say whether the firmware capped power at all).
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
+  --format=csv -lms 200 >"$D/clocks_during.csv" 2>&1 &
+SAMPLER=$!
+trap 'kill $SAMPLER 2>/dev/null' EXIT
+
 run_step 60 120 "$VB/ubench" --out "$D/ubench"
 run_step 60 150 "$VB/mma_probe" --out "$RES/probe" --gpu-name "$GPU"
 if [[ -d "$RES/probe/$GPU" ]]; then
@@ -69,6 +78,8 @@ prof --model resnet50 --precision tf32 --batch 64
 prof --model bert-base --precision tf32 --batch 32 --seq 128
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
   --format=csv >"$D/clocks_after.csv" 2>&1
+kill $SAMPLER 2>/dev/null
+nvidia-smi -q -d PERFORMANCE >"$D/nvidia-smi-performance-after.txt" 2>&1
 (cd "$D/profiles" && ls *.json >/dev/null 2>&1 && tar cf - . | xz -T0 -6 >"$OUT/profiles.tar.xz")
 (cd "$RES" && tar cf - --exclude=profiles "$GPU" | xz -T0 -6 >"$OUT/timing.tar.xz")
 say "done; packed: $(ls "$OUT" | tr '\n' ' ')"

@@ -1,6 +1,8 @@
 // tcsim trace dump: the per-warp program of one GEMM, as text; bad input exits 2.
 #include <doctest/doctest.h>
 
+#include <regex>
+
 #include "test_support.h"
 
 using tcsim::test::run_tcsim;
@@ -30,6 +32,14 @@ TEST_CASE("tcsim trace dump on H100: TMA from warp 0 only, wgmma with commit/wai
   const auto w1 = run_tcsim("trace dump -c " + cfg + " --gemm 8192x8192x8192 --warp 1");
   REQUIRE(w1.exit_code == 0);
   CHECK(w1.out.find("TMA.LOAD") == std::string::npos);
+  // Each warp of a warpgroup stores its quarter of the warpgroup's fp32 tile ("warp WMxWN" in the
+  // mapping line): WM x WN x 4 B / 4 (it stored all of it, four times the bytes).
+  const auto k64 = run_tcsim("trace dump -c " + cfg + " --gemm 8192x8192x64");
+  REQUIRE(k64.exit_code == 0);
+  std::smatch tile, stg;
+  REQUIRE(std::regex_search(k64.out, tile, std::regex("warp ([0-9]+)x([0-9]+)")));
+  REQUIRE(std::regex_search(k64.out, stg, std::regex("STG ([0-9]+)B")));
+  CHECK(std::stoi(stg[1]) == std::stoi(tile[1]) * std::stoi(tile[2]));
 }
 
 TEST_CASE("tcsim trace dump: bad input is a clear error with exit code 2") {

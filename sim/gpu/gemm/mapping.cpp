@@ -248,8 +248,9 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     w0.arg = 0;
     w.epilogue.push_back(w0);
     epilogue_transform(w, -1, full);  // the wait above: every wgmma has landed
+    // wm x wn is the warpgroup's tile: each of its four warps stores a quarter of it.
     Instr st = I(Op::stg);
-    st.bytes = out_bytes;
+    st.bytes = out_bytes / 4;
     w.epilogue.push_back(st);
     return w;
   }
