@@ -60,6 +60,11 @@ struct MemoryShape {
   std::string op = "elementwise";
   std::int64_t elements = 0;    // output elements (the threads' work items)
   std::int64_t row_length = 0;  // row-wise ops (softmax, norms, loss): elements reduced per row; 0 = none
+  // Elementwise ops whose operands PyTorch cannot vectorize: not all contiguous (elementwise_kernel
+  // with per-element offsets), or an input in another format than the output (a casting copy:
+  // unrolled_elementwise_kernel). Both access one element per lane, not 16-byte vectors.
+  bool strided = false;
+  bool cast = false;
 };
 
 // The MemoryShape op of a training batch norm: cuDNN's per-channel kernels for channels-first

@@ -128,18 +128,19 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
   // Held-out except the batch-norm kernels' elements per trip (fitted to two kernels of the TF32
   // ResNet-50 trace) and the H100's narrow-copy request interval (fitted on gemm_deepbench's
   // 4/8-byte aligned rows, not on these traces). Mapped kernel time error (sim/gpu/README.md,
-  // "H100"): ResNet-50 AMP b256 -0.1%, TF32 b128 -13.4%, BERT-base AMP b128 -7.8%, GPT-2 AMP bf16
-  // b16 -5.4%. Since wgmma epilogues store their warp's quarter of the warpgroup tile (they stored
-  // all of it), the GEMM and convolution families are within 14% (were +8..+26%): what is left is
-  // the memory-bound families (BERT elementwise -22%, norm -28%). The bounds guard against
-  // regressions of the readers (share mapped) and of the model (error).
+  // "H100"): ResNet-50 AMP b256 +0.2%, TF32 b128 -13.4%, BERT-base AMP b128 -2.0%, GPT-2 AMP bf16
+  // b16 -2.0%. Since wgmma epilogues store their warp's quarter of the warpgroup tile (they stored
+  // all of it), the GEMM and convolution families are within 14% (were +8..+26%); since PyTorch's
+  // non-vectorized elementwise kernels pay their narrow requests, BERT's elementwise family is
+  // -7% (was -22%). The bounds guard against regressions of the readers (share mapped) and of the
+  // model (error).
   const fs::path d = tcsim::test::temp_dir("h100_prof");
   struct Case {
     const char* name;
     double min_mapped_pct, max_abs_error_pct;
   };
   for (const Case& c : {Case{"resnet50_amp-fp16_cl_b256", 90, 5}, Case{"resnet50_tf32_b128", 95, 16},
-                        Case{"bertbase_amp-fp16_b128", 93, 10}, Case{"gpt2_amp-bf16_b16", 93, 8}}) {
+                        Case{"bertbase_amp-fp16_b128", 93, 5}, Case{"gpt2_amp-bf16_b16", 93, 5}}) {
     CAPTURE(c.name);
     const fs::path xz = tcsim::test::source_dir() / "validation/measured/H100/profiles" / (std::string(c.name) + ".json.xz");
     const fs::path json = d / (std::string(c.name) + ".json");
@@ -179,6 +180,8 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
       REQUIRE(error.count("norm"));
       REQUIRE(error.count("reduce"));
       REQUIRE(error.count("gemm"));
+      REQUIRE(error.count("elementwise"));
+      CHECK(std::abs(error["elementwise"]) <= 12);  // -22% while the strided copies ran as vectorized ones
       CHECK(std::abs(error["norm"]) <= 35);
       CHECK(std::abs(error["reduce"]) <= 20);
       CHECK(std::abs(error["gemm"]) <= 14);  // +24% while wgmma epilogues stored 4x their bytes

@@ -125,7 +125,17 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
     double cycles;
   };
   const bool level_bound = level_bytes / level_bw >= l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency);
+  // Scalar accesses narrower than 16 B (PyTorch's non-vectorized elementwise kernels): each warp
+  // access is a request of at most 128 B, one per l1.narrow_request_interval per SM (the H100's
+  // _align GEMM copies fitted it; sim/gpu/README.md "H100, measured").
+  double narrow_cycles = 0;
+  if (l.access_bytes < 16 && l.accesses_per_element > 0 && g.narrow_request_interval > 0) {
+    const double requests = double(l.elements) * l.accesses_per_element / 32.0 *
+                            std::max(1.0, 32.0 * l.access_bytes / 128.0);
+    narrow_cycles = requests / active_sms * g.narrow_request_interval;
+  }
   const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
+                        {"l1_requests", narrow_cycles},
                         {"latency", latency_cycles},
                         {bandwidth_phases ? "phases" : "latency", phased_cycles},
                         {"cuda_core", math_cycles},

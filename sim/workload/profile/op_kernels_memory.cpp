@@ -31,6 +31,37 @@ Tensors tensors_of(const Call& c) {
   return t;
 }
 
+// Whether PyTorch's TensorIterator can run the op as one contiguous stream (ATen native/cuda/
+// CUDALoops.cuh, gpu_kernel_impl): every floating tensor of the output's shape, dense, and laid out
+// alike (all row-major, or all the same permutation: channels-last tensors too). A broadcast
+// operand, a gap or two layouts make it walk per-element offsets (elementwise_kernel<128, 4>).
+// Tensors without recorded strides count as row-major.
+bool strided_operands(const Call& c, const Dims& out) {
+  std::optional<std::vector<std::size_t>> layout;
+  for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
+    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) <= 1) continue;
+    const Dims& d = c.dims(i);
+    if (d != out) return true;
+    std::vector<std::size_t> order(d.size());
+    for (std::size_t k = 0; k < d.size(); ++k) order[k] = k;
+    if (i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size()) {
+      const Dims& s = c.op.input_strides[i];
+      // dims by falling stride (size-1 dims carry no layout); dense when each stride is the
+      // product of the sizes inside it
+      std::erase_if(order, [&](std::size_t k) { return d[k] == 1; });
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
+      std::int64_t expect = 1;
+      for (auto k = order.rbegin(); k != order.rend(); ++k) {
+        if (s[*k] != expect) return true;
+        expect *= d[*k];
+      }
+    }
+    if (layout && *layout != order) return true;
+    layout = order;
+  }
+  return false;
+}
+
 // Elementwise ops by base name, with their arithmetic per element (a special function counts one).
 bool elementwise_flops(const std::string& b, double& flops) {
   static const std::unordered_set<std::string> one = {
@@ -151,13 +182,29 @@ void map_memory(Call& c, const std::string& b) {
   double flops = 1;
   if (elementwise_flops(b, flops)) {
     // copy_ (dst, src) reads src and writes dst in dst's format; other ops write the largest tensor.
+    // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel).
+    const bool iterator_op = b != "native_dropout" && b != "native_dropout_backward" && b != "dropout";
+    auto mark = [&](bool strided, bool cast) {
+      for (auto& k : c.out.kernels) k.memory.strided = iterator_op && strided, k.memory.cast = iterator_op && !strided && cast;
+    };
     if (b == "copy" && c.op.input_dims.size() >= 2) {
       const auto fd = format_of_type(c.type(0)), fs = format_of_type(c.type(1));
-      if (fd && fs) return add_memory(c, "elementwise", "copy", *fd, numel(c.dims(0)), 0, double(numel(c.dims(1))) * bytes_of(*fs),
-                                      double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
+      if (fd && fs) {
+        add_memory(c, "elementwise", "copy", *fd, numel(c.dims(0)), 0, double(numel(c.dims(1))) * bytes_of(*fs),
+                   double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
+        return mark(strided_operands(c, c.dims(0)), *fd != *fs);
+      }
     }
     const bool writes_only = b == "fill" || b == "zero";
-    return add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb, flops, launches);
+    add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb, flops, launches);
+    Dims out;
+    bool cast = false;
+    for (std::size_t i = 0; i < c.op.input_dims.size(); ++i)
+      if (const auto fi = format_of_type(c.type(i)); fi && !c.dims(i).empty()) {
+        if (numel(c.dims(i)) == t.largest && out.empty()) out = c.dims(i);
+        cast = cast || *fi != f;
+      }
+    return mark(!writes_only && strided_operands(c, out), cast);
   }
   c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
 }

@@ -361,3 +361,32 @@ TEST_CASE("memory launch: log-softmax's write pass has no exponential or divisio
   CHECK(back.sfu_per_element == 1);
   CHECK(back.kernel.rfind("cunn_SoftMaxBackward", 0) == 0);
 }
+
+TEST_CASE("memory kernel: non-vectorized elementwise kernels pay the H100's narrow requests") {
+  // BERT-base AMP's QKV permute (validation/measured/H100/profiles/bertbase_amp-fp16_b128):
+  // copy_ of 37748736 fp16 elements through elementwise_kernel<128, 4>, 101.5 us measured per call.
+  const GpuConfig h100 = gpu::test::shipped("h100");
+  Kernel k = memory_kernel("copy", 37748736, 0, 1, FormatId::fp16);
+  const KernelResult vectorized = run_memory_kernel(h100, k);
+  k.memory.strided = true;
+  const MemoryLaunch l = memory_launch(h100, k);
+  CHECK(l.kernel.rfind("elementwise_kernel<128, 4>", 0) == 0);
+  CHECK(l.access_bytes == 2);
+  CHECK(l.accesses_per_element == 2);
+  const KernelResult strided = run_memory_kernel(h100, k);
+  CHECK(strided.bound == "l1_requests");
+  // one 64-byte request per warp access, 9.5 cycles apart on each SM: 2 x 37748736 / 32 / 132 x 9.5
+  CHECK(strided.time_s == doctest::Approx(2.0 * 37748736 / 32 / 132 * 9.5 / h100.clock_hz + h100.launch_overhead_s).epsilon(1e-6));
+  CHECK(strided.time_s > 1.5 * vectorized.time_s);
+  CHECK(std::abs(strided.time_s * 1e6 / 101.5 - 1) < 0.15);
+  // fp32 elements fill 128-byte requests: the DRAM stays the bound
+  Kernel f = memory_kernel("copy", 37748736, 0, 1, FormatId::fp32);
+  f.memory.strided = true;
+  CHECK(run_memory_kernel(h100, f).bound == "dram");
+  // configs without the interval (A100) time the same stream either way
+  const GpuConfig a100 = gpu::test::shipped("a100");
+  Kernel v = memory_kernel("copy", 37748736, 0, 1, FormatId::fp16);
+  const double plain = run_memory_kernel(a100, v).time_s;
+  v.memory.strided = true;
+  CHECK(run_memory_kernel(a100, v).time_s == doctest::Approx(plain));
+}

@@ -155,3 +155,30 @@ TEST_CASE("op kernels: cuDNN's layout transposes mark a convolution's tensors NC
   REQUIRE(nhwc.mapped);
   CHECK(nhwc.kernels[0].conv.layout == TensorLayout::nhwc);
 }
+
+TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broadcast, casting) are marked") {
+  const std::vector<KernelNameClass> none;
+  auto memory = [](const OpKernels& k) {
+    REQUIRE(k.mapped);
+    REQUIRE(k.kernels.size() == 1);
+    return k.kernels[0].memory;
+  };
+  // BERT's QKV permute: copy_(dst contiguous [128,12,128,64], src a permuted view of [128,128,12,64])
+  const auto permuted = memory(op_kernels(op("aten::copy_", {{128, 12, 128, 64}, {128, 12, 128, 64}}, {"c10::Half", "c10::Half"},
+                                             {}, {{98304, 8192, 64, 1}, {98304, 64, 768, 1}}), none));
+  CHECK(permuted.strided);
+  CHECK_FALSE(permuted.cast);
+  // the same copy between two contiguous tensors, and between two channels-last ones: one stream
+  CHECK_FALSE(memory(op_kernels(op("aten::copy_", {{8, 64, 56, 56}, {8, 64, 56, 56}}, {"float", "float"}, {},
+                                   {{200704, 3136, 56, 1}, {200704, 3136, 56, 1}}), none)).strided);
+  CHECK_FALSE(memory(op_kernels(op("aten::add_", {{8, 64, 56, 56}, {8, 64, 56, 56}}, {"float", "float"}, {},
+                                   {{200704, 1, 3584, 64}, {200704, 1, 3584, 64}}), none)).strided);
+  // a bias broadcast over the rows
+  CHECK(memory(op_kernels(op("aten::add", {{16384, 768}, {768}}, {"c10::Half", "c10::Half"}, {}, {{768, 1}, {1}}), none)).strided);
+  // AMP's fp32 -> fp16 weight copies: contiguous, casting
+  const auto cast = memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"c10::Half", "float"}, {}, {{768, 1}, {768, 1}}), none));
+  CHECK(cast.cast);
+  CHECK_FALSE(cast.strided);
+  // no strides recorded: taken as contiguous
+  CHECK_FALSE(memory(op_kernels(op("aten::mul", {{4096, 4096}, {4096, 4096}}, {"float", "float"}), none)).strided);
+}
