@@ -175,10 +175,12 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
                                    {{200704, 1, 3584, 64}, {200704, 1, 3584, 64}}), none)).strided);
   // a bias broadcast over the rows
   CHECK(memory(op_kernels(op("aten::add", {{16384, 768}, {768}}, {"c10::Half", "c10::Half"}, {}, {{768, 1}, {1}}), none)).strided);
-  // AMP's fp32 -> fp16 weight copies: contiguous, casting
-  const auto cast = memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"c10::Half", "float"}, {}, {{768, 1}, {768, 1}}), none));
+  // fp16 -> fp32 copies (the logits for the loss): contiguous, casting; AMP's fp32 -> fp16 weight
+  // copies have their own vectorized kernel
+  const auto cast = memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"float", "c10::Half"}, {}, {{768, 1}, {768, 1}}), none));
   CHECK(cast.cast);
   CHECK_FALSE(cast.strided);
+  CHECK_FALSE(memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"c10::Half", "float"}, {}, {{768, 1}, {768, 1}}), none)).cast);
   // no strides recorded: taken as contiguous
   CHECK_FALSE(memory(op_kernels(op("aten::mul", {{4096, 4096}, {4096, 4096}}, {"float", "float"}), none)).strided);
 }
