@@ -392,18 +392,20 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
                std::to_string(l.ctas) + " CTAs)";
     return l;
   }
-  if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "dropout", "transpose", "rope"}))
+  if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "dropout", "rope"}))
     // One thread per output element, 256-thread CTAs (max_pool2d_with_indices / avg_pool2d /
     // batch_norm_transform_input / fused_dropout launch CUDA_NUM_THREADS-style 256-thread blocks);
     // non-vectorized: 4 elements per thread for dropout (UNROLL 4), 1 otherwise.
     return elementwise(k, s.elements, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
-  if (s.strided || s.cast) {
+  // A transpose made contiguous is a copy from a permuted view: the strided path.
+  const bool strided = s.strided || op == "transpose";
+  if (strided || s.cast) {
     // Operands PyTorch cannot vectorize (ATen native/cuda/CUDALoops.cuh, gpu_kernel_impl): a tensor
     // that is not contiguous runs elementwise_kernel<128, 4> (offsets per element from the
     // strides), a contiguous op with an input of another dtype unrolled_elementwise_kernel; both
     // 128 threads x 4 elements, one element per lane per access. The accesses per element are the
     // tensors read and written (a casting copy: one read, one write).
-    MemoryLaunch l = elementwise(k, s.elements, 128, 4, s.strided ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
+    MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
     l.access_bytes = int(memory_element_bytes(k));
     const double elements = double(std::max<std::int64_t>(1, s.elements)), eb = memory_element_bytes(k);
     l.accesses_per_element = s.cast ? 2.0 : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
