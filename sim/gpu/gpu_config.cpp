@@ -134,6 +134,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.fp32_lanes_per_subcore = int(c.integer("sm.fp32_lanes_per_subcore"));
   g.ffma_latency = c.cycles("sm.ffma_latency");
   g.sfu_lanes_per_subcore = int(c.integer("sm.sfu_lanes_per_subcore"));
+  g.int32_lanes_per_subcore = int(c.integer("sm.int32_lanes_per_subcore"));
   g.warp_schedulers_per_subcore = int(c.integer("scheduler.per_subcore"));
   g.scheduler_policy = c.string("scheduler.policy") == "lrr" ? SchedulerPolicy::lrr : SchedulerPolicy::gto;
   g.issue_per_scheduler_per_clk = int(c.integer("scheduler.issue_per_clk"));

@@ -79,6 +79,7 @@ struct GpuConfig {
   // Special-function (MUFU: exp2, rcp, ...) lanes per sub-core: a warp MUFU occupies the sub-core's
   // SFU for 32 / lanes cycles; its result follows after ffma_latency more cycles (assumed as FFMA).
   int sfu_lanes_per_subcore = 4;
+  int int32_lanes_per_subcore = 16;  // 32-bit integer add / multiply-add / shift / compare
 
   // Tensor cores
   std::vector<MmaInstr> mma;
@@ -158,6 +159,7 @@ struct GpuConfig {
   double peak_tensor_fma_per_clk(FormatId ab, FormatId acc, bool sparse = false) const;
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
   double sfu_per_clk() const { return double(sfu_lanes_per_subcore) * subcores_per_sm; }  // per SM
+  double int32_per_clk() const { return double(int32_lanes_per_subcore) * subcores_per_sm; }  // per SM
 };
 
 }  // namespace tcsim::gpu

@@ -97,6 +97,8 @@ Schema make_schema() {
   s.add({"sm.max_shared_memory_per_cta", ParamType::bytes, "96KiB", "shared memory one CTA may use", 0, 1e9});
   s.add({"sm.fp32_lanes_per_subcore", ParamType::integer, "16", "FP32 FFMA lanes per sub-core (CUDA-core rate)", 1, 256});
   s.add({"sm.ffma_latency", ParamType::cycles, "4", "dependent FFMA latency", 1, 1000});
+  s.add({"sm.int32_lanes_per_subcore", ParamType::integer, "16",
+         "32-bit integer results (add, multiply-add, shift, compare) per clock per sub-core", 1, 1024});
   s.add({"sm.sfu_lanes_per_subcore", ParamType::integer, "4",
          "special-function (MUFU exp2/rcp) lanes per sub-core; 16 results/clk/SM on cc 5.x-9.0 (CUDA C++ "
          "Programming Guide, arithmetic instruction throughput)", 1, 256});

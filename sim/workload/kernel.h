@@ -60,10 +60,12 @@ struct MemoryShape {
   std::string op = "elementwise";
   std::int64_t elements = 0;    // output elements (the threads' work items)
   std::int64_t row_length = 0;  // row-wise ops (softmax, norms, loss): elements reduced per row; 0 = none
-  // Elementwise ops whose operands PyTorch cannot vectorize: not all contiguous (elementwise_kernel
-  // with per-element offsets), or an input in another format than the output (a casting copy:
-  // unrolled_elementwise_kernel). Both access one element per lane, not 16-byte vectors.
-  bool strided = false;
+  // Elementwise ops whose operands PyTorch cannot vectorize. strided_dims > 0: not all contiguous:
+  // elementwise_kernel<128, 4> computes each element's offsets by dividing its index by the sizes
+  // of this many dimensions (TensorIterator's, after coalescing); 0: one contiguous stream.
+  // cast: an input in another format than the output (a casting copy: unrolled_elementwise_kernel,
+  // one element per lane per access).
+  int strided_dims = 0;
   bool cast = false;
 };
 

@@ -134,8 +134,10 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
                             std::max(1.0, 32.0 * l.access_bytes / 128.0);
     narrow_cycles = requests / active_sms * g.narrow_request_interval;
   }
+  const double int_cycles = double(l.elements) * l.integer_instructions_per_element / (g.int32_per_clk() * active_sms);
   const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
                         {"l1_requests", narrow_cycles},
+                        {"int32", int_cycles},
                         {"latency", latency_cycles},
                         {bandwidth_phases ? "phases" : "latency", phased_cycles},
                         {"cuda_core", math_cycles},

@@ -397,18 +397,30 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     // batch_norm_transform_input / fused_dropout launch CUDA_NUM_THREADS-style 256-thread blocks);
     // non-vectorized: 4 elements per thread for dropout (UNROLL 4), 1 otherwise.
     return elementwise(k, s.elements, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
-  // A transpose made contiguous is a copy from a permuted view: the strided path.
-  const bool strided = s.strided || op == "transpose";
-  if (strided || s.cast) {
+  // A transpose made contiguous is a copy from a permuted view: the strided path, over the four
+  // dims of a heads permute ([B, S, H, D] <-> [B, H, S, D]: no two adjacent ones coalesce).
+  const int strided_dims = s.strided_dims > 0 ? s.strided_dims : op == "transpose" ? 4 : 0;
+  if (strided_dims > 0 || s.cast) {
     // Operands PyTorch cannot vectorize (ATen native/cuda/CUDALoops.cuh, gpu_kernel_impl): a tensor
-    // that is not contiguous runs elementwise_kernel<128, 4> (offsets per element from the
-    // strides), a contiguous op with an input of another dtype unrolled_elementwise_kernel; both
-    // 128 threads x 4 elements, one element per lane per access. The accesses per element are the
-    // tensors read and written (a casting copy: one read, one write).
-    MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
-    l.access_bytes = int(memory_element_bytes(k));
+    // that is not contiguous runs elementwise_kernel<128, 4>, a contiguous op with an input of
+    // another dtype unrolled_elementwise_kernel; both 128 threads x 4 elements, one element per
+    // lane per access. The accesses per element are the tensors read and written.
+    MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided_dims > 0 ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
     const double elements = double(std::max<std::int64_t>(1, s.elements)), eb = memory_element_bytes(k);
     l.accesses_per_element = s.cast ? 2.0 : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
+    if (strided_dims > 0) {
+      // OffsetCalculator::get per element: per dimension an IntDivider divmod (mul.hi, add, shr,
+      // mul, sub), one multiply-add per operand and the loop's compare and branch: 7 + n for n
+      // operands; then per operand a 64-bit address add (2) and its load or store, the bounds
+      // check and the index step: 3 + 3n (PTX of a replica of elementwise_kernel<128, 4> with
+      // OffsetCalculator, nvcc 13.0 -O3 sm_90: 9 + 9 per dim for a copy), all on the integer lanes.
+      // The element loads are not charged the LDGSTS copies' narrow requests: GammaBetaBackward's
+      // 128-byte LDG requests stream at 4.9 cycles per SM on the H100, not 9.5.
+      const double n = l.accesses_per_element;
+      l.integer_instructions_per_element = 3 + 3 * n + (7 + n) * double(strided_dims);
+    } else {
+      l.access_bytes = int(eb);
+    }
     return l;
   }
   return elementwise(k, s.elements, 128, 4, "vectorized_elementwise_kernel<4>");

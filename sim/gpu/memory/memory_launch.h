@@ -41,6 +41,9 @@ struct MemoryLaunch {
   // by l1.narrow_request_interval (one request of at most 128 B per interval per SM).
   int access_bytes = 16;
   double accesses_per_element = 0;
+  // 32-bit integer instructions per element (index arithmetic) on the SM's integer lanes
+  // (sm.int32_lanes_per_subcore), a bound of their own.
+  double integer_instructions_per_element = 0;
 };
 
 // The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of

@@ -31,35 +31,66 @@ Tensors tensors_of(const Call& c) {
   return t;
 }
 
-// Whether PyTorch's TensorIterator can run the op as one contiguous stream (ATen native/cuda/
-// CUDALoops.cuh, gpu_kernel_impl): every floating tensor of the output's shape, dense, and laid out
-// alike (all row-major, or all the same permutation: channels-last tensors too). A broadcast
-// operand, a gap or two layouts make it walk per-element offsets (elementwise_kernel<128, 4>).
-// Tensors without recorded strides count as row-major.
-bool strided_operands(const Call& c, const Dims& out) {
+// The dimensions PyTorch's TensorIterator walks per element (ATen native/cuda/CUDALoops.cuh,
+// gpu_kernel_impl; TensorIterator::coalesce_dimensions), 0 when it runs the op as one contiguous
+// stream: every floating tensor of the output's shape, dense, and laid out alike (all row-major, or
+// all the same permutation: channels-last tensors too). Otherwise (a broadcast operand, a gap, two
+// layouts) the dims in the first tensor's layout order, adjacent ones merged where every operand
+// steps across them as one (stride of the outer = stride x size of the inner): elementwise_kernel<128,
+// 4> divides each element's index by the sizes of what is left. Tensors without recorded strides
+// count as row-major.
+int strided_dims(const Call& c, const Dims& out) {
+  const std::size_t n = out.size();
+  std::vector<std::vector<std::int64_t>> strides;  // per floating operand, broadcast to out's rank
   std::optional<std::vector<std::size_t>> layout;
+  bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
     if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) <= 1) continue;
     const Dims& d = c.dims(i);
-    if (d != out) return true;
-    std::vector<std::size_t> order(d.size());
-    for (std::size_t k = 0; k < d.size(); ++k) order[k] = k;
-    if (i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size()) {
-      const Dims& s = c.op.input_strides[i];
-      // dims by falling stride (size-1 dims carry no layout); dense when each stride is the
-      // product of the sizes inside it
-      std::erase_if(order, [&](std::size_t k) { return d[k] == 1; });
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
-      std::int64_t expect = 1;
-      for (auto k = order.rbegin(); k != order.rend(); ++k) {
-        if (s[*k] != expect) return true;
-        expect *= d[*k];
-      }
+    Dims s(d.size(), 1);
+    const bool recorded = i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size();
+    if (recorded) s = c.op.input_strides[i];
+    else
+      for (std::size_t k = d.size(); k-- > 1;) s[k - 1] = s[k] * std::max<std::int64_t>(1, d[k]);
+    std::vector<std::int64_t> e(n, 0);  // numpy broadcasting: align from the right, size-1 dims stride 0
+    for (std::size_t k = 0; k < n && k < n; ++k) {
+      const std::ptrdiff_t j = std::ptrdiff_t(k) - std::ptrdiff_t(n) + std::ptrdiff_t(d.size());
+      if (j >= 0 && d[std::size_t(j)] != 1) e[k] = s[std::size_t(j)];
     }
-    if (layout && *layout != order) return true;
+    strides.push_back(e);
+    if (d != out) {
+      strided = true;
+      continue;
+    }
+    // dims by falling stride (size-1 dims carry no layout); dense when each stride is the product
+    // of the sizes inside it
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (d[k] != 1) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
+    std::int64_t expect = 1;
+    for (auto k = order.rbegin(); k != order.rend(); ++k) {
+      if (s[*k] != expect) strided = true;
+      expect *= d[*k];
+    }
+    if (layout && *layout != order) strided = true;
     layout = order;
   }
-  return false;
+  if (!strided || strides.empty()) return 0;
+  // Iteration order: the first operand's (the output of copy_ and in-place ops) from inner to outer.
+  std::vector<std::size_t> dims;
+  for (std::size_t k = 0; k < n; ++k)
+    if (out[k] != 1) dims.push_back(k);
+  const auto& first = strides.front();
+  std::stable_sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
+  int left = dims.empty() ? 0 : 1;
+  for (std::size_t k = 1; k < dims.size(); ++k) {
+    const std::size_t inner = dims[k - 1], outer = dims[k];
+    bool merge = true;
+    for (const auto& st : strides) merge = merge && st[outer] == st[inner] * out[inner];
+    if (!merge) ++left;
+  }
+  return left;
 }
 
 // Elementwise ops by base name, with their arithmetic per element (a special function counts one).
@@ -184,8 +215,8 @@ void map_memory(Call& c, const std::string& b) {
     // copy_ (dst, src) reads src and writes dst in dst's format; other ops write the largest tensor.
     // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel).
     const bool iterator_op = b != "native_dropout" && b != "native_dropout_backward" && b != "dropout";
-    auto mark = [&](bool strided, bool cast) {
-      for (auto& k : c.out.kernels) k.memory.strided = iterator_op && strided, k.memory.cast = iterator_op && !strided && cast;
+    auto mark = [&](int strided, bool cast) {
+      for (auto& k : c.out.kernels) k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && strided == 0 && cast;
     };
     if (b == "copy" && c.op.input_dims.size() >= 2) {
       const auto fd = format_of_type(c.type(0)), fs = format_of_type(c.type(1));
@@ -196,7 +227,7 @@ void map_memory(Call& c, const std::string& b) {
         // gpu_kernel_nocast); other casts are dynamic (the H100 traces: float -> Half copies run
         // vectorized_elementwise_kernel<8>, Half -> float ones unrolled_elementwise_kernel).
         const bool nocast = *fs == FormatId::fp32 && (*fd == FormatId::fp16 || *fd == FormatId::bf16);
-        return mark(strided_operands(c, c.dims(0)), *fd != *fs && !nocast);
+        return mark(strided_dims(c, c.dims(0)), *fd != *fs && !nocast);
       }
     }
     const bool writes_only = b == "fill" || b == "zero";
@@ -208,7 +239,7 @@ void map_memory(Call& c, const std::string& b) {
         if (numel(c.dims(i)) == t.largest && out.empty()) out = c.dims(i);
         cast = cast || *fi != f;
       }
-    return mark(!writes_only && strided_operands(c, out), cast);
+    return mark(writes_only ? 0 : strided_dims(c, out), cast);
   }
   c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
 }

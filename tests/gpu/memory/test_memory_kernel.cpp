@@ -362,31 +362,36 @@ TEST_CASE("memory launch: log-softmax's write pass has no exponential or divisio
   CHECK(back.kernel.rfind("cunn_SoftMaxBackward", 0) == 0);
 }
 
-TEST_CASE("memory kernel: non-vectorized elementwise kernels pay the H100's narrow requests") {
+TEST_CASE("memory kernel: PyTorch's strided elementwise kernel is bound by its index arithmetic") {
   // BERT-base AMP's QKV permute (validation/measured/H100/profiles/bertbase_amp-fp16_b128):
-  // copy_ of 37748736 fp16 elements through elementwise_kernel<128, 4>, 101.5 us measured per call.
+  // copy_ of 37748736 fp16 elements through elementwise_kernel<128, 4> over 4 dims, 101.5 us
+  // measured per call; as one vectorized stream it would take the DRAM time (~49 us).
   const GpuConfig h100 = gpu::test::shipped("h100");
   Kernel k = memory_kernel("copy", 37748736, 0, 1, FormatId::fp16);
   const KernelResult vectorized = run_memory_kernel(h100, k);
-  k.memory.strided = true;
+  k.memory.strided_dims = 4;
   const MemoryLaunch l = memory_launch(h100, k);
   CHECK(l.kernel.rfind("elementwise_kernel<128, 4>", 0) == 0);
-  CHECK(l.access_bytes == 2);
   CHECK(l.accesses_per_element == 2);
+  CHECK(l.integer_instructions_per_element == 45);  // 3 + 3 x 2 operands + (7 + 2) x 4 dims
   const KernelResult strided = run_memory_kernel(h100, k);
-  CHECK(strided.bound == "l1_requests");
-  // one 64-byte request per warp access, 9.5 cycles apart on each SM: 2 x 37748736 / 32 / 132 x 9.5
-  CHECK(strided.time_s == doctest::Approx(2.0 * 37748736 / 32 / 132 * 9.5 / h100.clock_hz + h100.launch_overhead_s).epsilon(1e-6));
+  CHECK(strided.bound == "int32");
+  // 45 integer instructions per element on 64 integer lanes per SM
+  CHECK(strided.time_s ==
+        doctest::Approx(37748736.0 * 45 / (64 * 132) / h100.clock_hz + h100.launch_overhead_s).epsilon(1e-6));
   CHECK(strided.time_s > 1.5 * vectorized.time_s);
   CHECK(std::abs(strided.time_s * 1e6 / 101.5 - 1) < 0.15);
-  // fp32 elements fill 128-byte requests: the DRAM stays the bound
-  Kernel f = memory_kernel("copy", 37748736, 0, 1, FormatId::fp32);
-  f.memory.strided = true;
-  CHECK(run_memory_kernel(h100, f).bound == "dram");
-  // configs without the interval (A100) time the same stream either way
+  // fewer dims, less arithmetic: a 1-dim walk of the same copy is at the DRAM rate again
+  k.memory.strided_dims = 1;
+  CHECK(run_memory_kernel(h100, k).bound == "dram");
+  // casting copies pay the narrow requests of their 2-byte accesses on the H100, not on the A100
+  Kernel c = memory_kernel("copy", 37748736, 0, 1, FormatId::fp16);
+  c.memory.cast = true;
+  CHECK(memory_launch(h100, c).kernel.rfind("unrolled_elementwise_kernel", 0) == 0);
+  CHECK(run_memory_kernel(h100, c).bound == "l1_requests");
   const GpuConfig a100 = gpu::test::shipped("a100");
   Kernel v = memory_kernel("copy", 37748736, 0, 1, FormatId::fp16);
   const double plain = run_memory_kernel(a100, v).time_s;
-  v.memory.strided = true;
+  v.memory.cast = true;
   CHECK(run_memory_kernel(a100, v).time_s == doctest::Approx(plain));
 }

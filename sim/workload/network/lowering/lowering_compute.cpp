@@ -165,9 +165,10 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   if (kvh < h) {  // repeat_kv: keys and values copied out to every query head
     const std::int64_t n = 2 * B * h * kv * d;
     const std::int64_t src = 2 * B * kvh * kv * d;
-    // expand + reshape: a copy from a broadcast view (PyTorch's elementwise_kernel<128, 4>)
+    // expand + reshape: a copy from a broadcast view (PyTorch's elementwise_kernel<128, 4>) over
+    // three coalesced dims: (seq x head_dim), the repeats (stride 0), (batch x kv heads)
     Kernel repeat = memory_kernel(l.name + ".repeat_kv", "copy", in_fmt, n, 0, double(src), double(n), 0, l.count);
-    repeat.memory.strided = true;
+    repeat.memory.strided_dims = 3;
     c.emit_forward(li, repeat);
     c.emit_backward(li, memory_kernel(l.name + ".repeat_kv.backward", "reduce", in_fmt, src, h / kvh, double(n),
                                       double(src), double(h / kvh), l.count));
