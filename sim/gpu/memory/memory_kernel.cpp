@@ -125,9 +125,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
     double cycles;
   };
   const bool level_bound = level_bytes / level_bw >= l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency);
-  // Scalar accesses narrower than 16 B (PyTorch's non-vectorized elementwise kernels): each warp
-  // access is a request of at most 128 B, one per l1.narrow_request_interval per SM (the H100's
-  // _align GEMM copies fitted it; sim/gpu/README.md "H100, measured").
+  // Scalar accesses narrower than 16 B (PyTorch's casting copies): each warp access is a request
+  // of at most 128 B, one per l1.narrow_request_interval per SM (the H100's _align GEMM copies
+  // fitted it; sim/gpu/README.md "H100, measured"). The strided kernel's bound is its integer work.
   double narrow_cycles = 0;
   if (l.access_bytes < 16 && l.accesses_per_element > 0 && g.narrow_request_interval > 0) {
     const double requests = double(l.elements) * l.accesses_per_element / 32.0 *

@@ -53,7 +53,7 @@ int strided_dims(const Call& c, const Dims& out) {
     else
       for (std::size_t k = d.size(); k-- > 1;) s[k - 1] = s[k] * std::max<std::int64_t>(1, d[k]);
     std::vector<std::int64_t> e(n, 0);  // numpy broadcasting: align from the right, size-1 dims stride 0
-    for (std::size_t k = 0; k < n && k < n; ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       const std::ptrdiff_t j = std::ptrdiff_t(k) - std::ptrdiff_t(n) + std::ptrdiff_t(d.size());
       if (j >= 0 && d[std::size_t(j)] != 1) e[k] = s[std::size_t(j)];
     }
