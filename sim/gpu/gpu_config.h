@@ -5,6 +5,7 @@
 //   const auto cfg = config::Config::load("configs/gpu/v100.yaml", gpu::config_schema());
 //   const gpu::GpuConfig gpu = gpu::GpuConfig::from(cfg);   // throws InputError on impossible configs
 //   gpu::GpuModel model(gpu);
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -160,6 +161,13 @@ struct GpuConfig {
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
   double sfu_per_clk() const { return double(sfu_lanes_per_subcore) * subcores_per_sm; }  // per SM
   double int32_per_clk() const { return double(int32_lanes_per_subcore) * subcores_per_sm; }  // per SM
+  // Bytes per clock per SM of copies made of `access`-byte lane accesses: one warp request (32 x
+  // access bytes, at most 128) per narrow_request_interval; 0 when not limited (16-byte vectors, or
+  // no interval configured).
+  double narrow_copy_bytes_per_clk(int access) const {
+    if (access <= 0 || access >= 16 || narrow_request_interval <= 0) return 0;
+    return std::min(128.0, 32.0 * access) / narrow_request_interval;
+  }
 };
 
 }  // namespace tcsim::gpu

@@ -146,12 +146,12 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     const int sub_byte = format_is_integer(p.ab) && format_bits(p.ab) <= 8 ? 16 / format_bits(p.ab) : 1;
     for (int bk : sm7x ? std::vector<int>{32} : wide ? std::vector<int>{16, 32} : std::vector<int>{32, 64}) {
       m.bk = std::max(bk * sub_byte, row.k);
-      const int staging = sm7x ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
-      m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
       // cp.async copies 4, 8 or 16 bytes (PTX ISA, cp.async cp-size): 2-byte aligned operands go
       // through registers, two stages (the H100 traces' cutlass_75_tensorop_*_align1 kernels).
-      if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.copy_width < 4) {
-        if (!sm7x) m.regs_per_thread = round_regs(m.regs_per_thread + int(tile_bytes(p, m) / (m.warps * 32) / 4));
+      const bool via_registers = sm7x || g.copy_engine == CopyEngine::ldg_sts || p.copy_width < 4;
+      const int staging = via_registers ? int(tile_bytes(p, m) / (m.warps * 32) / 4) : 0;
+      m.regs_per_thread = round_regs(acc_regs + frag_regs + staging + 40);
+      if (via_registers) {
         m.copy = CopyEngine::ldg_sts, m.stages = 2;
         finish(m);
       } else {

@@ -129,11 +129,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // of at most 128 B, one per l1.narrow_request_interval per SM (the H100's _align GEMM copies
   // fitted it; sim/gpu/README.md "H100, measured"). The strided kernel's bound is its integer work.
   double narrow_cycles = 0;
-  if (l.access_bytes < 16 && l.accesses_per_element > 0 && g.narrow_request_interval > 0) {
-    const double requests = double(l.elements) * l.accesses_per_element / 32.0 *
-                            std::max(1.0, 32.0 * l.access_bytes / 128.0);
-    narrow_cycles = requests / active_sms * g.narrow_request_interval;
-  }
+  if (const double narrow = g.narrow_copy_bytes_per_clk(l.access_bytes); narrow > 0)
+    narrow_cycles = double(l.elements) * l.accesses_per_element * l.access_bytes / (narrow * active_sms);
   const double int_cycles = double(l.elements) * l.integer_instructions_per_element / (g.int32_per_clk() * active_sms);
   const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
                         {"l1_requests", narrow_cycles},

@@ -272,8 +272,7 @@ class Sim {
   double global_transfer(double t, double bytes, double latency, Pipe& queue, int access = 0) {
     const double s = std::max(t, queue.next_free);
     double bpc = global_bpc_;
-    if (access > 0 && access < 16 && g_.narrow_request_interval > 0)
-      bpc = std::min(bpc, std::min(128.0, 32.0 * access) / g_.narrow_request_interval);
+    if (const double narrow = g_.narrow_copy_bytes_per_clk(access); narrow > 0) bpc = std::min(bpc, narrow);
     const double d = bytes / bpc;
     queue.next_free = s + d;
     stats_.global_busy += d;
