@@ -5,9 +5,9 @@
 #
 # 1. ubench (MMA, shared memory, L2/DRAM, launch, clock), 2. mma_probe (bit patterns; checked
 # later anywhere with run_mma_probe.sh --check-only), 3. gemm_bench over shapes/h100_timing.csv
-# and traces/gemm/transformer_layer.csv, 4. PyTorch steps of ResNet-50 and BERT-base (AMP),
-# profiled and timed, 5. gemm_bench over traces/gemm/deepbench.csv, 6. the same PyTorch steps in
-# TF32. A step that would start with too little time left is skipped and says so.
+# and traces/gemm/transformer_layer.csv, 4. PyTorch steps of ResNet-50, BERT-base and GPT-2
+# (AMP), profiled and timed, 5. gemm_bench over traces/gemm/deepbench.csv, 6. the same PyTorch
+# steps in TF32. A step that would start with too little time left is skipped and says so.
 # clocks_during.csv samples clocks, power and throttle reasons every 200 ms throughout.
 # Uses the tools in TCSIM_VALIDATION_BUILD when they run there (built elsewhere with the same
 # CUDA), else builds them. Packs OUTDIR/{probe.tar.xz.*,timing.tar.xz,profiles.tar.xz,log.txt}:
@@ -62,7 +62,10 @@ SAMPLER=$!
 trap 'kill $SAMPLER 2>/dev/null' EXIT
 
 run_step 60 120 "$VB/ubench" --out "$D/ubench"
-run_step 60 150 "$VB/mma_probe" --out "$RES/probe" --gpu-name "$GPU"
+# SKIP_PROBE=1 leaves the bit patterns out (a board whose MMA datapath another board already
+# measured, e.g. the H200 after the H100: same GH100 SM).
+[[ ${SKIP_PROBE:-0} == 1 ]] && say "mma_probe skipped (SKIP_PROBE=1)" ||
+  run_step 60 150 "$VB/mma_probe" --out "$RES/probe" --gpu-name "$GPU"
 if [[ -d "$RES/probe/$GPU" ]]; then
   (cd "$RES/probe" && tar cf - "$GPU" | xz -T0 -6 | split -b 15M -d - "$OUT/probe.tar.xz.")
   say "probe packed: $(ls "$OUT"/probe.tar.xz.* | wc -l) part(s)"
@@ -71,11 +74,15 @@ for list in validation/shapes/h100_timing.csv traces/gemm/transformer_layer.csv;
   run_step 60 240 "$VB/gemm_bench" --shapes "$ROOT/$list" --out "$D/gemm_$(basename "$list" .csv)" --row-timeout 10
 done
 prof() { run_step 45 100 python3 "$ROOT/validation/gpu/torch_profile.py" --out "$D/profiles" --time-steps 20 "$@"; }
-prof --model resnet50 --precision amp-fp16 --channels-last --batch 128
-prof --model bert-base --precision amp-fp16 --batch 32 --seq 128
+# Sizes that keep the GPU busy (the VM's CPU makes small eager steps host-bound); the same
+# sizes as the H100's measured set, so boards compare step for step.
+prof --model resnet50 --precision amp-fp16 --channels-last --batch 256
+prof --model bert-base --precision amp-fp16 --batch 128 --seq 128
+prof --model gpt2 --precision amp-bf16 --batch 16 --seq 1024
 run_step 60 150 "$VB/gemm_bench" --shapes "$ROOT/traces/gemm/deepbench.csv" --out "$D/gemm_deepbench" --row-timeout 10
-prof --model resnet50 --precision tf32 --batch 64
-prof --model bert-base --precision tf32 --batch 32 --seq 128
+prof --model resnet50 --precision tf32 --batch 128
+prof --model bert-base --precision tf32 --batch 64 --seq 128
+prof --model gpt2 --precision tf32 --batch 8 --seq 1024
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
   --format=csv >"$D/clocks_after.csv" 2>&1
 kill $SAMPLER 2>/dev/null
