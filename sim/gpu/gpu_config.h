@@ -161,6 +161,10 @@ struct GpuConfig {
   double peak_ffma_per_clk() const { return double(fp32_lanes_per_subcore) * subcores_per_sm; }
   double sfu_per_clk() const { return double(sfu_lanes_per_subcore) * subcores_per_sm; }  // per SM
   double int32_per_clk() const { return double(int32_lanes_per_subcore) * subcores_per_sm; }  // per SM
+  // Thread instructions the SM's schedulers issue per clock (one warp instruction per scheduler).
+  double issue_lanes_per_clk() const {
+    return 32.0 * issue_per_scheduler_per_clk * warp_schedulers_per_subcore * subcores_per_sm;
+  }
   // Bytes per clock per SM of copies made of `access`-byte lane accesses: one warp request (32 x
   // access bytes, at most 128) per narrow_request_interval; 0 when not limited (16-byte vectors, or
   // no interval configured).

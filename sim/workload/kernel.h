@@ -54,6 +54,7 @@ struct AttentionShape {
 // "batch_norm", "batch_norm_nchw" / "batch_norm_nchw_backward" (cuDNN's per-channel training
 // kernels: row_length = the channel's elements), "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
 // "adam", "sgd", "reduce", "reduce_columns" (a sum over outer dims: a bias gradient),
+// "layer_norm_backward" (the input gradient, row-wise like "layer_norm"),
 // "layer_norm_gamma_beta" (layer-norm weight gradients: elements = features, row_length = rows),
 // "transpose", ...).
 struct MemoryShape {

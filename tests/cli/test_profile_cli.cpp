@@ -124,7 +124,7 @@ TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV"
   CHECK(step.find(",2,2,0,2,40,40,0,40,25,") != std::string::npos);  // kernels, calls, none simulated; 25% on tensor cores
 }
 
-TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/profiles): readers map them, kernel time within bounds") {
+TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/H*/profiles): readers map them, kernel time within bounds") {
   // Held-out except the batch-norm kernels' elements per trip (fitted to two kernels of the TF32
   // ResNet-50 trace) and the H100's narrow-copy request interval (fitted on gemm_deepbench's
   // 4/8-byte aligned rows, not on these traces). Mapped kernel time error (sim/gpu/README.md,
@@ -132,21 +132,31 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
   // b16 -3.8%. Since wgmma epilogues store their warp's quarter of the warpgroup tile (they stored
   // all of it), the GEMM and convolution families are within 14% (were +8..+26%); since PyTorch's
   // strided elementwise kernel pays its index arithmetic, BERT's elementwise family is -13% (was
-  // -22%). The bounds guard against regressions of the readers (share mapped) and of the
-  // model (error).
+  // -22%). Since layer norm's per-row reductions are counted (Nsight Compute on the H200) and
+  // sm_90's NCHW strided 1x1 convolutions transpose and its 1x1 weight gradients run per image:
+  // ResNet-50 TF32 -6.2% (conv family -22% -> -6%), BERT-base AMP -3.1% (norm -28% -> -15%).
+  // The H200 (h200.yaml = h100.yaml + its memory, nothing fitted): ResNet-50 AMP +1.2%, TF32
+  // -9.5%, BERT-base AMP -7.3%, GPT-2 -4.5%. The bounds guard against regressions of the readers
+  // (share mapped) and of the model (error).
   const fs::path d = tcsim::test::temp_dir("h100_prof");
   struct Case {
+    const char* board;  // validation/measured/<board>, configs/gpu/<board lower case>.yaml
     const char* name;
     double min_mapped_pct, max_abs_error_pct;
   };
-  for (const Case& c : {Case{"resnet50_amp-fp16_cl_b256", 90, 5}, Case{"resnet50_tf32_b128", 95, 16},
-                        Case{"bertbase_amp-fp16_b128", 93, 5}, Case{"gpt2_amp-bf16_b16", 93, 5}}) {
+  for (const Case& c : {Case{"H100", "resnet50_amp-fp16_cl_b256", 90, 5}, Case{"H100", "resnet50_tf32_b128", 95, 10},
+                        Case{"H100", "bertbase_amp-fp16_b128", 93, 5}, Case{"H100", "gpt2_amp-bf16_b16", 93, 5},
+                        Case{"H200", "resnet50_amp-fp16_cl_b256", 90, 5}, Case{"H200", "resnet50_tf32_b128", 95, 13},
+                        Case{"H200", "bertbase_amp-fp16_b128", 93, 10}, Case{"H200", "gpt2_amp-bf16_b16", 93, 7}}) {
+    CAPTURE(c.board);
     CAPTURE(c.name);
-    const fs::path xz = tcsim::test::source_dir() / "validation/measured/H100/profiles" / (std::string(c.name) + ".json.xz");
-    const fs::path json = d / (std::string(c.name) + ".json");
+    const std::string board = c.board;
+    const fs::path xz = tcsim::test::source_dir() / "validation/measured" / board / "profiles" / (std::string(c.name) + ".json.xz");
+    const fs::path json = d / (board + "_" + c.name + ".json");
     REQUIRE(std::system(("xz -dc '" + xz.string() + "' > '" + json.string() + "'").c_str()) == 0);
-    const fs::path out = d / c.name;
-    auto r = run_tcsim("validate -c '" + config("h100.yaml") + "' '" + json.string() + "' -j 2 -o '" + out.string() + "'");
+    const fs::path out = d / (board + "_" + c.name);
+    const char* cfg = board == "H100" ? "h100.yaml" : "h200.yaml";
+    auto r = run_tcsim("validate -c '" + config(cfg) + "' '" + json.string() + "' -j 2 -o '" + out.string() + "'");
     REQUIRE(r.exit_code == 0);
     // step.csv: header, one row; columns by name
     std::istringstream step(slurp(out / "step.csv"));
@@ -163,11 +173,11 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
     };
     CHECK(column("mapped_share_pct") >= c.min_mapped_pct);
     CHECK(std::abs(column("mapped_error_pct")) <= c.max_abs_error_pct);
-    if (std::string(c.name) == "bertbase_amp-fp16_b128") {
+    if (board == "H100" && std::string(c.name) == "bertbase_amp-fp16_b128") {
       // Layer-norm backward as PyTorch's two kernels (GammaBetaBackward walks 16384 rows in 24
       // CTAs) and the bias gradients as reduce_kernel's column grids with their global tail: the
       // norm family was -56% and the reductions -40% with one row-parallel kernel each (now -28%
-      // and -10%).
+      // and -10%), -15% since the layer-norm kernels' instructions are counted.
       std::istringstream fams(slurp(out / "families.csv"));
       std::string line;
       std::map<std::string, double> error;
@@ -182,7 +192,7 @@ TEST_CASE("tcsim validate on the real H100 traces (validation/measured/H100/prof
       REQUIRE(error.count("gemm"));
       REQUIRE(error.count("elementwise"));
       CHECK(std::abs(error["elementwise"]) <= 15);  // -22% while the strided copies ran as vectorized ones
-      CHECK(std::abs(error["norm"]) <= 35);
+      CHECK(std::abs(error["norm"]) <= 20);  // -28% before the Nsight Compute counts
       CHECK(std::abs(error["reduce"]) <= 20);
       CHECK(std::abs(error["gemm"]) <= 14);  // +24% while wgmma epilogues stored 4x their bytes
     }

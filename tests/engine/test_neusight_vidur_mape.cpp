@@ -78,10 +78,12 @@ TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe") {
   // 5.59; 16.36, 21.52, 20.07.
   CHECK(group_mape(v100, "elementwise fp32") <= 2.0);  // 1.34
   CHECK(group_mape(v100, "softmax fp32") <= 3.5);      // 2.60
-  CHECK(group_mape(v100, "layer_norm fp32") <= 4.5);   // 3.69
+  // Layer norm since its per-row Welford reductions are counted (Nsight Compute on the H200), at
+  // the issue rate: V100 3.69 -> 5.10 (short rows now slow), A100 10.00 -> 5.70.
+  CHECK(group_mape(v100, "layer_norm fp32") <= 6.0);   // 5.10
   CHECK(group_mape(a100, "elementwise fp32") <= 4.5);  // 3.59
   CHECK(group_mape(a100, "softmax fp32") <= 8.0);      // 6.85
-  CHECK(group_mape(a100, "layer_norm fp32") <= 11.0);  // 10.00
+  CHECK(group_mape(a100, "layer_norm fp32") <= 7.0);   // 5.70
 }
 
 TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A100 SXM 80 GB") {

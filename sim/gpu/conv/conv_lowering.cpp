@@ -31,6 +31,9 @@ struct Dims {
   i64 N, H, W, P, Q, R, S, cg, kg, groups;
   double e;        // bytes per element of x, w and y (cuDNN keeps them in one format)
   double x, y, w;  // bytes of the input, output and filter tensors (per group)
+  // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
+  // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
+  bool sm90_nchw_tensor = false;
 };
 
 // A GEMM step before planning. Footprints are per batch instance.
@@ -72,9 +75,16 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
 // The implicit GEMM of each pass (IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM cost the same here).
 void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   const ConvShape& c = d.c;
-  const bool pointwise = d.R == 1 && d.S == 1;
+  // A 1x1 convolution is a GEMM on NCHW tensors; on sm_90 (cuDNN 9) a strided one is not: the
+  // H100 and H200 TF32 ResNet-50 traces run the three stride-2 shortcut convolutions through
+  // nchwToNhwcKernel and NHWC kernels, both passes, like the 3x3 ones.
+  const bool pointwise = d.R == 1 && d.S == 1 && !(d.sm90_nchw_tensor && c.stride_h * c.stride_w > 1);
   // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
   const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc;
+  // sm_90 runs a stride-1 1x1 weight gradient of NCHW tensors as the CUDA-core kernels do, a GEMM
+  // per image and a sum of the partial filters (the traces' batched cutlass_80_tensorop_s1688gemm
+  // with grid z = N, then cudnn::cnn::reduce_wgrad_nchw_helper).
+  const bool per_image_wgrad = !nhwc_kernel || (d.sm90_nchw_tensor && pointwise);
   const i64 block = d.tensor && !pointwise ? kTensorChannelBlock : 1;
   if (d.pass == Pass::forward) {
     s.m = d.N * d.P * d.Q, s.n = d.kg, s.k = d.R * d.S * round_up(d.cg, block);
@@ -100,7 +110,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
     s.b_footprint = d.x;
     s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
-    if (pointwise && !nhwc_kernel && d.N > 1) {
+    if (pointwise && per_image_wgrad && d.N > 1) {
       // A 1x1 weight gradient of NCHW tensors: dW = sum over images of dY_n (K x PQ) x X_n^T (PQ x C).
       // The reduction's contiguous runs end at each image (n strides over C x H x W, not P x Q), so
       // the CUDA-core kernels run a GEMM per image (the images on the grid's z axis, as the forward
@@ -333,7 +343,8 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const i64 N = c.batch, H = c.ifmap_h, W = c.ifmap_w, P = c.out_h(), Q = c.out_w(), R = c.filter_h, S = c.filter_w;
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
-               double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e};
+               double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
+               g.arch == "sm_90" && L.choice.tensor_cores && c.layout == TensorLayout::nchw};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -344,7 +355,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
       // sm_90 (cuDNN 9): the NHWC kernel's result goes back to NCHW through a separate
       // nhwcToNchwKernel, where Volta's epilogue writes NCHW itself (lower_implicit). The H100
       // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
-      if (g.arch == "sm_90" && d.tensor && c.layout == TensorLayout::nchw && !(R == 1 && S == 1)) {
+      if (d.sm90_nchw_tensor && !(R == 1 && S == 1 && c.stride_h * c.stride_w == 1)) {
         if (k.pass == Pass::forward) L.helpers.push_back({"NHWC->NCHW transpose of the output", d.y, d.y, 0});
         if (k.pass == Pass::data_grad) L.helpers.push_back({"NHWC->NCHW transpose of the input gradient", d.x, d.x, 0});
       }

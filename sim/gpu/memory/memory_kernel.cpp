@@ -73,7 +73,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // other warps' work meanwhile): max(n x issue, latency + issue / w). Without counted instructions
   // this is the latency alone.
   const double trips = l.dependent_loads + l.reread_trips;
-  const double cta_issue = double(l.elements) / double(l.ctas) * l.instructions_per_element / g.peak_ffma_per_clk();
+  // Cycles per element on the SM: the FP32 lanes for the counted lane work, the issue slots for
+  // all counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 FP32 bounds first).
+  const double issue_per_element =
+      std::max(l.instructions_per_element / g.peak_ffma_per_clk(),
+               (l.instructions_per_element + l.issue_instructions_per_element) / g.issue_lanes_per_clk());
+  const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
   auto trip = [&](std::int64_t n, double latency) {
@@ -117,7 +122,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.
   const double lane_ops = std::max(k.flops_nontensor, double(l.elements) * l.instructions_per_element);
-  const double math_cycles = lane_ops / (g.peak_ffma_per_clk() * active_sms);
+  const double math_cycles = std::max(lane_ops / g.peak_ffma_per_clk(), double(l.elements) * issue_per_element) / active_sms;
   const double sfu_cycles = double(l.elements) * l.sfu_per_element / (g.sfu_per_clk() * active_sms);
 
   struct Term {
@@ -165,7 +170,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   Activity act;
   act.ffma = lane_ops;
   act.mufu = double(l.elements) * l.sfu_per_element;
-  act.warp_instructions = lane_ops / 32 + act.mufu / 32 +
+  act.warp_instructions = lane_ops / 32 + double(l.elements) * l.issue_instructions_per_element / 32 + act.mufu / 32 +
                           (l.instructions_per_element > 0 ? 0.0 : (bytes + reread_bytes) / (32 * 16));
   act.rf_reads = 2 * act.warp_instructions;
   act.l1_bytes = bytes + reread_bytes;

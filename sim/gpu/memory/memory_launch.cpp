@@ -72,6 +72,19 @@ constexpr double kSoftmaxBlockInstructions = (11 + 2 + 47 + 2 + 53 + 3 + 4 * 8) 
 //    no division; counted the same way, nvcc 13.0 -O2 -arch=sm_80 on a replica of the write loop).
 constexpr double kLogSoftmaxBlockInstructions = (11 + 2 + 47 + 2 + 17 + 3) / 4.0;
 constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 16.0;
+// Counted by Nsight Compute on the lent H200 (validation/measured/H200/ncu, BERT-base's 4096 rows
+// of 768 fp32, PyTorch 2.11; issued warp instructions = issue rate x active cycles x schedulers):
+//  - vectorized_layer_norm_kernel: 519 per warp for the 6 elements each thread owns, 4.6 x the
+//    per-element count above. The rest is per row: the Welford combines of the warp-shuffle and
+//    CTA-wide reductions (five shuffle steps each, an IEEE division per combine) and the mean and
+//    rstd broadcast: 519 - 6 x 18.75 = 406 per thread per row (how much of the measured total is
+//    per row and how much per element is the PTX count's split, one row length measured).
+//  - layer_norm_grad_input_kernel_vectorized (the input gradient): 261 per warp, 43.4 per element;
+//    its two sums' reductions are plain adds, the split is not measured: all counted per element.
+//  - GammaBetaBackwardCUDAKernelTemplate<float, float, 32, 32, 256>: 17.3 per (row, feature).
+constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
+constexpr double kLayerNormGradInputInstructions = 43.4;
+constexpr double kGammaBetaInstructionsPerInput = 17.3;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
 constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
 constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
@@ -160,7 +173,7 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
 // Sarathi/vLLM's rms_norm_kernel (csrc/layernorm_kernels.cu: a CTA of min(R, 1024) threads per
 // row, one element per thread per iteration, blockReduceSum, a second pass that re-reads x and
 // reads the weight) has the same structure.
-MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms) {
+MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms, bool backward) {
   MemoryLaunch l;
   l.ctas = rows;
   if (rms) {
@@ -173,8 +186,14 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     const bool vec = r % 4 == 0;
     l.threads_per_cta = 128;
     l.dependent_loads = double(ceil_div(r, vec ? 512 : 128));
-    if (vec) l.instructions_per_element = kLayerNormInstructions;
-    l.kernel = std::string(vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel") +
+    if (backward)
+      l.instructions_per_element = kLayerNormGradInputInstructions;
+    else if (vec) {
+      l.instructions_per_element = kLayerNormInstructions;
+      l.issue_instructions_per_element = kLayerNormRowInstructionsPerThread * 128.0 / double(r);
+    }
+    l.kernel = std::string(backward ? (vec ? "layer_norm_grad_input_kernel_vectorized" : "layer_norm_grad_input_kernel")
+                                    : (vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel")) +
                " (a CTA of 128 threads per row, " + std::to_string(l.ctas) + " CTAs)";
   }
   (void)k;
@@ -255,6 +274,7 @@ MemoryLaunch layer_norm_gamma_beta(std::int64_t features, std::int64_t rows) {
   l.ctas = ceil_div(features, per_cta);
   l.dependent_loads = double(ceil_div(rows, 256));
   l.block_reductions = 1;
+  l.instructions_per_element = kGammaBetaInstructionsPerInput * double(rows);
   l.kernel = std::string(tile32 ? "GammaBetaBackwardCUDAKernel_32x32" : "GammaBetaBackwardCUDAKernel") + " (a CTA of " +
              std::to_string(l.threads_per_cta) + " threads per " + std::to_string(per_cta) + " features, " +
              std::to_string(ceil_div(rows, 256)) + " trips over " + std::to_string(rows) + " rows, " +
@@ -330,7 +350,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r, {false, op != "softmax"});
   if (is_one_of(op, {"softmax_backward", "log_softmax_backward"}))
     return softmax(g, k, rows, r, {true, op == "log_softmax_backward"});
-  if (is_one_of(op, {"layer_norm", "rms_norm"})) return row_norm(g, k, rows, r, op == "rms_norm");
+  if (is_one_of(op, {"layer_norm", "rms_norm", "layer_norm_backward"}))
+    return row_norm(g, k, rows, r, op == "rms_norm", op == "layer_norm_backward");
   if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (op == "embedding") return embedding(g, s, rows, r);

@@ -36,6 +36,11 @@ struct MemoryLaunch {
   // math routine, loads and stores), each one lane op of the SM's 16-lane pipes; 0 = not counted
   // (the kernel's flops stand in). Counted for the kernels whose instruction issue bounds them.
   double instructions_per_element = 0;
+  // Further instructions per output element that are not FP32 lane work (warp shuffles, integer
+  // and special-function code of per-row reductions): they take issue slots only, one warp
+  // instruction per scheduler per clock (the FP32 count above also takes the FP32 lanes, half the
+  // issue rate on V100 and A100).
+  double issue_instructions_per_element = 0;
   // Bytes per lane of the kernel's global accesses (16: vectors) and the warp accesses each
   // element costs (every tensor read or written): scalar accesses narrower than 16 B are limited
   // by l1.narrow_request_interval (one request of at most 128 B per interval per SM).

@@ -172,7 +172,7 @@ void map_memory(Call& c, const std::string& b) {
     // (dy, x, mean, rstd, gamma in; dx out), then the weight and bias gradients, a reduction over
     // the rows of dy and x (GammaBetaBackward: sim/gpu/memory/memory_launch.cpp).
     if (launches >= 2 && row > 0) {
-      add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb, n * eb, 8, 1);
+      add_memory(c, "norm", "layer_norm_backward", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb, n * eb, 8, 1);
       const std::string shape = c.out.shape;
       add_memory(c, "norm", "layer_norm_gamma_beta", f, row, std::int64_t(rows), 2 * n * eb + 8 * rows,
                  2.0 * double(row) * eb, 3 * n / double(row), 1);

@@ -405,4 +405,35 @@ TEST_CASE("run_conv on sm_90: an NCHW 3x3 convolution transposes its input in an
   CHECK_FALSE(has_helper(lower_conv(test::shipped("v100"), test::conv_kernel(a)), "NHWC->NCHW transpose of the output"));
 }
 
+TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 weight gradient runs per image") {
+  // The H100 and H200 TF32 ResNet-50 traces (validation/measured/H{1,2}00/profiles/resnet50_tf32_*):
+  // the stride-2 shortcut convolutions run nchwToNhwcKernel + NHWC kernels + nhwcToNchwKernel; the
+  // stride-1 1x1 weight gradients a batched cutlass_80_tensorop_s1688gemm with grid z = N, then
+  // cudnn::cnn::reduce_wgrad_nchw_helper.
+  const GpuConfig g = test::shipped("h100");
+  auto has_helper = [](const ConvLowering& L, const std::string& what) {
+    for (const auto& h : L.helpers)
+      if (h.what == what) return true;
+    return false;
+  };
+  test::ConvArgs a;
+  a.n = 64, a.h = a.w = 56, a.c = 256, a.k = 512, a.r = a.s = 1, a.pad = 0, a.stride = 2, a.format = FormatId::tf32;
+  const ConvLowering strided = lower_conv(g, test::conv_kernel(a));
+  CHECK(has_helper(strided, "NCHW->NHWC transpose of the input"));
+  CHECK(has_helper(strided, "NHWC->NCHW transpose of the output"));
+  a.pass = Pass::weight_grad;
+  CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "sum of the per-image weight gradients"));
+  a.stride = 1;
+  const ConvLowering wgrad = lower_conv(g, test::conv_kernel(a));
+  CHECK(has_helper(wgrad, "sum of the per-image weight gradients"));
+  CHECK(wgrad.gemm.problem.batch == 64);
+  CHECK(wgrad.gemm.problem.k == 56 * 56);
+  CHECK_FALSE(has_helper(wgrad, "NCHW->NHWC transpose of the input"));
+  // channels-last and the A100 (cuDNN's NCHW tensor-core paths there are not measured): one GEMM
+  a.layout = TensorLayout::nhwc;
+  CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "sum of the per-image weight gradients"));
+  a.layout = TensorLayout::nchw;
+  CHECK_FALSE(has_helper(lower_conv(test::shipped("a100"), test::conv_kernel(a)), "sum of the per-image weight gradients"));
+}
+
 }  // namespace tcsim::gpu

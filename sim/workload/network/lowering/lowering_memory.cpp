@@ -189,7 +189,7 @@ void lower_memory_layer(Context& c, int li) {
       // PyTorch's layer-norm backward: the input gradient (row-wise) and the weight and bias
       // gradients (GammaBetaBackward: a few CTAs walk all the rows, sim/gpu/memory/memory_launch.cpp);
       // an RMSNorm module's weight gradient is autograd's sum over the rows (reduce_kernel).
-      bwd(".backward", op, out, last, 2 * dout, dout, 2 * fpe);
+      bwd(".backward", kind == LayerKind::layer_norm ? "layer_norm_backward" : op, out, last, 2 * dout, dout, 2 * fpe);
       bwd(".weight_grad", kind == LayerKind::layer_norm ? "layer_norm_gamma_beta" : "reduce", last,
           out / std::max<std::int64_t>(1, last), 2 * dout, kind == LayerKind::layer_norm ? 2.0 * double(last) : double(last),
           2);
