@@ -135,8 +135,10 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
   // -22%). Since layer norm's per-row reductions are counted (Nsight Compute on the H200) and
   // sm_90's NCHW strided 1x1 convolutions transpose and its 1x1 weight gradients run per image:
   // ResNet-50 TF32 -6.2% (conv family -22% -> -6%), BERT-base AMP -3.1% (norm -28% -> -15%).
-  // The H200 (h200.yaml = h100.yaml + its memory, nothing fitted): ResNet-50 AMP +1.2%, TF32
-  // -9.5%, BERT-base AMP -7.3%, GPT-2 -4.5%. The bounds guard against regressions of the readers
+  // Since the first layer's RGB channels are padded to 8 and not 32 per tap (its forward within 1%
+  // on both boards, was +250%), the cancelling error is gone: ResNet-50 AMP -5.0%, TF32 -9.8%. The
+  // H200 (h200.yaml = h100.yaml + its memory, nothing fitted): ResNet-50 AMP -4.8%, TF32 -13.5%,
+  // BERT-base AMP -7.3%, GPT-2 -4.5%. The bounds guard against regressions of the readers
   // (share mapped) and of the model (error).
   const fs::path d = tcsim::test::temp_dir("h100_prof");
   struct Case {
@@ -144,9 +146,9 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
     const char* name;
     double min_mapped_pct, max_abs_error_pct;
   };
-  for (const Case& c : {Case{"H100", "resnet50_amp-fp16_cl_b256", 90, 5}, Case{"H100", "resnet50_tf32_b128", 95, 10},
+  for (const Case& c : {Case{"H100", "resnet50_amp-fp16_cl_b256", 90, 8}, Case{"H100", "resnet50_tf32_b128", 95, 13},
                         Case{"H100", "bertbase_amp-fp16_b128", 93, 5}, Case{"H100", "gpt2_amp-bf16_b16", 93, 5},
-                        Case{"H200", "resnet50_amp-fp16_cl_b256", 90, 5}, Case{"H200", "resnet50_tf32_b128", 95, 13},
+                        Case{"H200", "resnet50_amp-fp16_cl_b256", 90, 8}, Case{"H200", "resnet50_tf32_b128", 95, 16},
                         Case{"H200", "bertbase_amp-fp16_b128", 93, 10}, Case{"H200", "gpt2_amp-bf16_b16", 93, 7}}) {
     CAPTURE(c.board);
     CAPTURE(c.name);

@@ -34,6 +34,7 @@ struct Dims {
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
   bool sm90_nchw_tensor = false;
+  bool sm90 = false;
 };
 
 // A GEMM step before planning. Footprints are per batch instance.
@@ -85,7 +86,10 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // per image and a sum of the partial filters (the traces' batched cutlass_80_tensorop_s1688gemm
   // with grid z = N, then cudnn::cnn::reduce_wgrad_nchw_helper).
   const bool per_image_wgrad = !nhwc_kernel || (d.sm90_nchw_tensor && pointwise);
-  const i64 block = d.tensor && !pointwise ? kTensorChannelBlock : 1;
+  // sm_90 (cuDNN 9) runs an image's first layer (RGB: C padded to 8) with kernels of its own (the
+  // traces' sm90_xmma_fprop_image_first_layer / wgrad_image_first_layer in fp16,
+  // sm80_xmma_fprop_implicit_gemm_indexed_wo_smem in TF32) that do not pad each tap to 32 channels.
+  const i64 block = !d.tensor || pointwise ? 1 : d.sm90 && d.cg <= 8 ? 8 : kTensorChannelBlock;
   if (d.pass == Pass::forward) {
     s.m = d.N * d.P * d.Q, s.n = d.kg, s.k = d.R * d.S * round_up(d.cg, block);
     s.a_footprint = d.x, s.b_footprint = d.w;
@@ -344,7 +348,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90" && L.choice.tensor_cores && c.layout == TensorLayout::nchw};
+               g.arch == "sm_90" && L.choice.tensor_cores && c.layout == TensorLayout::nchw, g.arch == "sm_90"};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;

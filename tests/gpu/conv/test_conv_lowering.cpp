@@ -436,4 +436,16 @@ TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a s
   CHECK_FALSE(has_helper(lower_conv(test::shipped("a100"), test::conv_kernel(a)), "sum of the per-image weight gradients"));
 }
 
+TEST_CASE("run_conv on sm_90: the first layer's RGB channels are padded to 8, not to 32 per filter tap") {
+  // cuDNN 9's sm90_xmma_fprop_image_first_layer kernels (H100/H200 AMP ResNet-50 traces: 582 and
+  // 545 us at batch 256, the model 583 and 550 since; 2032 with 32 channels per tap).
+  test::ConvArgs a;
+  a.n = 256, a.h = a.w = 224, a.c = 3, a.k = 64, a.r = a.s = 7, a.pad = 3, a.stride = 2, a.layout = TensorLayout::nhwc;
+  CHECK(lower_conv(test::shipped("h100"), test::conv_kernel(a)).gemm.problem.k == 7 * 7 * 8);
+  // sm_70's s884cudnn kernels pad every tap to a K tile of 32 (DeepBench's C = 3 rows).
+  CHECK(lower_conv(test::shipped("v100"), test::conv_kernel(a)).gemm.problem.k == 7 * 7 * 32);
+  a.c = 64;
+  CHECK(lower_conv(test::shipped("h100"), test::conv_kernel(a)).gemm.problem.k == 7 * 7 * 64);
+}
+
 }  // namespace tcsim::gpu
