@@ -134,11 +134,11 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
   // strided elementwise kernel pays its index arithmetic, BERT's elementwise family is -13% (was
   // -22%). Since layer norm's per-row reductions are counted (Nsight Compute on the H200) and
   // sm_90's NCHW strided 1x1 convolutions transpose and its 1x1 weight gradients run per image:
-  // ResNet-50 TF32 -6.2% (conv family -22% -> -6%), BERT-base AMP -3.1% (norm -28% -> -15%).
+  // ResNet-50 TF32 -6.2% (conv family -22% -> -6%), BERT-base AMP -1.3% (norm -28% -> +7%).
   // Since the first layer's RGB channels are padded to 8 and not 32 per tap (its forward within 1%
   // on both boards, was +250%), the cancelling error is gone: ResNet-50 AMP -5.0%, TF32 -9.8%. The
   // H200 (h200.yaml = h100.yaml + its memory, nothing fitted): ResNet-50 AMP -4.8%, TF32 -13.5%,
-  // BERT-base AMP -7.3%, GPT-2 -4.5%. The bounds guard against regressions of the readers
+  // BERT-base AMP -5.2%, GPT-2 -3.4%. The bounds guard against regressions of the readers
   // (share mapped) and of the model (error).
   const fs::path d = tcsim::test::temp_dir("h100_prof");
   struct Case {
@@ -179,7 +179,8 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
       // Layer-norm backward as PyTorch's two kernels (GammaBetaBackward walks 16384 rows in 24
       // CTAs) and the bias gradients as reduce_kernel's column grids with their global tail: the
       // norm family was -56% and the reductions -40% with one row-parallel kernel each (now -28%
-      // and -10%), -15% since the layer-norm kernels' instructions are counted.
+      // and -10%), +7% since the layer-norm kernels' instructions are counted and GammaBetaBackward's
+      // trips are serial.
       std::istringstream fams(slurp(out / "families.csv"));
       std::string line;
       std::map<std::string, double> error;
@@ -194,7 +195,7 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
       REQUIRE(error.count("gemm"));
       REQUIRE(error.count("elementwise"));
       CHECK(std::abs(error["elementwise"]) <= 15);  // -22% while the strided copies ran as vectorized ones
-      CHECK(std::abs(error["norm"]) <= 20);  // -28% before the Nsight Compute counts
+      CHECK(std::abs(error["norm"]) <= 12);  // +7%; -28% before the Nsight Compute counts and serial trips
       CHECK(std::abs(error["reduce"]) <= 20);
       CHECK(std::abs(error["gemm"]) <= 14);  // +24% while wgmma epilogues stored 4x their bytes
     }

@@ -81,7 +81,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
+  const double trip_bytes = trips > 0 ? (bytes_read / double(l.ctas)) / l.dependent_loads : 0.0;
   auto trip = [&](std::int64_t n, double latency) {
+    if (l.serial_trips) return latency + double(n) * (trip_bytes / g.l1_bytes_per_clk + issue);
     return std::max(double(n) * issue, latency + issue / warps_per_subcore);
   };
   // The first pass over the CTA's data (its loads from where the data lives).

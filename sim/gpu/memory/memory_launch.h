@@ -29,6 +29,10 @@ struct MemoryLaunch {
   // Serial round trips to L2 after the whole grid, by the last CTA (a reduction whose CTAs' partial
   // results are combined in global memory: the semaphore, then the partials).
   double tail_trips = 0;
+  // The CTA's warps load a trip's data together and only then work on it (an unrolled batch of
+  // loads per loop iteration, all warps in step, one CTA per SM): a trip is its latency, the
+  // transfer of its bytes at the SM's L1 rate and the work, one after the other.
+  bool serial_trips = false;
   int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
   int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)
