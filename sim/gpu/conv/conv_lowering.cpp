@@ -31,10 +31,10 @@ struct Dims {
   i64 N, H, W, P, Q, R, S, cg, kg, groups;
   double e;        // bytes per element of x, w and y (cuDNN keeps them in one format)
   double x, y, w;  // bytes of the input, output and filter tensors (per group)
+  bool sm90 = false;  // cuDNN 9's sm_90 kernels (lower_implicit)
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
-  bool sm90_nchw_tensor = false;
-  bool sm90 = false;
+  bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
 };
 
 // A GEMM step before planning. Footprints are per batch instance.
@@ -79,13 +79,13 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // A 1x1 convolution is a GEMM on NCHW tensors; on sm_90 (cuDNN 9) a strided one is not: the
   // H100 and H200 TF32 ResNet-50 traces run the three stride-2 shortcut convolutions through
   // nchwToNhwcKernel and NHWC kernels, both passes, like the 3x3 ones.
-  const bool pointwise = d.R == 1 && d.S == 1 && !(d.sm90_nchw_tensor && c.stride_h * c.stride_w > 1);
+  const bool pointwise = d.R == 1 && d.S == 1 && !(d.sm90_nchw_tensor() && c.stride_h * c.stride_w > 1);
   // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
   const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc;
   // sm_90 runs a stride-1 1x1 weight gradient of NCHW tensors as the CUDA-core kernels do, a GEMM
   // per image and a sum of the partial filters (the traces' batched cutlass_80_tensorop_s1688gemm
   // with grid z = N, then cudnn::cnn::reduce_wgrad_nchw_helper).
-  const bool per_image_wgrad = !nhwc_kernel || (d.sm90_nchw_tensor && pointwise);
+  const bool per_image_wgrad = !nhwc_kernel || (d.sm90_nchw_tensor() && pointwise);
   // sm_90 (cuDNN 9) runs an image's first layer (RGB: C padded to 8) with kernels of its own (the
   // traces' sm90_xmma_fprop_image_first_layer / wgrad_image_first_layer in fp16,
   // sm80_xmma_fprop_implicit_gemm_indexed_wo_smem in TF32) that do not pad each tap to 32 channels.
@@ -348,7 +348,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90" && L.choice.tensor_cores && c.layout == TensorLayout::nchw, g.arch == "sm_90"};
+               g.arch == "sm_90"};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -359,7 +359,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
       // sm_90 (cuDNN 9): the NHWC kernel's result goes back to NCHW through a separate
       // nhwcToNchwKernel, where Volta's epilogue writes NCHW itself (lower_implicit). The H100
       // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
-      if (d.sm90_nchw_tensor && !(R == 1 && S == 1 && c.stride_h * c.stride_w == 1)) {
+      if (d.sm90_nchw_tensor() && !(R == 1 && S == 1 && c.stride_h * c.stride_w == 1)) {
         if (k.pass == Pass::forward) L.helpers.push_back({"NHWC->NCHW transpose of the output", d.y, d.y, 0});
         if (k.pass == Pass::data_grad) L.helpers.push_back({"NHWC->NCHW transpose of the input gradient", d.x, d.x, 0});
       }
