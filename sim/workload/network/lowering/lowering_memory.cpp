@@ -148,7 +148,7 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::tanh:
     case LayerKind::sigmoid:
       fwd("", to_string(kind), out, 0, dout, dout, fpe);
-      bwd(".backward", to_string(kind), out, 0, 2 * dout, dout, fpe);
+      bwd(".backward", kind == LayerKind::gelu ? "gelu_backward" : to_string(kind), out, 0, 2 * dout, dout, fpe);
       // ReLU, tanh and sigmoid differentiate from their output, GELU and SiLU from their input.
       if (kind == LayerKind::relu || kind == LayerKind::tanh || kind == LayerKind::sigmoid) c.save_output(li);
       else c.save_input(li, 0);
