@@ -89,6 +89,7 @@ constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 1
 //    50M elements on the H200, where its 302 MB take 68 us at the DRAM rate).
 constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
 constexpr double kGeluBackwardInstructions = 43.9;
+constexpr double kDropoutInstructions = 160 / 4.0;
 constexpr double kLayerNormGradInputInstructions = 43.4;
 constexpr double kGammaBetaInstructionsPerInput = 17.3;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
@@ -425,11 +426,19 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
                std::to_string(l.ctas) + " CTAs)";
     return l;
   }
-  if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "dropout", "rope"}))
+  if (is_one_of(op, {"dropout", "native_dropout"})) {
+    // fused_dropout_kernel_vec (ATen native/cuda/Dropout.cu): 256-thread CTAs, a 4-element vector
+    // per thread and per curand_uniform4 (Philox4x32-10: 10 rounds of two 32x32->64 multiplies and
+    // four XORs). PTX of a replica (nvcc 13.0 -O3 sm_90, fp16 data): 160 instructions per vector,
+    // 80 of them the Philox rounds, the rest the uniform conversion, mask, scale and stores.
+    MemoryLaunch l = elementwise(k, s.elements, 256, 4, "fused_dropout_kernel_vec");
+    l.issue_instructions_per_element = kDropoutInstructions;
+    return l;
+  }
+  if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "rope"}))
     // One thread per output element, 256-thread CTAs (max_pool2d_with_indices / avg_pool2d /
-    // batch_norm_transform_input / fused_dropout launch CUDA_NUM_THREADS-style 256-thread blocks);
-    // non-vectorized: 4 elements per thread for dropout (UNROLL 4), 1 otherwise.
-    return elementwise(k, s.elements, 256, op == "dropout" ? 4 : 1, ("pytorch " + op + " kernel").c_str());
+    // batch_norm_transform_input launch CUDA_NUM_THREADS-style 256-thread blocks).
+    return elementwise(k, s.elements, 256, 1, ("pytorch " + op + " kernel").c_str());
   // A transpose made contiguous is a copy from a permuted view: the strided path, over the four
   // dims of a heads permute ([B, S, H, D] <-> [B, H, S, D]: no two adjacent ones coalesce).
   const int strided_dims = s.strided_dims > 0 ? s.strided_dims : op == "transpose" ? 4 : 0;

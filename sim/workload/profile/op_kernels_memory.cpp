@@ -13,13 +13,17 @@ using lowering_detail::memory_kernel;
 // The tensors of the call: (elements, format) of each tensor argument with a known floating format.
 struct Tensors {
   std::int64_t largest = 0;   // elements of the largest tensor (the output of a broadcast)
-  double read_bytes = 0;      // all tensor inputs
+  double read_bytes = 0;      // all tensor inputs, boolean masks (1 byte per element) included
   std::optional<FormatId> format;  // the first tensor's
 };
 
 Tensors tensors_of(const Call& c) {
   Tensors t;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
+    if (c.type(i) == "bool" && !c.dims(i).empty()) {  // a mask (dropout's gradient, where, masked_fill)
+      t.read_bytes += double(numel(c.dims(i)));
+      continue;
+    }
     const auto f = format_of_type(c.type(i));
     if (!f || c.type(i).empty()) continue;
     if (c.dims(i).empty() && c.op.input_lists[i].empty()) continue;  // a 0-d tensor: a scalar
@@ -231,7 +235,9 @@ void map_memory(Call& c, const std::string& b) {
       }
     }
     const bool writes_only = b == "fill" || b == "zero";
-    add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb, flops, launches);
+    // native_dropout writes its boolean mask beside the output (1 byte per element).
+    const double mask = b == "native_dropout" ? n : 0.0;
+    add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb + mask, flops, launches);
     Dims out;
     bool cast = false;
     for (std::size_t i = 0; i < c.op.input_dims.size(); ++i)

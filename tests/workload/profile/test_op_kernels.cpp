@@ -188,3 +188,19 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
   // no strides recorded: taken as contiguous
   CHECK(memory(op_kernels(op("aten::mul", {{4096, 4096}, {4096, 4096}}, {"float", "float"}), none)).strided_dims == 0);
 }
+
+TEST_CASE("op kernels: dropout moves its 1-byte mask (written forward, read backward)") {
+  const std::vector<KernelNameClass> none;
+  // BERT-base's dropout after the FFN: [128, 128, 3072] fp16, p = 0.1, train
+  const OpKernels fwd = op_kernels(op("aten::native_dropout", {{128, 128, 3072}, {}, {}}, {"c10::Half", "double", "bool"}), none);
+  REQUIRE(fwd.mapped);
+  REQUIRE(fwd.kernels.size() == 1);
+  const double n = 128.0 * 128 * 3072;
+  CHECK(double(fwd.kernels[0].bytes_read) == doctest::Approx(2 * n));
+  CHECK(double(fwd.kernels[0].bytes_written) == doctest::Approx(3 * n));  // output + mask
+  const OpKernels bwd = op_kernels(
+      op("aten::native_dropout_backward", {{128, 128, 3072}, {128, 128, 3072}, {}}, {"c10::Half", "bool", "double"}), none);
+  REQUIRE(bwd.mapped);
+  CHECK(double(bwd.kernels[0].bytes_read) == doctest::Approx(3 * n));  // dY + mask
+  CHECK(double(bwd.kernels[0].bytes_written) == doctest::Approx(2 * n));
+}

@@ -166,7 +166,7 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::dropout:
       if (!c.opt.training) return;  // identity at inference
       fwd("", "dropout", out, 0, dout, dout, fpe, 0, dout);  // plus a 1-byte mask per element
-      bwd(".backward", "dropout", out, 0, dout, dout, 1, dout);
+      bwd(".backward", "dropout_backward", out, 0, dout, dout, 1, dout);  // masked_scale_kernel: no RNG
       c.save_extra(li, dout);
       return;
     case LayerKind::batch_norm: {
