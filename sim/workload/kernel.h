@@ -64,8 +64,9 @@ struct MemoryShape {
   // Elementwise ops whose operands PyTorch cannot vectorize. strided_dims > 0: not all contiguous:
   // elementwise_kernel<128, 4> computes each element's offsets by dividing its index by the sizes
   // of this many dimensions (TensorIterator's, after coalescing); 0: one contiguous stream.
-  // cast: an input in another format than the output (a casting copy: unrolled_elementwise_kernel,
-  // one element per lane per access).
+  // cast: an input in another format than the output (contiguous: a casting copy,
+  // unrolled_elementwise_kernel, one element per lane per access; strided: the operands go through
+  // dynamic casts).
   int strided_dims = 0;
   bool cast = false;
 };

@@ -77,7 +77,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // all counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 FP32 bounds first).
   const double issue_per_element =
       std::max(l.instructions_per_element / g.peak_ffma_per_clk(),
-               (l.instructions_per_element + l.issue_instructions_per_element) / g.issue_lanes_per_clk());
+               (l.instructions_per_element + l.issue_instructions_per_element + l.integer_instructions_per_element) /
+                   g.issue_lanes_per_clk());
   const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);

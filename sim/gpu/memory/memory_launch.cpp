@@ -90,6 +90,7 @@ constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 1
 constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
 constexpr double kGeluBackwardInstructions = 43.9;
 constexpr double kDropoutInstructions = 160 / 4.0;
+constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 constexpr double kLayerNormGradInputInstructions = 43.4;
 constexpr double kGammaBetaInstructionsPerInput = 17.3;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
@@ -449,7 +450,9 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     // lane per access. The accesses per element are the tensors read and written.
     MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided_dims > 0 ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
     const double elements = double(std::max<std::int64_t>(1, s.elements)), eb = memory_element_bytes(k);
-    l.accesses_per_element = s.cast ? 2.0 : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
+    l.accesses_per_element = s.cast && strided_dims == 0
+                                 ? 2.0
+                                 : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
     if (strided_dims > 0) {
       // OffsetCalculator::get per element: per dimension an IntDivider divmod (mul.hi, add, shr,
       // mul, sub), one multiply-add per operand and the loop's compare and branch: 7 + n for n
@@ -460,6 +463,11 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
       // 128-byte LDG requests stream at 4.9 cycles per SM on the H100, not 9.5.
       const double n = l.accesses_per_element;
       l.integer_instructions_per_element = 3 + 3 * n + (7 + n) * double(strided_dims);
+      // Operands of mixed dtypes on this path load and store through fetch_and_cast /
+      // cast_and_store, a switch on the dtype per operand and element: the contiguous casting
+      // copy (unrolled_elementwise_kernel, 2 operands) issues 52 instructions per element against
+      // a vectorized copy's 3 (Nsight Compute on the H200): 26 per operand, counted as issue slots.
+      if (s.cast) l.issue_instructions_per_element = kDynamicCastInstructionsPerOperand * n;
     } else {
       l.access_bytes = int(eb);
     }

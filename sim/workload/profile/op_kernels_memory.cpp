@@ -220,7 +220,7 @@ void map_memory(Call& c, const std::string& b) {
     // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel).
     const bool iterator_op = b != "native_dropout" && b != "native_dropout_backward" && b != "dropout";
     auto mark = [&](int strided, bool cast) {
-      for (auto& k : c.out.kernels) k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && strided == 0 && cast;
+      for (auto& k : c.out.kernels) k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && cast;
     };
     if (b == "copy" && c.op.input_dims.size() >= 2) {
       const auto fd = format_of_type(c.type(0)), fs = format_of_type(c.type(1));

@@ -204,3 +204,14 @@ TEST_CASE("op kernels: dropout moves its 1-byte mask (written forward, read back
   CHECK(double(bwd.kernels[0].bytes_read) == doctest::Approx(3 * n));  // dY + mask
   CHECK(double(bwd.kernels[0].bytes_written) == doctest::Approx(2 * n));
 }
+
+TEST_CASE("op kernels: a strided op over mixed dtypes keeps both marks (dynamic casts on the strided path)") {
+  const std::vector<KernelNameClass> none;
+  // BERT-base AMP's residual add: fp32 [128, 128, 768] + a fp16 view with batch and sequence swapped
+  const OpKernels k = op_kernels(op("aten::add", {{128, 128, 768}, {128, 128, 768}}, {"float", "c10::Half"}, {},
+                                    {{98304, 768, 1}, {768, 98304, 1}}),
+                                 none);
+  REQUIRE(k.mapped);
+  CHECK(k.kernels[0].memory.strided_dims > 0);
+  CHECK(k.kernels[0].memory.cast);
+}
