@@ -82,17 +82,20 @@ constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 1
 //  - layer_norm_grad_input_kernel_vectorized (the input gradient): 261 per warp, 43.4 per element;
 //    its two sums' reductions are plain adds, the split is not measured: all counted per element.
 //  - GammaBetaBackwardCUDAKernelTemplate<float, float, 32, 32, 256>: 17.3 per (row, feature).
-// Issued instructions of every kind: they are charged at the issue rate (MemoryLaunch::
-// issue_instructions_per_element); only the PTX counts say which are FP32 lane work.
 //  - vectorized_elementwise_kernel<8, GeluBackwardCUDAKernelImpl> (erf form, fp16 under AMP):
 //    43.9 per element, issue-bound at 0.78 warp instructions per scheduler per cycle (90 us for
 //    50M elements on the H200, where its 302 MB take 68 us at the DRAM rate).
+//  - unrolled_elementwise_kernel's casting copy: 52 per element for its two operands, 26 each
+//    (the dynamic casts of the strided path, launch_for).
+// Issued instructions of every kind: they are charged at the issue rate (MemoryLaunch::
+// issue_instructions_per_element); only the PTX counts say which are FP32 lane work.
 constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
-constexpr double kGeluBackwardInstructions = 43.9;
-constexpr double kDropoutInstructions = 160 / 4.0;
-constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 constexpr double kLayerNormGradInputInstructions = 43.4;
 constexpr double kGammaBetaInstructionsPerInput = 17.3;
+constexpr double kGeluBackwardInstructions = 43.9;
+constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
+// fused_dropout_kernel_vec: PTX of a replica (launch_for), 160 per 4-element vector.
+constexpr double kDropoutInstructions = 160 / 4.0;
 constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
 constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
 constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
@@ -120,9 +123,10 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
   l.ctas = std::max<std::int64_t>(1, ceil_div(elements, std::int64_t(threads) * per_thread));
   l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
              " elements, " + std::to_string(l.ctas) + " CTAs)";
-  l.sfu_per_element = sfu_per_element(to_lower(k.memory.op));
-  if (to_lower(k.memory.op) == "gelu") l.instructions_per_element = kGeluErfInstructions;
-  if (to_lower(k.memory.op) == "gelu_backward") l.issue_instructions_per_element = kGeluBackwardInstructions;
+  const std::string op = to_lower(k.memory.op);
+  l.sfu_per_element = sfu_per_element(op);
+  if (op == "gelu") l.instructions_per_element = kGeluErfInstructions;
+  if (op == "gelu_backward") l.issue_instructions_per_element = kGeluBackwardInstructions;
   return l;
 }
 

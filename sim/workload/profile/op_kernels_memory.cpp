@@ -227,11 +227,9 @@ void map_memory(Call& c, const std::string& b) {
       if (fd && fs) {
         add_memory(c, "elementwise", "copy", *fd, numel(c.dims(0)), 0, double(numel(c.dims(1))) * bytes_of(*fs),
                    double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
-        // fp32 -> fp16/bf16 has its own vectorized kernel (direct_copy_kernel_cuda's
-        // gpu_kernel_nocast); other casts are dynamic (the H100 traces: float -> Half copies run
-        // vectorized_elementwise_kernel<8>, Half -> float ones unrolled_elementwise_kernel).
-        const bool nocast = *fs == FormatId::fp32 && (*fd == FormatId::fp16 || *fd == FormatId::bf16);
-        return mark(strided_dims(c, c.dims(0)), *fd != *fs && !nocast);
+        // The H100 traces: float -> Half copies run vectorized_elementwise_kernel<8>, Half -> float
+        // ones unrolled_elementwise_kernel.
+        return mark(strided_dims(c, c.dims(0)), lowering_detail::casts_dynamically(*fs, *fd));
       }
     }
     const bool writes_only = b == "fill" || b == "zero";

@@ -33,10 +33,12 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
 
 Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count) {
   Kernel k = memory_kernel(name, "cast", to, n, 0, 0, double(n), 1, count, bytes_of(from) * double(n));
-  // PyTorch vectorizes fp32 -> fp16/bf16 (its own kernel); other casts run unrolled_elementwise_kernel
-  // (op_kernels_memory.cpp, from the H100 traces' copy kernels).
-  k.memory.cast = from != to && !(from == FormatId::fp32 && (to == FormatId::fp16 || to == FormatId::bf16));
+  k.memory.cast = casts_dynamically(from, to);  // else vectorized like any copy
   return k;
+}
+
+bool casts_dynamically(FormatId from, FormatId to) {
+  return from != to && !(from == FormatId::fp32 && (to == FormatId::fp16 || to == FormatId::bf16));
 }
 
 Context::Context(const Network& n, const LoweringOptions& o)

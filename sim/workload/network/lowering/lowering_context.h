@@ -56,6 +56,9 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
 
 // A conversion of `n` elements from `from` to `to` (autocast, quantization, gradient casts back).
 Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
+// Whether PyTorch copies `from` -> `to` through its dynamic-casting kernels: every cast but fp32 ->
+// fp16/bf16, which has its own vectorized kernel (the H100 traces' copy kernels).
+bool casts_dynamically(FormatId from, FormatId to);
 
 FormatId storage_of(FormatId f);  // tf32 is stored as fp32
 FormatId wider_of(FormatId a, FormatId b);
