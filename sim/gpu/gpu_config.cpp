@@ -204,6 +204,21 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
   g.cudnn_version = c.number("library.cudnn_version");
+  {
+    // "major.minor" (2.1, 2.11): a release, not a decimal number (2.11 comes after 2.4).
+    const std::string v = c.string("library.pytorch_version");
+    const auto dot = v.find('.');
+    auto digits = [](std::string_view t) {
+      return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    const std::string_view major = std::string_view(v).substr(0, dot), minor = dot == std::string::npos
+                                                                                   ? std::string_view()
+                                                                                   : std::string_view(v).substr(dot + 1);
+    if (dot == std::string::npos || !digits(major) || !digits(minor) || std::stoi(std::string(major)) < 1)
+      throw InputError(c.where("library.pytorch_version"),
+                       "expected a PyTorch release as major.minor, e.g. 2.1 or 2.11; got '" + v + "'");
+    g.pytorch_version = std::stoi(std::string(major)) * 100 + std::stoi(std::string(minor));
+  }
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");

@@ -130,6 +130,7 @@ struct GpuConfig {
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
+  int pytorch_version = 201;                   // library.pytorch_version as major * 100 + minor (2.11 -> 211)
   double host_launch_delay_s = 0;              // the part of it before the kernel's launch
 
   // Power: limit, idle and leakage power, voltage-frequency curve, energy per event (power/)

@@ -166,6 +166,10 @@ Schema make_schema() {
          "follow the rules learnt from cuDNN 7.6's heuristic; from 8 on, benchmark mode (the fastest modelled "
          "algorithm), as PyTorch with cudnn.benchmark runs it. See sim/gpu/README.md, Convolutions",
          5, 20});
+  s.add({"library.pytorch_version", ParamType::string, "2.1",
+         "PyTorch release whose ATen kernels the memory-bound ops run (major.minor, e.g. 2.11): the "
+         "softmax forward's block size and its shared-memory and register paths changed after 2.1. "
+         "The default is the release of NeuSight's measurements. See sim/gpu/README.md, Memory-bound kernels"});
   add_power(s);
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});

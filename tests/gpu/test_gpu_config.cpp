@@ -62,4 +62,17 @@ TEST_CASE("impossible configs are errors naming the key") {
   CHECK(load_error(text, {"dram.bandwidth=900MHz"}).find("dram.bandwidth") != std::string::npos);
 }
 
+TEST_CASE("library.pytorch_version is a release (major.minor), not a decimal number") {
+  CHECK(test::shipped("v100").pytorch_version == 201);  // the default: NeuSight's PyTorch 2.1
+  CHECK(test::shipped("h100").pytorch_version == 211);  // the measured H100/H200 steps' 2.11, after 2.4
+  CHECK(test::shipped("h200").pytorch_version == 211);  // inherited from h100.yaml
+  const std::string text = v100_text();
+  CHECK(load_error(text, {"library.pytorch_version=2.4"}) == "");
+  for (const char* bad : {"2", "2.", "two.1", "2.1.0", "0.4", "2.123"}) {
+    const std::string e = load_error(text, {std::string("library.pytorch_version=") + bad});
+    CHECK(e.find("library.pytorch_version") != std::string::npos);
+    CHECK(e.find("major.minor") != std::string::npos);
+  }
+}
+
 }  // namespace tcsim::gpu

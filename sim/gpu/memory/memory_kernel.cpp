@@ -44,14 +44,16 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // reuse distance: the other resident CTAs' rows enter in between), else from L2 while what all
   // resident CTAs read (with far-partition copies) and write fits there, else again from where the
   // data lives.
-  const double cta_read = bytes_read / double(l.ctas), cta_written = bytes_written / double(l.ctas);
+  // Only the re-read share of the input counts towards what must stay (the gradient of softmax
+  // re-reads dY; Y is read once).
+  const double cta_read = bytes_read / double(l.ctas) * l.reread_share, cta_written = bytes_written / double(l.ctas);
   const double resident_rows = double(resident) * cta_read;
   const double l2_reuse_span = double(resident) * active_sms * (cta_read * read_copies + cta_written);
   enum class Level { l1, l2, memory };
   const Level reread = l.reread_passes == 0 || resident_rows <= double(g.l1_size) ? Level::l1
                        : l2_resident || l2_reuse_span <= double(g.l2_size)       ? Level::l2
                                                                                   : Level::memory;
-  const double reread_bytes = bytes_read * l.reread_passes;
+  const double reread_bytes = bytes_read * l.reread_share * l.reread_passes;
   const double reread_latency = reread == Level::l1   ? g.l1_latency
                                 : reread == Level::l2 ? g.l2_hit_latency()
                                                       : mem_latency;

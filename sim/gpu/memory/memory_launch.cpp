@@ -158,24 +158,45 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
                " rows per 128-thread CTA, " + std::to_string(l.ctas) + " CTAs)";
     return l;
   }
-  // cunn_SoftMaxForward/Backward: a CTA per row; ILP = 16 B / element; threads = the power of two
-  // >= min(R / ILP, 1024) / 2 (at least a warp) (SoftMax_getBlockSize). Forward: three passes over
-  // the row (max, sum of exp, write), the first from memory, the other two re-reading it, with the
-  // counted instructions above. Gradient: two passes, the sum over the row, then dX = dY - exp(Y) *
-  // sum (log-softmax) or Y * (dY - sum) (softmax) re-reading dY; no exponential before the sum and
-  // no division, so the forward's count does not apply (not counted).
+  // cunn_SoftMaxForward/Backward: a CTA per row; ILP = 16 B / element. PyTorch 2.1: threads = the
+  // power of two >= min(R / ILP, 1024) / 2 (at least a warp) (SoftMax_getBlockSize; NeuSight's A100
+  // listings: 256/512 threads). Forward: three passes over the row (max, sum of exp, write), the
+  // first from memory, the other two re-reading it, with the counted instructions above. Gradient:
+  // two passes, the sum of dY over the row, then dX = dY - exp(Y) * sum (log-softmax) or
+  // Y * (dY - sum) (softmax) re-reading dY and reading Y; no exponential before the sum and no
+  // division, so the forward's count does not apply (not counted).
+  // Later releases launch the forward with min(R, 1024) threads rounded up to a warp
+  // (SoftMaxForward_getBlockSize; present in pytorch/pytorch#128468, 2.4's tree: the H100 traces'
+  // PyTorch 2.11 runs 1024 threads for rows of 50257) and keep a row that fits in the 48 KiB of
+  // shared memory a CTA gets without opting in there (cunn_SoftMaxForwardSmem: one read from
+  // memory, the passes re-read shared memory); 2.7's tree first tries registers when a thread
+  // holds fewer than 10 elements (cunn_SoftMaxForwardReg). The gradient kept the 2.1 rule (the
+  // traces: 512 threads).
   const int ilp = std::max(1, int(16 / std::max(1.0, memory_element_bytes(k))));
+  const bool later_forward = !op.backward && g.pytorch_version >= 204;
   const std::int64_t threads =
-      std::max<std::int64_t>(32, next_pow2(std::min<std::int64_t>(r / ilp, g.max_threads_per_cta) / 2));
+      later_forward ? ceil_div(std::min<std::int64_t>(r, g.max_threads_per_cta), 32) * 32
+                    : std::max<std::int64_t>(32, next_pow2(std::min<std::int64_t>(r / ilp, g.max_threads_per_cta) / 2));
   l.threads_per_cta = int(std::min<std::int64_t>(threads, g.max_threads_per_cta));
   l.ctas = rows;
   l.dependent_loads = double(ceil_div(r, std::int64_t(l.threads_per_cta) * ilp));
   const int rereads = op.backward ? 1 : 2;  // passes after the first, each after a CTA-wide reduction
-  l.reread_trips = rereads * l.dependent_loads;
-  l.reread_passes = rereads;
+  constexpr double kSharedMemoryPerCta = 48 * 1024;  // cudaDeviceProp::sharedMemPerBlock, without opting in
+  const bool in_registers = later_forward && g.pytorch_version >= 207 && ceil_div(r, std::int64_t(l.threads_per_cta)) < 10;
+  const bool in_shared = later_forward && !in_registers && r % ilp == 0 &&
+                         double(r) * memory_element_bytes(k) < kSharedMemoryPerCta - double(l.threads_per_cta / 32) * 4;
+  const char* variant = in_registers ? "Reg" : in_shared ? "Smem" : "";
+  if (in_registers || in_shared) {
+    // The later passes run on the CTA's own copy of the row: no memory traffic, no round trips.
+    l.reread_trips = 0, l.reread_passes = 0;
+  } else {
+    l.reread_trips = rereads * l.dependent_loads;
+    l.reread_passes = rereads;
+    if (op.backward) l.reread_share = 0.5;  // dY again, not Y (same size and format)
+  }
   l.block_reductions = rereads;
   if (!op.backward) l.instructions_per_element = op.log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
-  l.kernel = std::string(op.backward ? "cunn_SoftMaxBackward" : "cunn_SoftMaxForward") + " (a CTA of " +
+  l.kernel = std::string(op.backward ? "cunn_SoftMaxBackward" : "cunn_SoftMaxForward") + variant + " (a CTA of " +
              std::to_string(l.threads_per_cta) + " threads per row, " + std::to_string(l.ctas) + " CTAs)";
   return l;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Which CUDA kernel an eager framework launches for a memory-bound op, and its launch geometry:
-// the rules of PyTorch's own kernels (ATen, v2.1), so that the grid, the work per thread and the
+// the rules of PyTorch's own kernels (ATen, v2.1; where later releases changed a rule, the config's
+// library.pytorch_version picks it), so that the grid, the work per thread and the
 // serial memory round trips per CTA follow what the library does (see sim/gpu/README.md,
 // "Memory-bound kernels"). The timing is memory_kernel.h.
 #include <cstdint>
@@ -26,6 +27,9 @@ struct MemoryLaunch {
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
   int reread_passes = 0;
+  // The share of the CTA's input bytes a re-read pass reads again (softmax's gradient re-reads dY,
+  // one of its two inputs).
+  double reread_share = 1;
   // Serial round trips to L2 after the whole grid, by the last CTA (a reduction whose CTAs' partial
   // results are combined in global memory: the semaphore, then the partials).
   double tail_trips = 0;

@@ -434,6 +434,54 @@ TEST_CASE("memory launch: log-softmax's write pass has no exponential or divisio
   CHECK(back.kernel.rfind("cunn_SoftMaxBackward", 0) == 0);
 }
 
+TEST_CASE("memory launch: the softmax kernels of the PyTorch release (library.pytorch_version)") {
+  GpuConfig g = gpu::test::shipped("h100");
+  REQUIRE(g.pytorch_version == 211);
+  // GPT-2's vocabulary rows (50257 bf16, 100 KB) in the H100 traces (PyTorch 2.11): the forward runs
+  // 1024 threads and re-reads the row from memory, the gradient keeps 2.1's 512.
+  const Kernel vocab = memory_kernel("log_softmax", 16 * 50257, 50257, 1, FormatId::bf16);
+  MemoryLaunch l = memory_launch(g, vocab);
+  CHECK(l.threads_per_cta == 1024);
+  CHECK(l.reread_passes == 2);
+  CHECK(l.kernel.rfind("cunn_SoftMaxForward (", 0) == 0);
+  const Kernel vocab_grad = memory_kernel("log_softmax_backward", 16 * 50257, 50257, 2, FormatId::bf16);
+  l = memory_launch(g, vocab_grad);
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.reread_share == doctest::Approx(0.5));  // dY again, not Y
+  // A row a thread holds in fewer than 10 registers (2.7 on): one read, the passes in registers.
+  l = memory_launch(g, memory_kernel("softmax", 64 * 4096, 4096, 1));
+  CHECK(l.kernel.rfind("cunn_SoftMaxForwardReg", 0) == 0);
+  CHECK(l.threads_per_cta == 1024);
+  CHECK(l.reread_passes == 0);
+  // More than 9 per thread but within 48 KiB of shared memory: the Smem kernel.
+  l = memory_launch(g, memory_kernel("softmax", 64 * 11000, 11000, 1, FormatId::bf16));
+  CHECK(l.kernel.rfind("cunn_SoftMaxForwardSmem", 0) == 0);
+  CHECK(l.reread_passes == 0);
+  // 2.4-2.6: no register path yet, the 16 KB row goes to shared memory; 80 KB rows re-read memory.
+  g.pytorch_version = 205;
+  CHECK(memory_launch(g, memory_kernel("softmax", 64 * 4096, 4096, 1)).kernel.rfind("cunn_SoftMaxForwardSmem", 0) == 0);
+  l = memory_launch(g, memory_kernel("softmax", 64 * 20000, 20000, 1));
+  CHECK(l.kernel.rfind("cunn_SoftMaxForward (", 0) == 0);
+  CHECK(l.threads_per_cta == 1024);
+  // 2.1 (NeuSight's listings): half the vectorised width, re-read passes for every long row.
+  g.pytorch_version = 201;
+  l = memory_launch(g, vocab);
+  CHECK(l.threads_per_cta == 512);
+  l = memory_launch(g, memory_kernel("softmax", 64 * 4096, 4096, 1));
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.reread_passes == 2);
+}
+
+TEST_CASE("memory kernel: softmax's gradient re-reads dY only") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  // 16384 vocabulary rows (GPT-2 AMP b16): 4 resident 512-thread CTAs per SM re-read 100 KB of dY
+  // each while writing 100 KB: 106 MB over 132 SMs, more than the 50 MB L2, so the re-read comes
+  // from DRAM: dY twice, Y once.
+  const Kernel k = memory_kernel("log_softmax_backward", 16384 * 50257, 50257, 2, FormatId::bf16);
+  const KernelResult r = run_memory_kernel(g, k);
+  CHECK(r.get("dram_read_bytes").value() == doctest::Approx(1.5 * double(k.bytes_read)));
+}
+
 TEST_CASE("memory kernel: PyTorch's strided elementwise kernel is bound by its index arithmetic") {
   // BERT-base AMP's QKV permute (validation/measured/H100/profiles/bertbase_amp-fp16_b128):
   // copy_ of 37748736 fp16 elements through elementwise_kernel<128, 4> over 4 dims, 101.5 us
