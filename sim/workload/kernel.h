@@ -71,11 +71,19 @@ struct MemoryShape {
   bool cast = false;
 };
 
-// The MemoryShape op of a training batch norm: cuDNN's per-channel kernels for channels-first
-// tensors in PyTorch ("batch_norm_nchw[_backward]"), else the element-parallel "batch_norm".
-inline const char* training_batch_norm_op(bool per_channel, bool backward) {
-  if (!per_channel) return "batch_norm";
+// The MemoryShape op of a training batch norm run by cuDNN as PyTorch calls it: the per-channel
+// kernels for channels-first tensors ("batch_norm_nchw[_backward]"), the persistent channels-last
+// kernels ("batch_norm_nhwc[_backward]"); other frameworks' element-parallel "batch_norm".
+inline const char* training_batch_norm_op(bool cudnn, bool backward, bool channels_last = false) {
+  if (!cudnn) return "batch_norm";
+  if (channels_last) return backward ? "batch_norm_nhwc_backward" : "batch_norm_nhwc";
   return backward ? "batch_norm_nchw_backward" : "batch_norm_nchw";
+}
+
+// Whether a training batch norm op reads its input once (the kernel's own re-reads are the
+// launch's business): the channels-last persistent kernels keep the data on chip.
+inline bool batch_norm_reads_once(const std::string& op) {
+  return op == "batch_norm_nhwc" || op == "batch_norm_nhwc_backward";
 }
 
 struct Kernel {

@@ -329,8 +329,14 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   // row_length: one channel's elements (the CTA's stream)
   const std::int64_t channels = find(nchw, "bn1")->kernel.memory.elements / find(nchw, "bn1")->kernel.memory.row_length;
   CHECK(channels > 1);
-  o.conv_layout = TensorLayout::nhwc;
+  o.conv_layout = TensorLayout::nhwc;  // channels-last: cuDNN's persistent kernels, x read once
+  const Lowering nhwc = lower_network(net, o);
+  CHECK(find(nhwc, "bn1")->kernel.memory.op == "batch_norm_nhwc");
+  CHECK(find(nhwc, "bn1.backward")->kernel.memory.op == "batch_norm_nhwc_backward");
+  CHECK(find(nhwc, "bn1")->kernel.bytes_read * 2 == find(nchw, "bn1")->kernel.bytes_read);
+  o.per_channel_batch_norm = false;  // another framework's kernels
   CHECK(find(lower_network(net, o), "bn1")->kernel.memory.op == "batch_norm");
+  o.per_channel_batch_norm = true;
   o.conv_layout = TensorLayout::nchw;
   o.per_channel_batch_norm = false;
   CHECK(find(lower_network(net, o), "bn1.backward")->kernel.memory.op == "batch_norm");

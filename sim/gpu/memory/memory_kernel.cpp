@@ -27,7 +27,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.mapping = l.kernel;
 
   // Occupancy and rounds of resident CTAs on the busiest SM.
-  const auto [warps_per_cta, occupancy, ctas_per_sm, resident, rounds] = cta_rounds(g, l.threads_per_cta, l.ctas);
+  CtaRounds cr = cta_rounds(g, l.threads_per_cta, l.ctas);
+  if (l.max_resident > 0 && cr.resident > l.max_resident) {
+    cr.resident = l.max_resident;
+    cr.rounds = (cr.per_sm + cr.resident - 1) / cr.resident;
+  }
+  const auto [warps_per_cta, occupancy, ctas_per_sm, resident, rounds] = cr;
   const double active_sms = double(std::min<std::int64_t>(l.ctas, g.sm_count));
 
   // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there
@@ -142,7 +147,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   if (const double narrow = g.narrow_copy_bytes_per_clk(l.access_bytes); narrow > 0)
     narrow_cycles = double(l.elements) * l.accesses_per_element * l.access_bytes / (narrow * active_sms);
   const double int_cycles = double(l.elements) * l.integer_instructions_per_element / (g.int32_per_clk() * active_sms);
+  // A persistent grid with a barrier per round: its passes do not overlap, so the bytes' time and
+  // each round's barrier and two pipeline fills (a trip to where the data lives) add up.
+  const double barrier_rounds_cycles =
+      l.barrier_cycles > 0 ? mem_cycles + double(rounds) * (l.barrier_cycles + 2 * mem_latency) : 0.0;
   const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
+                        {"barriers", barrier_rounds_cycles},
                         {"l1_requests", narrow_cycles},
                         {"int32", int_cycles},
                         {"latency", latency_cycles},

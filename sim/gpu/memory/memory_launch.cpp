@@ -346,6 +346,55 @@ MemoryLaunch batch_norm_nchw(std::int64_t channels, std::int64_t per_channel, bo
   return l;
 }
 
+// cuDNN's channels-last training batch norm (cudnn::batchnorm_fwtr_nhwc_semiPersist /
+// batchnorm_bwtr_nhwc_semiPersist<..., 512, 16, 5 or 3, 4, ..., 2>, as PyTorch's cudnn_batch_norm
+// calls it on channels-last tensors; the open-source ancestor is apex's groupbn
+// nhwc_batch_norm_kernel.h, same template parameters). A persistent grid of 512-thread CTAs, two
+// per SM (the template's occupancy), 16 threads per pixel over a block of 64 channels; a CTA keeps
+// its first pixels on chip (registers and shared memory): 384 forward, 192 backward (x and dY) —
+// the H100 traces' grids, ceil(pixels / 384) and ceil(pixels / 192), e.g. [131, 2] for 50176
+// pixels, [66, 4] backward at 12544, fit no other count. Grid: x = ceil(pixels / cached), at most
+// 2 x SMs; y = channel blocks at once, min(blocks, 2 x SMs / x); a larger image loops with x = 2 x
+// SMs and re-reads the pixels it could not keep. Each round of channel blocks reads, meets the
+// other CTAs at a grid-wide barrier (the per-channel sums cross CTAs), then normalises and writes.
+// The ResNet-50 AMP traces show the rounds: at equal elements, 1024 channels of 14x14 (8 rounds)
+// take 1.33x 64 channels of 56x56 (1 round) though they keep everything on chip.
+// CALIBRATION (named): kBnNhwcBarrierCycles, the cost of a round beyond its bytes (the barrier's
+// atomics and polling, the slowest CTA, the two passes' pipeline fill), fitted to the 106 batch-norm
+// calls of the H100 ResNet-50 AMP b256 trace (validation/measured/H100/profiles); the H200 trace
+// and the DeepLearningExamples A100 rows are checked, not fitted (sim/gpu/README.md).
+constexpr double kBnNhwcBarrierCycles = 11000;  // 6.0 us at 1830 MHz; scanned 6000-18000: MAPE 7.6% on those calls
+
+MemoryLaunch batch_norm_nhwc(const GpuConfig& g, std::int64_t channels, std::int64_t pixels, bool backward) {
+  MemoryLaunch l;
+  l.threads_per_cta = 512;
+  l.max_resident = 2;
+  const std::int64_t cached = backward ? 192 : 384, max_grid = 2 * std::int64_t(g.sm_count);
+  const std::int64_t blocks = ceil_div(channels, 64);
+  std::int64_t gx = ceil_div(pixels, cached), gy = 1;
+  if (gx <= max_grid) gy = std::min(blocks, std::max<std::int64_t>(1, max_grid / gx));
+  else gx = max_grid;
+  // Every (pixel chunk, channel block) pair is one CTA's round of work; the persistent grid's gx x gy
+  // CTAs take ceil(blocks / gy) rounds, which the rounds of 2 resident CTAs per SM reproduce.
+  l.ctas = gx * blocks;
+  const double per_cta = double(pixels) / double(gx);
+  const double kept = std::min(1.0, double(cached) / per_cta);
+  l.dependent_loads = 2;  // the registers' pixels, then the shared memory's
+  if (kept < 1) {
+    l.reread_passes = 1;
+    l.reread_share = 1 - kept;
+    l.reread_trips = std::ceil(per_cta * (1 - kept) / 32.0 / double(backward ? 3 : 5));
+  }
+  l.block_reductions = 1;
+  l.barrier_cycles = kBnNhwcBarrierCycles;
+  l.kernel = std::string(backward ? "cudnn batchnorm_bwtr_nhwc_semiPersist" : "cudnn batchnorm_fwtr_nhwc_semiPersist") +
+             " (grid " + std::to_string(gx) + " x " + std::to_string(gy) + " of 512 threads, " +
+             std::to_string(ceil_div(blocks, gy)) + " rounds of 64-channel blocks" +
+             (kept < 1 ? ", " + std::to_string(int(std::lround(100 * (1 - kept)))) + "% of the pixels re-read" : "") +
+             ")";
+  return l;
+}
+
 // Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
 // v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
 //  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
@@ -393,6 +442,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     return row_norm(g, k, rows, r, op == "rms_norm", op == "layer_norm_backward");
   if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
+  if (is_one_of(op, {"batch_norm_nhwc", "batch_norm_nhwc_backward"}) && s.row_length > 0)
+    return batch_norm_nhwc(g, rows, r, op == "batch_norm_nhwc_backward");
   if (op == "embedding") return embedding(g, s, rows, r);
   if (op == "layer_norm_gamma_beta") return layer_norm_gamma_beta(rows, r);
   if (op == "reduce_columns") return reduce_columns(g, rows, r, memory_element_bytes(k));

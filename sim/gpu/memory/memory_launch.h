@@ -37,6 +37,12 @@ struct MemoryLaunch {
   // loads per loop iteration, all warps in step, one CTA per SM): a trip is its latency, the
   // transfer of its bytes at the SM's L1 rate and the work, one after the other.
   bool serial_trips = false;
+  // A persistent grid whose CTAs meet at a grid-wide barrier in every round (cuDNN's channels-last
+  // batch norm: per block of channels, the statistics, the barrier, the normalising pass): the
+  // rounds and their passes do not overlap, each costs `barrier_cycles` beyond its bytes.
+  // `max_resident`: CTAs per SM the kernel is built for (its launch bounds); 0: warps and slots decide.
+  double barrier_cycles = 0;
+  int max_resident = 0;
   int warp_reductions = 0;        // warp-shuffle reductions (log2(32) steps each)
   int block_reductions = 0;       // reductions across the CTA's warps (shared memory + barrier)
   double sfu_per_element = 0;     // MUFU results per output element (ex2, lg2, rcp, rsqrt)

@@ -64,6 +64,8 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   c.nhwc = has(s, "nhwc") && !c.layout_transpose;
   // cudnn::bn_fw_tr_1C11_kernel_NCHW, cudnn::bn_bw_1C11_kernel_new (the H100 profiles' grids: C CTAs)
   c.per_channel_batch_norm = has(s, "bn_fw_tr_1c11_kernel_nchw") || has(s, "bn_bw_1c11_kernel");
+  // cudnn::batchnorm_fwtr_nhwc_semiPersist, batchnorm_bwtr_nhwc_semiPersist (ResNet-50 AMP channels-last)
+  c.nhwc_batch_norm = has(s, "batchnorm_fwtr_nhwc") || has(s, "batchnorm_bwtr_nhwc");
   return c;
 }
 

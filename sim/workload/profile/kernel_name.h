@@ -27,6 +27,7 @@ struct KernelNameClass {
   bool nhwc = false;                   // a channels-last convolution kernel
   bool layout_transpose = false;       // cuDNN's NCHW <-> NHWC transpose around a convolution
   bool per_channel_batch_norm = false; // cuDNN's channels-first training batch norm (a CTA per channel)
+  bool nhwc_batch_norm = false;        // cuDNN's channels-last persistent training batch norm
 };
 
 KernelNameClass classify_kernel_name(std::string_view name);

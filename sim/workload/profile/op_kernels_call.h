@@ -48,6 +48,11 @@ struct Call {
       if (c.per_channel_batch_norm) return true;
     return false;
   }
+  bool any_nhwc_batch_norm() const {
+    for (const auto& c : launched)
+      if (c.nhwc_batch_norm) return true;
+    return false;
+  }
   // A channels-last convolution: an nhwc kernel and no layout transpose (cuDNN transposes NCHW
   // tensors for its nhwc kernels).
   bool any_nhwc() const {

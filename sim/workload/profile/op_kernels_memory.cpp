@@ -128,7 +128,7 @@ void add_memory(Call& c, const std::string& family, const std::string& op, Forma
 
 void map_memory(Call& c, const std::string& b) {
   const Tensors t = tensors_of(c);
-  const std::int64_t launches = std::int64_t(c.launched.size());
+  std::int64_t launches = std::int64_t(c.launched.size());
   if (b == "fused_adam" || b == "fused_adamw" || b == "fused_sgd" || b.rfind("foreach_", 0) == 0) {
     // TensorList arguments: parameters (or the first list) and the lists read alongside.
     std::int64_t elements = 0, lists = 0;
@@ -194,10 +194,20 @@ void map_memory(Call& c, const std::string& b) {
     if (in.size() < 2) return (void)c.fail("norm", "expected a batch-norm input of rank >= 2");
     const std::int64_t per_channel = numel(in) / std::max<std::int64_t>(1, in[1]);
     // training: statistics pass and normalise pass (lowering_memory.cpp's batch_norm rule); cuDNN's
-    // channels-first kernels (named in the trace) run a CTA per channel
-    const char* op = training_batch_norm_op(c.any_per_channel_batch_norm(), bwd);
-    if (!bwd) return add_memory(c, "norm", op, f, t.largest, per_channel, 2 * n * eb, n * eb, 6, launches);
-    return add_memory(c, "norm", op, f, t.largest, per_channel, 4 * n * eb, n * eb, 12, launches);
+    // channels-first kernels (named in the trace) run a CTA per channel, its channels-last ones a
+    // persistent grid that reads the input once (its re-reads are the launch's, sim/gpu/memory)
+    const bool nhwc = c.any_nhwc_batch_norm();
+    const char* op = training_batch_norm_op(c.any_per_channel_batch_norm() || nhwc, bwd, nhwc);
+    const double passes = batch_norm_reads_once(op) ? 1 : 2;
+    if (nhwc && launches > 1) {
+      // The persistent kernel is one launch over all channels; the op's other launches are the
+      // running counter's increment (num_batches_tracked += 1: one int64).
+      add_memory(c, "norm", "add", FormatId::fp32, launches - 1, 0, 8.0 * double(launches - 1), 8.0 * double(launches - 1),
+                 1, launches - 1);
+      launches = 1;
+    }
+    if (!bwd) return add_memory(c, "norm", op, f, t.largest, per_channel, passes * n * eb, n * eb, 6, launches);
+    return add_memory(c, "norm", op, f, t.largest, per_channel, 2 * passes * n * eb, n * eb, 12, launches);
   }
   if (b == "sum" || b == "mean") {
     const Dims dims = int_list(c.concrete(1));

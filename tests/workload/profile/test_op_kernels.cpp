@@ -118,7 +118,7 @@ TEST_CASE("op kernels: sizes out of range are listed, never multiplied into over
   CHECK_FALSE(neg.mapped);
 }
 
-TEST_CASE("op kernels: batch norm picks cuDNN's per-channel kernels when the trace names them") {
+TEST_CASE("op kernels: batch norm picks cuDNN's per-channel or persistent kernels when the trace names them") {
   // The kernels of the H100 ResNet-50 TF32 trace (channels-first) and of the AMP channels-last one.
   const Dims x = {128, 64, 112, 112};
   const auto bn = [&](const char* name, std::initializer_list<const char*> kernels) {
@@ -134,10 +134,26 @@ TEST_CASE("op kernels: batch norm picks cuDNN's per-channel kernels when the tra
                                   named({"void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>(float, float, float, float)"}));
   REQUIRE(nchw_bwd.mapped);
   CHECK(nchw_bwd.kernels[0].memory.op == "batch_norm_nchw_backward");
+  // Channels-last: the persistent kernel, one launch over all channels reading x once; the op's
+  // other launch is the running counter's increment.
   OpKernels nhwc = bn("aten::cudnn_batch_norm",
-                      {"void cudnn::batchnorm_fwtr_nhwc_semiPersist<__half, float, __half, 512, 16, 5, 4, 1, 0, false>(cudnn::bn_args)"});
+                      {"void at::native::vectorized_elementwise_kernel<2, at::native::CUDAFunctorOnSelf_add<long>>(int)",
+                       "void cudnn::batchnorm_fwtr_nhwc_semiPersist<__half, float, __half, 512, 16, 5, 4, 1, 0, false>(cudnn::bn_args)"});
   REQUIRE(nhwc.mapped);
-  CHECK(nhwc.kernels[0].memory.op == "batch_norm");
+  REQUIRE(nhwc.kernels.size() == 2);
+  CHECK(nhwc.kernels[0].memory.op == "add");
+  CHECK(nhwc.kernels[0].bytes_read == 8);
+  const Kernel& persist = nhwc.kernels[1];
+  CHECK(persist.memory.op == "batch_norm_nhwc");
+  CHECK(persist.memory.elements == 128 * 64 * 112 * 112);
+  CHECK(persist.memory.row_length == 128 * 112 * 112);
+  CHECK(persist.bytes_read == persist.bytes_written);  // x once, y once (fp32 here)
+  OpKernels nhwc_bwd = op_kernels(op("aten::cudnn_batch_norm_backward", {x, x, {64}, {64}, {64}, {64}, {64}},
+                                     {"float", "float", "float", "float", "float", "float", "float"}),
+                                  named({"void cudnn::batchnorm_bwtr_nhwc_semiPersist<__half, float, __half, 512, 16, 3, 4, 1, 1, true, 2>(cudnn::p)"}));
+  REQUIRE(nhwc_bwd.mapped);
+  CHECK(nhwc_bwd.kernels[0].memory.op == "batch_norm_nhwc_backward");
+  CHECK(nhwc_bwd.kernels[0].bytes_read == 2 * nhwc_bwd.kernels[0].bytes_written);  // x and dY once
   CHECK(bn("aten::cudnn_batch_norm", {}).kernels[0].memory.op == "batch_norm");  // no kernel names: as before
 }
 

@@ -27,9 +27,10 @@ struct LoweringOptions {
   Precision precision = Precision::fp32;
   bool training = false;
   TensorLayout conv_layout = TensorLayout::nchw;  // nhwc: channels-last tensors, no cuDNN transposes
-  // Training batch norm on channels-first tensors runs cuDNN's per-channel kernels (a CTA per
-  // channel: PyTorch's cudnn_batch_norm); false: a framework that fuses or lays it out otherwise
-  // (TensorFlow+XLA, MXNet), the element-parallel kernels.
+  // Training batch norm runs cuDNN's kernels as PyTorch's cudnn_batch_norm calls them: per-channel
+  // kernels on channels-first tensors (a CTA per channel), persistent ones on channels-last tensors;
+  // false: a framework that fuses or lays it out otherwise (TensorFlow+XLA, MXNet), the
+  // element-parallel kernels.
   bool per_channel_batch_norm = true;
   // Whether the accelerator runs fused attention kernels in this mode (the engine asks it);
   // layers with impl `automatic` use them when true, `fused` layers require them.

@@ -174,11 +174,16 @@ void lower_memory_layer(Context& c, int li) {
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
       // Training: statistics pass and normalising pass over the input (cuDNN's non-persistent
       // kernels); inference: one pass with the running statistics.
-      // Channels-first training in PyTorch: cuDNN's per-channel kernels (sim/gpu/memory).
-      const bool per_ch = c.opt.per_channel_batch_norm && c.opt.conv_layout == TensorLayout::nchw;
-      if (c.opt.training) fwd("", training_batch_norm_op(per_ch, false), out, per_channel, 2 * dout, dout, fpe);
+      // Training in PyTorch (per_channel_batch_norm: cuDNN's kernels): channels-first, the
+      // per-channel kernels; channels-last, the persistent kernels that read the input once
+      // (sim/gpu/memory).
+      const bool cudnn = c.opt.per_channel_batch_norm;
+      const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
+      const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
+      const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
+      if (c.opt.training) fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
       else fwd("", "batch_norm", out, 0, dout, dout, 2);
-      bwd(".backward", training_batch_norm_op(per_ch, true), out, per_channel, 4 * dout, dout, 2 * fpe);
+      bwd(".backward", training_batch_norm_op(cudnn, true, nhwc), out, per_channel, 2 * passes * dout, dout, 2 * fpe);
       c.save_input(li, 0);
       return;
     }
