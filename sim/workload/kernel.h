@@ -52,7 +52,8 @@ struct AttentionShape {
 // The shape of a memory-bound kernel, for the model's choice of kernel and its occupancy.
 // `op` names it (elementwise ops by name: "relu", "add", ...; "softmax", "layer_norm", "rms_norm",
 // "batch_norm", "batch_norm_nchw" / "batch_norm_nchw_backward" (cuDNN's per-channel training
-// kernels: row_length = the channel's elements), "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
+// kernels: row_length = the channel's elements), "batch_norm_nhwc" / "batch_norm_nhwc_backward"
+// (cuDNN's persistent channels-last kernels, the same row_length), "max_pool", "avg_pool", "embedding", "rope", "dropout", "cross_entropy",
 // "adam", "sgd", "reduce", "reduce_columns" (a sum over outer dims: a bias gradient),
 // "layer_norm_backward" (the input gradient, row-wise like "layer_norm"),
 // "layer_norm_gamma_beta" (layer-norm weight gradients: elements = features, row_length = rows),
