@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/text/strings.h"
@@ -75,6 +77,19 @@ bool parse_shape(const std::string& text, int& m, int& n, int& k) {
     *out[i] = int(v);
   }
   return pos == text.size() && m > 0 && n > 0 && k > 0 && m <= 256 && n <= 256 && k <= 1024;
+}
+
+// A release "major.minor" (2.1, 2.11; two digits at most each, major >= 1) -> major * 100 + minor,
+// or -1. A release, not a decimal number: 2.11 comes after 2.4.
+int parse_release(const std::string& text) {
+  const auto dot = text.find('.');
+  auto number = [](std::string_view t) {
+    if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+    return std::stoi(std::string(t));
+  };
+  if (dot == std::string::npos) return -1;
+  const int major = number(std::string_view(text).substr(0, dot)), minor = number(std::string_view(text).substr(dot + 1));
+  return major >= 1 && minor >= 0 ? major * 100 + minor : -1;
 }
 
 }  // namespace
@@ -204,21 +219,10 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
   g.cudnn_version = c.number("library.cudnn_version");
-  {
-    // "major.minor" (2.1, 2.11): a release, not a decimal number (2.11 comes after 2.4).
-    const std::string v = c.string("library.pytorch_version");
-    const auto dot = v.find('.');
-    auto digits = [](std::string_view t) {
-      return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string_view::npos;
-    };
-    const std::string_view major = std::string_view(v).substr(0, dot), minor = dot == std::string::npos
-                                                                                   ? std::string_view()
-                                                                                   : std::string_view(v).substr(dot + 1);
-    if (dot == std::string::npos || !digits(major) || !digits(minor) || std::stoi(std::string(major)) < 1)
-      throw InputError(c.where("library.pytorch_version"),
-                       "expected a PyTorch release as major.minor, e.g. 2.1 or 2.11; got '" + v + "'");
-    g.pytorch_version = std::stoi(std::string(major)) * 100 + std::stoi(std::string(minor));
-  }
+  g.pytorch_version = parse_release(c.string("library.pytorch_version"));
+  if (g.pytorch_version < 0)
+    throw InputError(c.where("library.pytorch_version"), "expected a PyTorch release as major.minor, e.g. 2.1 or 2.11; got '" +
+                                                             c.string("library.pytorch_version") + "'");
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");
