@@ -43,14 +43,10 @@ struct Call {
       if (c.path == MathPath::tensor_core) return true;
     return false;
   }
-  bool any_per_channel_batch_norm() const {
+  // Whether a launched kernel's name says `flag` (e.g. &KernelNameClass::per_channel_batch_norm).
+  bool any_launched(bool KernelNameClass::*flag) const {
     for (const auto& c : launched)
-      if (c.per_channel_batch_norm) return true;
-    return false;
-  }
-  bool any_nhwc_batch_norm() const {
-    for (const auto& c : launched)
-      if (c.nhwc_batch_norm) return true;
+      if (c.*flag) return true;
     return false;
   }
   // A channels-last convolution: an nhwc kernel and no layout transpose (cuDNN transposes NCHW

@@ -196,8 +196,8 @@ void map_memory(Call& c, const std::string& b) {
     // training: statistics pass and normalise pass (lowering_memory.cpp's batch_norm rule); cuDNN's
     // channels-first kernels (named in the trace) run a CTA per channel, its channels-last ones a
     // persistent grid that reads the input once (its re-reads are the launch's, sim/gpu/memory)
-    const bool nhwc = c.any_nhwc_batch_norm();
-    const char* op = training_batch_norm_op(c.any_per_channel_batch_norm() || nhwc, bwd, nhwc);
+    const bool nhwc = c.any_launched(&KernelNameClass::nhwc_batch_norm);
+    const char* op = training_batch_norm_op(c.any_launched(&KernelNameClass::per_channel_batch_norm) || nhwc, bwd, nhwc);
     const double passes = batch_norm_reads_once(op) ? 1 : 2;
     if (nhwc && launches > 1) {
       // The persistent kernel is one launch over all channels; the op's other launches are the

@@ -172,11 +172,10 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::batch_norm: {
       const std::int64_t ch = l.output.empty() ? 1 : l.output[0];
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
-      // Training: statistics pass and normalising pass over the input (cuDNN's non-persistent
-      // kernels); inference: one pass with the running statistics.
-      // Training in PyTorch (per_channel_batch_norm: cuDNN's kernels): channels-first, the
-      // per-channel kernels; channels-last, the persistent kernels that read the input once
-      // (sim/gpu/memory).
+      // Inference: one pass with the running statistics. Training in PyTorch (per_channel_batch_norm:
+      // cuDNN's kernels): channels-first, the per-channel kernels over two passes; channels-last,
+      // the persistent kernels that read the input once (sim/gpu/memory); other frameworks' kernels:
+      // two passes.
       const bool cudnn = c.opt.per_channel_batch_norm;
       const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
