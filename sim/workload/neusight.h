@@ -4,7 +4,8 @@
 // PyTorch's host dispatch and the launch. All tensors are FP32 and
 // run on the CUDA cores (TF32 off). Each row's host_calls is the host work of NeuSight's call path
 // (torch function, lambda with a Python scalar, nn.Module) relative to a plain torch.add, a
-// calibration of this data set fitted on the V100 floor (neusight.cpp).
+// calibration of this data set fitted on the V100 floor (neusight.cpp); a conv row's grows with the
+// distinct conv shapes above it in the file under PyTorch 2.1 (its cuDNN plan cache walks a list).
 //
 // Columns: OPName, Latency (ms), Device, ..., then the shape:
 //  - bmm    B, M, N, K: torch.bmm(B x M x N, B x N x K): N is the reduction dimension, output

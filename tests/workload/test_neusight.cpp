@@ -111,6 +111,25 @@ TEST_CASE("neusight: conv rows are forward NCHW FP32 convolutions") {
   CHECK(s.rows[0].group == "conv fwd fp32");
 }
 
+TEST_CASE("neusight: under PyTorch 2.1 a conv call's host work grows with the distinct shapes timed before it") {
+  // PyTorch 2.1's cuDNN plan cache walks a list of every cached plan on each lookup (neusight.cpp).
+  const std::string a = ";k,38,893,326,3,5,1,1\n", b = ";k,2,16,32,3,8,1,1\n", c = ";k,4,16,32,3,8,1,1\n";
+  const auto s = parse_neusight(kConv + "conv,0.88" + kPrefix + a + "conv,0.1" + kPrefix + b + "conv,0.88" + kPrefix +
+                                    a + "conv,0.1" + kPrefix + c,
+                                "conv.csv");
+  REQUIRE(s.rows.size() == 4);
+  const double step = s.rows[1].host_calls - s.rows[0].host_calls;
+  CHECK(step > 0);
+  CHECK(s.rows[2].host_calls == doctest::Approx(s.rows[1].host_calls));  // a repeated shape adds no plan
+  CHECK(s.rows[3].host_calls - s.rows[2].host_calls == doctest::Approx(step));
+  // Other releases (2.2 fixed it) and a file without the column: the same host work on every row.
+  std::string later = kPrefix;
+  later.replace(later.find("p2.1.0"), 6, "p2.2.0");
+  const auto t = parse_neusight(kConv + "conv,0.88" + later + a + "conv,0.1" + later + b, "conv.csv");
+  CHECK(t.rows[1].host_calls == doctest::Approx(t.rows[0].host_calls));
+  CHECK(t.rows[0].host_calls < s.rows[0].host_calls);
+}
+
 TEST_CASE("neusight: bad rows name file, line and column") {
   CHECK(error_of(kVec + "add,0.03" + kPrefix + "127,168\nfoo,0.03" + kPrefix + "1,2\n").find("ops.csv:3: OPName") !=
         std::string::npos);
