@@ -43,6 +43,19 @@ std::uint64_t tile_bytes(const GemmProblem& p, const Mapping& m) {
 
 }  // namespace
 
+WgmmaTranspose wgmma_transpose(const GpuConfig& g, const GemmProblem& p, int mma_row) {
+  WgmmaTranspose t;
+  if (!is_wgmma(g, mma_row) || p.ab != FormatId::tf32) return t;
+  const int mn_major = int(!p.a_k_contiguous) + int(!p.b_k_contiguous);
+  t.registers = mn_major >= 1;
+  t.shared = mn_major == 2;
+  return t;
+}
+
+std::uint64_t wgmma_transpose_smem(const GemmProblem& p, const Mapping& m, const WgmmaTranspose& t) {
+  return t.shared ? std::uint64_t(2.0 * m.bn * m.bk * p.b_bytes) : 0;
+}
+
 std::string Mapping::describe(const GpuConfig& g) const {
   char buf[200];
   const char* copy_name = copy == CopyEngine::tma ? "tma" : copy == CopyEngine::cp_async ? "cp.async" : "ldg/sts";
@@ -103,6 +116,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
   const MmaInstr& row = g.mma[mma_row];
   const double accb = format_bits(row.acc) / 8.0;
   if (is_wgmma(g, mma_row)) {
+    const WgmmaTranspose transpose = wgmma_transpose(g, p, mma_row);
     for (const auto& t : kWgmmaTiles) {
       if (t.wn > row.n) continue;
       Mapping m;
@@ -114,14 +128,18 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       m.bk = std::max(row.k, int(128 / p.b_bytes));  // B: never the 2:4-compressed operand
       m.warps = 4 * (t.bm / t.wm) * (t.bn / t.wn);
       m.regs_per_thread = round_regs(int(t.wm * t.wn * accb / 4 / 128) + 40);
-      const std::uint64_t stage = tile_bytes(p, m);
-      const int max_stages = int(std::min<std::uint64_t>(7, g.max_smem_per_cta / std::max<std::uint64_t>(stage, 1)));
+      const std::uint64_t stage = tile_bytes(p, m), copies = wgmma_transpose_smem(p, m, transpose);
+      if (copies >= g.max_smem_per_cta) continue;
+      const int max_stages =
+          int(std::min<std::uint64_t>(7, (g.max_smem_per_cta - copies) / std::max<std::uint64_t>(stage, 1)));
       for (int s = 3; s <= max_stages; s += 1) {
         if (s != 3 && s != max_stages) continue;  // cuBLAS uses as many stages as fit; also the shallow one
         m.stages = s;
         for (int c : {1, 2}) {
           m.cluster = c;
-          finish(m);
+          Mapping with = m;
+          with.smem_bytes = std::uint64_t(s) * stage + copies;
+          if (ctas_per_sm(g, with) > 0) out.push_back(with);
         }
       }
     }
@@ -222,9 +240,35 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     Instr wt = I(Op::wait);
     wt.src[0] = full, wt.rot = std::int16_t(S), wt.note = "tile i has landed";
     w.body.push_back(wt);
+    const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
+    const int staged = S + 2, fragment = S + 3;  // registers of the transposes (wgmma_transpose)
+    w.slots = S + 4;
+    if (transpose.shared) {
+      // This warp's share of the N operand's k-tile: read (16-byte vectors, transposed in registers),
+      // written K-major into the copy the wgmmas read, then a barrier.
+      Instr rd = I(Op::lds);
+      rd.bytes = costs.transpose_bytes, rd.count = costs.transpose_instructions;
+      rd.smem_wavefronts = float(costs.transpose_wavefronts), rd.dst = std::int16_t(staged);
+      rd.note = "tf32 N-major tile to registers";
+      w.body.push_back(rd);
+      Instr wr = I(Op::sts);
+      wr.bytes = costs.transpose_bytes, wr.count = costs.transpose_instructions;
+      wr.smem_wavefronts = float(costs.transpose_wavefronts), wr.src[0] = std::int16_t(staged);
+      wr.note = "tf32 tile written K-major";
+      w.body.push_back(wr);
+      w.body.push_back(I(Op::bar));
+    }
     const int ksteps = m.bk / row.k;
     for (int kk = 0; kk < ksteps; ++kk) {
+      if (transpose.registers) {
+        Instr rf = I(Op::lds);
+        rf.bytes = costs.register_operand_bytes, rf.count = costs.register_operand_instructions;
+        rf.smem_wavefronts = float(costs.register_operand_wavefronts), rf.dst = std::int16_t(fragment);
+        rf.note = "tf32 A fragments (LDS.32) k-step " + std::to_string(kk);
+        w.body.push_back(rf);
+      }
       Instr mm = I(Op::mma);
+      if (transpose.registers) mm.src[0] = std::int16_t(fragment);
       mm.mma = std::int16_t(m.mma_row), mm.count = m.wm / row.m, mm.mma_n = m.wn;
       // Operands come from shared memory: this warp's quarter of the warpgroup's A and B slices.
       mm.bytes = (m.wm * row.k * p.a_bytes + m.wn * row.k * p.b_bytes) / 4.0;

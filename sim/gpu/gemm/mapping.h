@@ -54,6 +54,21 @@ struct Mapping {
   std::string describe(const GpuConfig& g) const;  // "tensor HMMA.884 128x128x32 warp 64x64 2-stage splitK 1"
 };
 
+// sm_90 wgmma reads tf32 operands from shared memory K-major only: its transpose qualifiers are for
+// .f16/.bf16 (PTX ISA, wgmma.mma_async; CUTLASS cute's TF32 GMMA atoms are all *_TN, K-major
+// descriptors for A and B). A kernel given an M- or N-major tf32 operand transposes it itself: the
+// first one through registers (wgmma with A from registers, its fragments read from the stage with
+// scalar LDS.32; the library orients the kernel so that operand is the register one), a second one
+// through shared memory (each k-tile read and written back K-major into a double-buffered copy, then
+// a barrier before the wgmmas read it).
+struct WgmmaTranspose {
+  bool registers = false;  // one MN-major operand: register-sourced wgmma
+  bool shared = false;     // both MN-major: the other one also through shared memory
+};
+WgmmaTranspose wgmma_transpose(const GpuConfig& g, const GemmProblem& p, int mma_row);
+// Shared memory of the K-major copies (shared): two k-tiles of the N operand.
+std::uint64_t wgmma_transpose_smem(const GemmProblem& p, const Mapping& m, const WgmmaTranspose& t);
+
 // Every mapping the architecture's libraries would consider for this problem (split-K unset).
 std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p, MathPath path, int mma_row);
 

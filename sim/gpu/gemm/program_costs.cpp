@@ -99,9 +99,23 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
     c.a_tile = {m.bm, bytes_of(m.bk, a_layout_bytes), SmemSwizzle::xor_128b, 0};
     c.b_tile = {m.bn, bytes_of(m.bk, p.b_bytes), SmemSwizzle::xor_128b, 0};
     const int kb = bytes_of(row.k, a_layout_bytes);
-    const double wf = fragment_wavefronts(c.a_tile, geo, FragmentRead::ldmatrix, 0, m.wm, 0, kb) +
-                      fragment_wavefronts(c.b_tile, geo, FragmentRead::ldmatrix, 0, m.wn, 0, bytes_of(row.k, p.b_bytes));
-    c.wgmma_wavefronts = wf / 4.0;  // each warp of the warpgroup accounts for a quarter
+    const double wf_a = fragment_wavefronts(c.a_tile, geo, FragmentRead::ldmatrix, 0, m.wm, 0, kb);
+    const double wf_b = fragment_wavefronts(c.b_tile, geo, FragmentRead::ldmatrix, 0, m.wn, 0, bytes_of(row.k, p.b_bytes));
+    const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
+    c.wgmma_wavefronts = (transpose.registers ? wf_b : wf_a + wf_b) / 4.0;  // each warp: a quarter
+    if (transpose.registers) {
+      // The warp's quarter of the warpgroup's wm x k fragment, one LDS.32 per register (as the
+      // sm_80 scalar fragments below): conflict-free, one wavefront per 128 bytes.
+      const double elements = double(m.wm) * row.k / 4.0;
+      c.register_operand_bytes = elements * a_layout_bytes;
+      c.register_operand_wavefronts = c.register_operand_bytes / phase;
+      c.register_operand_instructions = std::max(1, int(std::ceil(elements / 32.0)));
+    }
+    if (transpose.shared) {
+      c.transpose_bytes = double(m.bn) * m.bk * p.b_bytes / m.warps;
+      c.transpose_wavefronts = c.transpose_bytes / phase;
+      c.transpose_instructions = std::max(1, int(std::ceil(c.transpose_bytes / (32.0 * 16.0))));
+    }
     c.math = mma_group_rf_reads(g, row, m.wm / row.m, 1, m.wn);
     return c;
   }

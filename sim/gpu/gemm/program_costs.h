@@ -17,6 +17,13 @@ struct ProgramCosts {
   double lds_ideal = 0;
   int lds_instructions = 1;      // issue slots of one k-step's fragment reads (tf32 LDS.32: one per 32 elements)
   double wgmma_wavefronts = 0;   // sm_90: one warp's share of a k-step's wgmma operand reads
+  // sm_90 tf32 MN-major operands (mapping.h, wgmma_transpose), per warp: the register-sourced
+  // operand's k-step fragments (scalar LDS.32), and one k-tile of the operand transposed through
+  // shared memory (read, then written back: each access this many bytes, wavefronts, instructions).
+  double register_operand_bytes = 0, register_operand_wavefronts = 0;
+  int register_operand_instructions = 0;
+  double transpose_bytes = 0, transpose_wavefronts = 0;
+  int transpose_instructions = 0;
   RfReads math;                  // the k-step's MMA / FFMA group
 };
 

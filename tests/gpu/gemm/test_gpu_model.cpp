@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
+#include "gpu/gemm/mapping.h"
 #include "numerics/format_id.h"
 #include "gpu/gpu_model.h"
 #include "gpu/kernel_program.h"
@@ -81,6 +82,45 @@ TEST_CASE("H100 uses wgmma with TMA; fp8 runs at twice the fp16 rate") {
   CHECK(f16.tflops() < 990);
   const KernelResult f8 = h100.run(make_gemm("h8", 8192, 8192, 8192, FormatId::e4m3, FormatId::fp32));
   CHECK(f8.cycles < f16.cycles);
+}
+
+TEST_CASE("H100 tf32: M/N-major operands are transposed by the kernel (wgmma reads tf32 K-major only)") {
+  // BERT-base's weight-gradient GEMM (768 x 3072 x 8192): both operands M/N-major (layout TN) in the
+  // measured H100 TF32 traces, which ran cuBLAS's sm90_xmma ..._nt_ kernel ~35% slower than the model
+  // gave before this rule; the forward (both K-major, NT) and data-gradient (one M/N-major) ones not.
+  GpuModel h100(test::shipped("h100"));
+  auto run = [&](FormatId f, Layout l) {
+    Kernel k = make_gemm("wgrad", 768, 3072, 8192, f, FormatId::fp32);
+    k.layout = l;
+    return h100.run(k);
+  };
+  const double k_major = run(FormatId::tf32, Layout::NT).time_s;
+  const double one = run(FormatId::tf32, Layout::NN).time_s, both = run(FormatId::tf32, Layout::TN).time_s;
+  MESSAGE("tf32 768x3072x8192 on H100: NT " << k_major * 1e6 << " us, NN " << one * 1e6 << " us, TN " << both * 1e6
+                                            << " us");
+  CHECK(one >= k_major);
+  CHECK(both > 1.15 * k_major);
+  CHECK(both > one);
+  // 16-bit operands: wgmma transposes them itself, the layout costs nothing extra.
+  CHECK(run(FormatId::fp16, Layout::TN).time_s == doctest::Approx(run(FormatId::fp16, Layout::NT).time_s).epsilon(0.02));
+  // The program: the second operand goes through shared memory once per k-tile, the first is read
+  // into registers before each wgmma.
+  GemmProblem p;
+  p.m = 768, p.n = 3072, p.k = 8192, p.ab = FormatId::tf32, p.a_bytes = p.b_bytes = 4;
+  p.a_k_contiguous = p.b_k_contiguous = false;
+  const GpuConfig g = test::shipped("h100");
+  int row = -1;
+  for (int i = 0; i < int(g.mma.size()); ++i)
+    if (g.mma[i].kind == MmaKind::wgmma && !g.mma[i].ab.empty() && g.mma[i].ab.front() == FormatId::tf32) row = i;
+  REQUIRE(row >= 0);
+  const auto cands = candidate_mappings(g, p, MathPath::tensor, row);
+  REQUIRE(!cands.empty());
+  const WarpProgram w = build_program(g, p, cands.front(), 4);
+  int sts = 0, lds = 0;
+  for (const auto& in : w.body) sts += in.op == Op::sts, lds += in.op == Op::lds;
+  CHECK(sts == 1);
+  CHECK(lds == 1 + cands.front().bk / g.mma[row].k);
+  CHECK(cands.front().smem_bytes >= std::uint64_t(2 * cands.front().bn * cands.front().bk * 4));
 }
 
 TEST_CASE("small GEMMs are latency-bound and pay the launch overhead; split-K for long K") {
