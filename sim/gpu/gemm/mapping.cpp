@@ -21,9 +21,15 @@ struct TileShape {
 // (CUTLASS 1.x/2.x Volta/Turing configurations).
 const TileShape kSyncTiles[] = {{256, 128, 64, 64}, {128, 256, 64, 64}, {128, 128, 64, 64}, {128, 64, 64, 32},
                                 {64, 128, 32, 64},  {64, 64, 32, 32},   {256, 64, 64, 64},  {64, 256, 64, 64}};
-// sm_90 wgmma kernels: warpgroup tiles (wm x wn per warpgroup of 4 warps).
+// sm_90 wgmma kernels: warpgroup tiles (wm x wn per warpgroup of 4 warps). cuBLAS 12's nvjet kernels
+// also use N tiles that are not powers of two (wgmma takes any N in steps of 8): 128x160, 128x192
+// and 192x192 in the measured H100 traces (nvjet_sm90_hsh_128x160_..., _192x192_...) and the
+// cuBLASLt heuristics' tile= field (validation/measured/H100/gemm_*: fp16, bf16 and e4m3 rows),
+// where they fill a wave that 128- and 256-wide tiles leave partly empty. TF32 GEMMs run the older
+// sm90_xmma / cutlass kernels (128x128, 256x128, 128x256 in the traces): not for tf32.
 const TileShape kWgmmaTiles[] = {{128, 256, 64, 256}, {256, 128, 128, 128}, {128, 128, 64, 128},
                                  {64, 256, 64, 256},  {64, 128, 64, 128},   {128, 64, 64, 64}};
+const TileShape kNvjetTiles[] = {{128, 160, 64, 160}, {128, 192, 64, 192}, {192, 192, 64, 192}};
 // SIMT sgemm kernels (CUTLASS sgemm / cuBLAS *_sgemm_*): warp tiles of 8x8 (or 4x8) per thread.
 const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128, 32, 64},
                                 {64, 64, 32, 32},   {128, 32, 32, 32}, {32, 128, 32, 32}};
@@ -117,7 +123,9 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
   const double accb = format_bits(row.acc) / 8.0;
   if (is_wgmma(g, mma_row)) {
     const WgmmaTranspose transpose = wgmma_transpose(g, p, mma_row);
-    for (const auto& t : kWgmmaTiles) {
+    std::vector<TileShape> tiles(std::begin(kWgmmaTiles), std::end(kWgmmaTiles));
+    if (p.ab != FormatId::tf32) tiles.insert(tiles.end(), std::begin(kNvjetTiles), std::end(kNvjetTiles));
+    for (const auto& t : tiles) {
       if (t.wn > row.n) continue;
       Mapping m;
       m.path = path, m.mma_row = mma_row, m.copy = CopyEngine::tma;

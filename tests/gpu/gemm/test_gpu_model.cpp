@@ -123,6 +123,24 @@ TEST_CASE("H100 tf32: M/N-major operands are transposed by the kernel (wgmma rea
   CHECK(cands.front().smem_bytes >= std::uint64_t(2 * cands.front().bn * cands.front().bk * 4));
 }
 
+TEST_CASE("H100 16-bit GEMMs may take nvjet's 160/192-wide tiles; tf32 keeps the power-of-two ones") {
+  GpuModel h100(test::shipped("h100"));
+  // BERT-base AMP's weight gradient (both operands M/N-major): 128x256 tiles make 72 CTAs on 132
+  // SMs; the measured trace ran nvjet_sm90_hsh_128x160 at 104.6 us per call
+  // (validation/measured/H100/profiles/bertbase_amp-fp16_b128).
+  Kernel k = make_gemm("wgrad", 768, 3072, 16384);
+  k.layout = Layout::TN;
+  const KernelResult r = h100.run(k);
+  const bool odd = r.mapping.find("x160x") != std::string::npos || r.mapping.find("x192x") != std::string::npos;
+  CHECK(odd);
+  CHECK(r.time_s == doctest::Approx(104.6e-6).epsilon(0.15));
+  Kernel t = make_gemm("wgrad_tf32", 768, 3072, 16384, FormatId::tf32, FormatId::fp32);
+  t.layout = Layout::NT;
+  const KernelResult rt = h100.run(t);
+  CHECK(rt.mapping.find("x160x") == std::string::npos);
+  CHECK(rt.mapping.find("x192x") == std::string::npos);
+}
+
 TEST_CASE("small GEMMs are latency-bound and pay the launch overhead; split-K for long K") {
   GpuModel model(test::shipped("v100"));
   const KernelResult tiny = model.run(make_gemm("tiny", 64, 64, 64));
