@@ -87,8 +87,8 @@ int ctas_per_sm(const GpuConfig& g, const Mapping& m) {
 std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p, MathPath path, int mma_row) {
   std::vector<Mapping> out;
   const bool sm7x = g.arch == "sm_70" || g.arch == "sm_75";
-  auto finish = [&](Mapping m) {
-    m.smem_bytes = std::uint64_t(m.stages) * tile_bytes(p, m);
+  auto finish = [&](Mapping m, std::uint64_t extra_smem = 0) {
+    m.smem_bytes = std::uint64_t(m.stages) * tile_bytes(p, m) + extra_smem;
     if (ctas_per_sm(g, m) > 0) out.push_back(m);
   };
   if (path == MathPath::cuda_core) {
@@ -145,9 +145,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
         m.stages = s;
         for (int c : {1, 2}) {
           m.cluster = c;
-          Mapping with = m;
-          with.smem_bytes = std::uint64_t(s) * stage + copies;
-          if (ctas_per_sm(g, with) > 0) out.push_back(with);
+          finish(m, copies);
         }
       }
     }
@@ -278,8 +276,9 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       Instr mm = I(Op::mma);
       if (transpose.registers) mm.src[0] = std::int16_t(fragment);
       mm.mma = std::int16_t(m.mma_row), mm.count = m.wm / row.m, mm.mma_n = m.wn;
-      // Operands come from shared memory: this warp's quarter of the warpgroup's A and B slices.
-      mm.bytes = (m.wm * row.k * p.a_bytes + m.wn * row.k * p.b_bytes) / 4.0;
+      // Operands come from shared memory: this warp's quarter of the warpgroup's A and B slices (B
+      // only when A comes from registers).
+      mm.bytes = ((transpose.registers ? 0.0 : m.wm * row.k * p.a_bytes) + m.wn * row.k * p.b_bytes) / 4.0;
       mm.dst = std::int16_t(acc);
       mm.stretch = float(1.0 / g.mma_efficiency);
       mm.smem_wavefronts = float(costs.wgmma_wavefronts);
