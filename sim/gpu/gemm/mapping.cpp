@@ -236,8 +236,10 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     // With a cluster, each CTA fetches 1/cluster of the shared B tile and multicasts it.
     const double tma_bytes = m.bm * m.bk * p.a_bytes + m.bn * m.bk * p.b_bytes / m.cluster;
     const int S = m.stages;
-    const int full = 0, acc = S;
-    w.slots = S + 2;
+    // Slots: the S stage barriers, the accumulators, one spare, and the registers of the tf32
+    // transposes (wgmma_transpose).
+    const int full = 0, acc = S, staged = S + 2, fragment = S + 3;
+    w.slots = S + 4;
     for (int s = 0; s < S - 1 && s < iterations; ++s) {
       Instr t = I(Op::tma);
       t.bytes = tma_bytes, t.dst = std::int16_t(full + s), t.leader_only = true, t.note = "stage " + std::to_string(s);
@@ -247,8 +249,6 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     wt.src[0] = full, wt.rot = std::int16_t(S), wt.note = "tile i has landed";
     w.body.push_back(wt);
     const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
-    const int staged = S + 2, fragment = S + 3;  // registers of the transposes (wgmma_transpose)
-    w.slots = S + 4;
     if (transpose.shared) {
       // This warp's share of the N operand's k-tile: read (16-byte vectors, transposed in registers),
       // written K-major into the copy the wgmmas read, then a barrier.
