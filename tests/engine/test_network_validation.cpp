@@ -58,14 +58,16 @@ TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs
     REQUIRE(r.simulated);
     const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
     MESSAGE(r.measured.label << ": " << err << "%");
-    // Today -13..+18% (AMP seq 512 +17.1, TF32 seq 512 -12.3, AMP seq 128 +5.3, TF32 seq 128 -10.3;
-    // +15.8 / -12.9 / +3.8 / -10.8 before layer norm's kernels counted their Nsight Compute
-    // instructions and GammaBetaBackward its serial trips);
+    // Today -9..+26% (AMP seq 512 +25.7, TF32 seq 512 -7.6, AMP seq 128 +8.9, TF32 seq 128 -8.3)
+    // since the attention layer drops out its probabilities (modeling.py's self.dropout on
+    // attention_probs, fp32 under autocast): +17.1 / -12.3 / +5.3 / -10.3 without it, the AMP rows'
+    // excess then hidden by the missing kernels; +15.8 / -12.9 / +3.8 / -10.8 before layer norm's
+    // kernels counted their Nsight Compute instructions and GammaBetaBackward its serial trips;
     // padded to 512 the seq 512 rows were +135% and +71%, and with HF's MLM head over every token
     // (models/bert_large.yaml) +25.0 / -6.6 / +16.1 / -2.2%.
-    CHECK(std::abs(err) < 18);
+    CHECK(std::abs(err) < 27);
   }
-  CHECK(rep.groups.front().errors.mape_pct < 12);  // 10.8 today
+  CHECK(rep.groups.front().errors.mape_pct < 13);  // 12.6 today
 }
 
 TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five networks on three boards (skipped without shared/)") {
@@ -80,10 +82,12 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
     std::size_t runs;
     double max_mape;  // today's MAPE, a little above
   };
-  // Today 4.08 / 10.94 / 9.89% (GPT-2 and GPT-3 run HF's eager gelu_new); GPT-3 XL, GPT-3 2.7B and
-  // OPT-1.3B were added as held-out networks (nothing changed in the model for them).
-  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 5.0}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 11.5},
-                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 11.0}}) {
+  // Today 4.29 / 10.87 / 9.63% (4.68 / 10.87 / 9.92 before the training runs dropped out the attention
+  // probabilities, BERT's and GPT's attention dropout; the 40 GB board's runs are inference: unchanged).
+  // GPT-2 and GPT-3 run HF's eager gelu_new; GPT-3 XL, GPT-3 2.7B and OPT-1.3B were added as held-out
+  // networks (nothing changed in the model for them).
+  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 4.75}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 11.5},
+                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 10.25}}) {
     INFO(b.folder);
     std::vector<workload::MeasuredNetworkRow> rows;
     for (const auto& e : fs::directory_iterator(dir / b.folder))
@@ -100,7 +104,7 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
       ++compared;
       const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
       MESSAGE(r.measured.label << ": " << err << "%");
-      CHECK(std::abs(err) < 22);  // worst today: GPT-2-large training batch 1 on A100 80GB, -17.6%
+      CHECK(std::abs(err) < 22);  // worst today: BERT-large training batch 2 on A100 80GB, -16.7%
     }
     CHECK(compared == b.runs);  // the torch.compile runs and Switch-XL (MoE) stay skipped
     CHECK(rep.groups.front().errors.mape_pct < b.max_mape);

@@ -253,6 +253,53 @@ TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache"
   CHECK(f.footprint.optimizer == doctest::Approx(2 * f.footprint.gradients));
 }
 
+TEST_CASE("lowering: an attention layer's dropout drops the probabilities in training, unfused only") {
+  // Hugging Face's eager attention (BERT's attention_probs_dropout_prob, GPT-2's attn_pdrop): nn.Dropout
+  // on softmax's output, in its format, between the softmax and P·V; backward between them too.
+  std::string with = kTinyDecoder;
+  with.replace(with.find(", causal: true"), std::string(", causal: true").size(), ", causal: true, dropout: 0.1");
+  const Lowering t = lower(with.c_str(), Precision::fp32, true);
+  const LoweredKernel* d = find(t, "layers.attn.dropout");
+  REQUIRE(d);
+  const double n = 2.0 * 8 * 8 * 8;  // batch x heads x q x kv
+  CHECK(d->kernel.memory.op == "dropout");
+  CHECK(d->kernel.memory.elements == std::int64_t(n));
+  CHECK(d->kernel.bytes_read == doctest::Approx(4 * n));
+  CHECK(d->kernel.bytes_written == doctest::Approx(4 * n + n));  // the kept values and a 1-byte mask
+  CHECK(d->kernel.count == 2);
+  CHECK(d->phase == StepPhase::forward);
+  const LoweredKernel* db = find(t, "layers.attn.dropout.backward");
+  REQUIRE(db);
+  CHECK(db->phase == StepPhase::backward);
+  CHECK(db->kernel.bytes_read == doctest::Approx(4 * n + n));
+  auto at = [&](const std::string& name) {
+    for (std::size_t i = 0; i < t.kernels.size(); ++i)
+      if (t.kernels[i].kernel.name == name) return int(i);
+    return -1;
+  };
+  CHECK(at("layers.attn.softmax") < at("layers.attn.dropout"));
+  CHECK(at("layers.attn.dropout") < at("layers.attn.context"));
+  CHECK(at("layers.attn.context.grad_v") < at("layers.attn.dropout.backward"));
+  CHECK(at("layers.attn.dropout.backward") < at("layers.attn.softmax.backward"));
+  // Autograd keeps the dropped probabilities and the mask besides P: 5 bytes per score, 2 layers.
+  const Lowering without = lower(kTinyDecoder, Precision::fp32, true);
+  CHECK(find(without, "layers.attn.dropout") == nullptr);
+  CHECK(t.footprint.activations - without.footprint.activations == doctest::Approx(2 * 5 * n));
+  // Inference, and fused attention (its dropout is inside the kernel), launch none.
+  CHECK(find(lower(with.c_str(), Precision::fp32, false), "layers.attn.dropout") == nullptr);
+  CHECK(find(lower(with.c_str(), Precision::fp16, true, {}, true), "layers.attn.dropout") == nullptr);
+  // A probability outside [0, 1) names the layer's field.
+  std::string bad = kTinyDecoder;
+  bad.replace(bad.find(", causal: true"), std::string(", causal: true").size(), ", causal: true, dropout: 1.0");
+  try {
+    (void)lower(bad.c_str(), Precision::fp32, true);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("dropout") != std::string::npos);
+    CHECK(std::string(e.what()).find("[0, 1)") != std::string::npos);
+  }
+}
+
 TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits") {
   // Parameter tensors of the tiny CNN: conv1, three block convs (no biases), bn1's two, fc's two.
   const Lowering l = lower(kTinyCnn, Precision::fp32, true);

@@ -80,7 +80,9 @@ struct Layer {
   // embedding: a table of vocab x output.back() rows; the input holds token ids
   std::int64_t vocab = 0;
 
-  double probability = 0;    // dropout
+  // dropout: the probability of zeroing an element; attention: that of its dropout on the attention
+  // probabilities in training (Hugging Face's eager attention: attention_probs_dropout_prob, attn_pdrop)
+  double probability = 0;
   GeluForm gelu_form = GeluForm::erf;  // gelu
 
   // Weights shared with an earlier layer (GPT-2's lm_head and wte): no parameters of its own.

@@ -150,7 +150,9 @@ namespace {
 
 // softmax(Q·Kᵀ/sqrt(d) + mask)·V as the separate kernels eager PyTorch launches (Hugging Face's
 // "eager" attention): K/V expansion for grouped-query attention, two batched GEMMs, the scale,
-// the mask, a softmax (autocast runs it in fp32), the cast back, and the head merge.
+// the mask, a softmax (autocast runs it in fp32), in training the dropout on the probabilities
+// (the layer's `dropout`: nn.Dropout on attention_probs, in the softmax's output format: dropout
+// is on no autocast list), the cast back, and the head merge.
 void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, h = l.heads, kvh = l.kv_heads, q = l.q_len, kv = l.kv_len, d = l.head_dim;
@@ -182,6 +184,11 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
     p_fmt = c.f.kept_fp32;
   }
   c.emit_forward(li, mem(".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5));
+  // fused_dropout_kernel: reads P, writes the kept values and a 1-byte mask per element.
+  const bool dropout = c.opt.training && l.probability > 0;
+  if (dropout)
+    c.emit_forward(li, memory_kernel(l.name + ".dropout", "dropout", p_fmt, scores, 0, double(scores), double(scores), 2,
+                                     l.count, 0, double(scores)));
   if (p_fmt != storage_of(gin))
     c.emit_forward(li, cast_kernel(l.name + ".probs.cast", p_fmt, storage_of(gin), scores, l.count));
   c.emit_forward(li, gemm(c, l.name + ".context", q, d, kv, B * h, Layout::NN, Pass::forward, gin));
@@ -194,12 +201,18 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   c.emit_backward(li, gemm(c, l.name + ".context.grad_v", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   if (p_fmt != storage_of(gin))
     c.emit_backward(li, cast_kernel(l.name + ".probs.cast.backward", storage_of(gin), p_fmt, scores, l.count));
+  if (dropout)  // masked_scale_kernel: the gradient times the mask, no RNG
+    c.emit_backward(li, memory_kernel(l.name + ".dropout.backward", "dropout_backward", p_fmt, scores, 0,
+                                      double(scores), double(scores), 1, l.count, double(scores), 0));
   c.emit_backward(li, mem(".softmax.backward", "softmax_backward", p_fmt, scores, kv, 2, 1, 4));
   if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
   c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_k", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   c.save_extra(li, double(scores) * bytes_of(p_fmt));  // the probabilities P, kept for P·V's gradient
+  // With dropout P·V reads the dropped probabilities: autograd keeps them, P (for the softmax's
+  // gradient) and the mask.
+  if (dropout) c.save_extra(li, double(scores) * (bytes_of(p_fmt) + 1));
 }
 
 }  // namespace

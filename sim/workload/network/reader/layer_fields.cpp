@@ -17,7 +17,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::conv2d: return {"out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias"};
     case LayerKind::linear: return {"out_features", "bias", "tied_to", "first_token", "tokens"};
     case LayerKind::matmul: return {"inputs", "m", "n", "k", "batch"};
-    case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "impl"};
+    case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "impl", "dropout"};
     case LayerKind::add:
     case LayerKind::mul: return {"inputs"};
     case LayerKind::dropout: return {"probability"};
@@ -80,6 +80,13 @@ class Fields {
   const Names& names_;
   LayerSpec& spec_;
 };
+
+// A dropout probability in [0, 1) (a dropout layer's `probability`, an attention layer's `dropout`).
+double read_probability(const Fields& f, const std::string& key) {
+  const double p = read_number(f.node(key), f.at(key));
+  if (!(p >= 0 && p < 1)) throw InputError(f.at(key), "expected a probability in [0, 1), got " + f.node(key).Scalar());
+  return p;
+}
 
 void check_name(const std::string& name, const std::string& where) {
   bool ok = !name.empty();
@@ -152,12 +159,11 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
         else if (impl == "unfused") l.impl = AttentionImpl::unfused;
         else throw InputError(f.at("impl"), "expected auto, fused or unfused, got '" + impl + "'");
       }
+      if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       return;
     case LayerKind::dropout:
       if (!f.has("probability")) f.missing("probability");
-      l.probability = read_number(f.node("probability"), f.at("probability"));
-      if (!(l.probability >= 0 && l.probability < 1))
-        throw InputError(f.at("probability"), "expected a probability in [0, 1), got " + f.node("probability").Scalar());
+      l.probability = read_probability(f, "probability");
       return;
     case LayerKind::gelu:
       if (f.has("form")) {
