@@ -70,6 +70,9 @@ struct MemoryShape {
   // dynamic casts).
   int strided_dims = 0;
   bool cast = false;
+  // Tensors a contiguous casting op loads or stores per element: its tensor inputs and its output
+  // (a mixed-dtype add three, a casting copy two); 0: two.
+  int operands = 0;
 };
 
 // The MemoryShape op of a training batch norm run by cuDNN as PyTorch calls it: the per-channel

@@ -527,7 +527,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided_dims > 0 ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
     const double elements = double(std::max<std::int64_t>(1, s.elements)), eb = memory_element_bytes(k);
     l.accesses_per_element = s.cast && strided_dims == 0
-                                 ? 2.0
+                                 ? (s.operands > 0 ? double(s.operands) : 2.0)
                                  : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
     if (strided_dims > 0) {
       // OffsetCalculator::get per element: per dimension an IntDivider divmod (mul.hi, add, shr,
@@ -546,6 +546,9 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
       if (s.cast) l.issue_instructions_per_element = kDynamicCastInstructionsPerOperand * n;
     } else {
       l.access_bytes = int(eb);
+      // The contiguous path's fetch_and_cast / cast_and_store: the 26 issued instructions per operand
+      // and element measured on the casting copy, for each tensor the op loads or stores.
+      if (s.cast) l.issue_instructions_per_element = kDynamicCastInstructionsPerOperand * l.accesses_per_element;
     }
     return l;
   }

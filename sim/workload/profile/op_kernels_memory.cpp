@@ -229,8 +229,11 @@ void map_memory(Call& c, const std::string& b) {
     // copy_ (dst, src) reads src and writes dst in dst's format; other ops write the largest tensor.
     // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel).
     const bool iterator_op = b != "native_dropout" && b != "native_dropout_backward" && b != "dropout";
-    auto mark = [&](int strided, bool cast) {
-      for (auto& k : c.out.kernels) k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && cast;
+    auto mark = [&](int strided, bool cast, int operands) {
+      for (auto& k : c.out.kernels) {
+        k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && cast;
+        if (k.memory.cast) k.memory.operands = operands;
+      }
     };
     if (b == "copy" && c.op.input_dims.size() >= 2) {
       const auto fd = format_of_type(c.type(0)), fs = format_of_type(c.type(1));
@@ -239,7 +242,7 @@ void map_memory(Call& c, const std::string& b) {
                    double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
         // The H100 traces: float -> Half copies run vectorized_elementwise_kernel<8>, Half -> float
         // ones unrolled_elementwise_kernel.
-        return mark(strided_dims(c, c.dims(0)), lowering_detail::casts_dynamically(*fs, *fd));
+        return mark(strided_dims(c, c.dims(0)), lowering_detail::casts_dynamically(*fs, *fd), 2);
       }
     }
     const bool writes_only = b == "fill" || b == "zero";
@@ -248,12 +251,14 @@ void map_memory(Call& c, const std::string& b) {
     add_memory(c, "elementwise", b, f, t.largest, 0, writes_only ? 0 : t.read_bytes, n * eb + mask, flops, launches);
     Dims out;
     bool cast = false;
+    int tensors = 0;  // tensor inputs the kernel reads per element (0-d and CPU scalars are arguments)
     for (std::size_t i = 0; i < c.op.input_dims.size(); ++i)
       if (const auto fi = format_of_type(c.type(i)); fi && !c.dims(i).empty()) {
         if (numel(c.dims(i)) == t.largest && out.empty()) out = c.dims(i);
         cast = cast || *fi != f;
+        ++tensors;
       }
-    return mark(writes_only ? 0 : strided_dims(c, out), cast);
+    return mark(writes_only ? 0 : strided_dims(c, out), cast, tensors + 1);
   }
   c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
 }

@@ -200,6 +200,15 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
   const auto cast = memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"float", "c10::Half"}, {}, {{768, 1}, {768, 1}}), none));
   CHECK(cast.cast);
   CHECK(cast.strided_dims == 0);
+  CHECK(cast.operands == 2);
+  // a contiguous mixed-dtype add (GPT-2 AMP: bf16 + fp32): two tensors loaded, one stored; a scalar
+  // operand is an argument, not a tensor the kernel reads
+  const auto mixed = memory(op_kernels(op("aten::add", {{16, 1024, 3072}, {16, 1024, 3072}}, {"c10::BFloat16", "float"}), none));
+  CHECK(mixed.cast);
+  CHECK(mixed.strided_dims == 0);
+  CHECK(mixed.operands == 3);
+  const auto scalar = memory(op_kernels(op("aten::mul", {{16, 1024, 3072}, {}}, {"c10::BFloat16", "double"}), none));
+  CHECK_FALSE(scalar.cast);
   CHECK_FALSE(memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"c10::Half", "float"}, {}, {{768, 1}, {768, 1}}), none)).cast);
   // no strides recorded: taken as contiguous
   CHECK(memory(op_kernels(op("aten::mul", {{4096, 4096}, {4096, 4096}}, {"float", "float"}), none)).strided_dims == 0);
