@@ -138,7 +138,9 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
   // Since the first layer's RGB channels are padded to 8 and not 32 per tap (its forward within 1%
   // on both boards, was +250%), the cancelling error is gone: ResNet-50 AMP -5.0%, TF32 -9.8%. The
   // H200 (h200.yaml = h100.yaml + its memory, nothing fitted): ResNet-50 AMP -4.8%, TF32 -13.5%,
-  // BERT-base AMP -2.7%, GPT-2 -3.0% (with GELU's gradient, dropout and dynamic casts counted). The bounds guard against regressions of the readers
+  // BERT-base AMP -2.7%, GPT-2 -3.0% (with GELU's gradient, dropout and dynamic casts counted; GPT-2
+  // -5.5% -> -2.9% on the H200 since contiguous mixed-dtype ops pay a cast per tensor, -4.5% -> -3.0%
+  // on the H100). The bounds guard against regressions of the readers
   // (share mapped) and of the model (error).
   const fs::path d = tcsim::test::temp_dir("h100_prof");
   struct Case {
@@ -149,7 +151,7 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
   for (const Case& c : {Case{"H100", "resnet50_amp-fp16_cl_b256", 90, 8}, Case{"H100", "resnet50_tf32_b128", 95, 13},
                         Case{"H100", "bertbase_amp-fp16_b128", 93, 5}, Case{"H100", "gpt2_amp-bf16_b16", 93, 5},
                         Case{"H200", "resnet50_amp-fp16_cl_b256", 90, 8}, Case{"H200", "resnet50_tf32_b128", 95, 16},
-                        Case{"H200", "bertbase_amp-fp16_b128", 93, 10}, Case{"H200", "gpt2_amp-bf16_b16", 93, 7}}) {
+                        Case{"H200", "bertbase_amp-fp16_b128", 93, 10}, Case{"H200", "gpt2_amp-bf16_b16", 93, 5}}) {
     CAPTURE(c.board);
     CAPTURE(c.name);
     const std::string board = c.board;
