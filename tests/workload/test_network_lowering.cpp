@@ -191,7 +191,9 @@ TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocas
   const double w = 8 * 3 * 3 * 3;
   CHECK(cw->kernel.bytes_read == std::uint64_t(4 * w));
   CHECK(cw->kernel.bytes_written == std::uint64_t(2 * w));
-  CHECK(find(l, "conv1.cast_w.backward"));
+  CHECK(cw->kernel.memory.cold);  // the master weights come from DRAM (the last step's optimizer wrote them)
+  REQUIRE(find(l, "conv1.cast_w.backward"));
+  CHECK_FALSE(find(l, "conv1.cast_w.backward")->kernel.memory.cold);  // the gradient just written
   CHECK(find(l, "conv1.cast_in"));  // the fp32 images are cast to fp16
   CHECK(find(l, "block.conv.cast_in") == nullptr);  // already fp16
   REQUIRE(find(l, "block.conv"));

@@ -224,3 +224,43 @@ TEST_CASE("kineto trace: gzip-compressed files (tensorboard_trace_handler(use_gz
   std::ofstream(d / "bad.json.gz", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   CHECK_THROWS_AS((void)read_kineto_trace(d / "bad.json.gz"), InputError);
 }
+
+TEST_CASE("profile mapping: autocast's casts of a layer's parameters read DRAM, its input's cast does not") {
+  // aten::linear -> aten::to -> aten::_to_copy -> aten::copy_ (fp32 -> fp16), once for the input
+  // [16384, 768] and once for the weight [3072, 768] (BERT-base's FFN under autocast): the weight was
+  // last written by the previous step's optimizer, the input by the kernel before.
+  auto cast = [](int id, int ts, const char* dims) {
+    const std::string t = std::to_string(ts), c = std::to_string(100 + id);
+    return std::string(R"J({"ph": "X", "cat": "cpu_op", "name": "aten::to", "pid": 1, "tid": 1, "ts": )J") + t +
+           R"J(, "dur": 10, "args": {"Input Dims": [)J" + dims + R"J(], "Input type": ["float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::_to_copy", "pid": 1, "tid": 1, "ts": )J" + std::to_string(ts + 1) +
+           R"J(, "dur": 8, "args": {"Input Dims": [)J" + dims + R"J(], "Input type": ["float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": )J" + std::to_string(ts + 2) +
+           R"J(, "dur": 6, "args": {"External id": )J" + std::to_string(id) + R"J(, "Input Dims": [)J" + dims + ", " + dims +
+           R"J(], "Input type": ["c10::Half", "float"]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )J" + std::to_string(ts + 3) +
+           R"J(, "dur": 2, "args": {"External id": )J" + std::to_string(id) + R"J(, "correlation": )J" + c + R"J(}},
+  {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<8, at::native::float16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::float16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)", "pid": 0, "tid": 7, "ts": )J" +
+           std::to_string(1000 + ts) + R"J(, "dur": 6, "args": {"External id": )J" + std::to_string(id) + R"J(, "correlation": )J" + c +
+           R"J(, "device": 0, "stream": 7}})J";
+  };
+  const std::string trace = R"J({"schemaVersion": 1, "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 100, "dur": 100,
+   "args": {"Input Dims": [[128, 128, 768], [3072, 768], [3072]], "Input type": ["float", "float", "float"]}},
+  )J" + cast(1, 110, "[128, 128, 768]") + ",\n  " + cast(2, 130, "[3072, 768]") + "]}";
+  const ProfileMapping m = map_profile(parse_kineto_trace(trace, "casts.json"));
+  std::vector<const ProfiledCall*> copies;
+  for (const auto& c : m.calls)
+    if (c.name == "aten::copy_") copies.push_back(&c);
+  REQUIRE(copies.size() == 2);
+  for (const ProfiledCall* c : copies) {
+    REQUIRE(c->sim.mapped);
+    REQUIRE(c->sim.kernels.size() == 1);
+  }
+  const Kernel& input = copies[0]->sim.kernels[0];
+  const Kernel& weight = copies[1]->sim.kernels[0];
+  CHECK(input.memory.elements == 128 * 128 * 768);
+  CHECK_FALSE(input.memory.cold);
+  CHECK(weight.memory.elements == 3072 * 768);
+  CHECK(weight.memory.cold);
+}

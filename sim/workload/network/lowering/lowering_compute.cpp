@@ -26,7 +26,10 @@ void cast_weights(Context& c, int li, std::int64_t weight_elements) {
   if (!c.f.autocast || weight_elements <= 0) return;
   const Layer& l = c.layer(li);
   const FormatId low = storage_of(c.f.gemm_in), high = c.f.master;
-  c.emit_forward(li, cast_kernel(l.name + ".cast_w", high, low, weight_elements, l.count));
+  // The master weights were last written by the previous step's optimizer: read from DRAM.
+  Kernel cast = cast_kernel(l.name + ".cast_w", high, low, weight_elements, l.count);
+  cast.memory.cold = true;
+  c.emit_forward(li, cast);
   c.emit_backward(li, cast_kernel(l.name + ".cast_w.backward", low, high, weight_elements, l.count));
 }
 
