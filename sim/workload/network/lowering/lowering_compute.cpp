@@ -187,11 +187,8 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
     p_fmt = c.f.kept_fp32;
   }
   c.emit_forward(li, mem(".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5));
-  // fused_dropout_kernel: reads P, writes the kept values and a 1-byte mask per element.
   const bool dropout = c.opt.training && l.probability > 0;
-  if (dropout)
-    c.emit_forward(li, memory_kernel(l.name + ".dropout", "dropout", p_fmt, scores, 0, double(scores), double(scores), 2,
-                                     l.count, 0, double(scores)));
+  if (dropout) c.emit_forward(li, dropout_kernel(l.name + ".dropout", p_fmt, scores, l.count));
   if (p_fmt != storage_of(gin))
     c.emit_forward(li, cast_kernel(l.name + ".probs.cast", p_fmt, storage_of(gin), scores, l.count));
   c.emit_forward(li, gemm(c, l.name + ".context", q, d, kv, B * h, Layout::NN, Pass::forward, gin));
@@ -204,9 +201,7 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   c.emit_backward(li, gemm(c, l.name + ".context.grad_v", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   if (p_fmt != storage_of(gin))
     c.emit_backward(li, cast_kernel(l.name + ".probs.cast.backward", storage_of(gin), p_fmt, scores, l.count));
-  if (dropout)  // masked_scale_kernel: the gradient times the mask, no RNG
-    c.emit_backward(li, memory_kernel(l.name + ".dropout.backward", "dropout_backward", p_fmt, scores, 0,
-                                      double(scores), double(scores), 1, l.count, double(scores), 0));
+  if (dropout) c.emit_backward(li, dropout_backward_kernel(l.name + ".dropout.backward", p_fmt, scores, l.count));
   c.emit_backward(li, mem(".softmax.backward", "softmax_backward", p_fmt, scores, kv, 2, 1, 4));
   if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
   c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));

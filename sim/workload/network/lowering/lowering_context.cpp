@@ -37,6 +37,14 @@ Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int
   return k;
 }
 
+Kernel dropout_kernel(const std::string& name, FormatId format, std::int64_t n, std::int64_t count) {
+  return memory_kernel(name, "dropout", format, n, 0, double(n), double(n), 2, count, 0, double(n));
+}
+
+Kernel dropout_backward_kernel(const std::string& name, FormatId format, std::int64_t n, std::int64_t count) {
+  return memory_kernel(name, "dropout_backward", format, n, 0, double(n), double(n), 1, count, double(n), 0);
+}
+
 bool casts_dynamically(FormatId from, FormatId to) {
   return from != to && !(from == FormatId::fp32 && (to == FormatId::fp16 || to == FormatId::bf16));
 }

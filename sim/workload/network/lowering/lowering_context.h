@@ -56,6 +56,10 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
 
 // A conversion of `n` elements from `from` to `to` (autocast, quantization, gradient casts back).
 Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
+// nn.Dropout over n elements of `format`: fused_dropout_kernel forward (the kept values and a 1-byte
+// mask per element), masked_scale_kernel backward (the gradient times the mask, no RNG).
+Kernel dropout_kernel(const std::string& name, FormatId format, std::int64_t n, std::int64_t count);
+Kernel dropout_backward_kernel(const std::string& name, FormatId format, std::int64_t n, std::int64_t count);
 // Whether PyTorch copies `from` -> `to` through its dynamic-casting kernels: every cast but fp32 ->
 // fp16/bf16, which has its own vectorized kernel (the H100 traces' copy kernels).
 bool casts_dynamically(FormatId from, FormatId to);

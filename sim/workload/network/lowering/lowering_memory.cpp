@@ -20,7 +20,6 @@ double flops_per_element(LayerKind k) {
     case LayerKind::sigmoid: return 8;
     case LayerKind::add:
     case LayerKind::mul: return 1;
-    case LayerKind::dropout: return 2;
     case LayerKind::batch_norm: return 6;
     case LayerKind::layer_norm: return 8;
     case LayerKind::rms_norm: return 5;
@@ -165,8 +164,8 @@ void lower_memory_layer(Context& c, int li) {
       return;
     case LayerKind::dropout:
       if (!c.opt.training) return;  // identity at inference
-      fwd("", "dropout", out, 0, dout, dout, fpe, 0, dout);  // plus a 1-byte mask per element
-      bwd(".backward", "dropout_backward", out, 0, dout, dout, 1, dout);  // masked_scale_kernel: no RNG
+      c.emit_forward(li, dropout_kernel(n, fmt, out, cnt));
+      c.emit_backward(li, dropout_backward_kernel(n + ".backward", fmt, out, cnt));
       c.save_extra(li, dout);
       return;
     case LayerKind::batch_norm: {
