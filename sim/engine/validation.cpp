@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/text/strings.h"
 #include "engine/kernel_runner.h"
 #include "workload/csv_text.h"
 
@@ -137,6 +138,9 @@ io::Table validation_rows_table(const ValidationReport& report) {
       {"origin", "file:line of the measured row", [](const ValidationRow& r) { return io::Cell(r.measured.origin); }},
       {"skipped", "why the row was not simulated (empty when it was)",
        [](const ValidationRow& r) { return r.simulated ? io::Cell() : io::Cell(r.skip_reason); }},
+      // As in `tcsim run`'s tables: e.g. a convolution's "benchmark mode, fastest of: ..." lists every
+      // algorithm the model timed with its kernel time, what scripts/conv_family_bias.py reads.
+      {"notes", "the model's notes (\"; \" between them)", predicted([](const ValidationRow& r) { return join(r.result.notes, "; "); })},
   };
   return io::table_of("rows", cols, report.rows);
 }

@@ -26,6 +26,7 @@ class FakeAccelerator : public Accelerator {
     r.mapping = "fake " + std::to_string(k.m);
     r.set("tensor_util_pct", 50);
     if (k.m > 100) r.set("dram_read_bytes", static_cast<double>(k.m));
+    if (k.m == 20) r.notes = {"first note", "second note"};
     return r;
   }
 

@@ -59,6 +59,10 @@ TEST_CASE("validate: per-row errors, groups, skipped rows") {
   CHECK(std::get<double>(t.rows[1][col("measured_us")]) == doctest::Approx(250000));
   CHECK(std::holds_alternative<std::monostate>(t.rows[2][col("predicted_us")]));
   CHECK(std::get<std::string>(t.rows[2][col("skipped")]) == "fake: cannot run bad");
+  // The model's notes, as `tcsim run` prints them; none for a row that was not simulated.
+  CHECK(std::get<std::string>(t.rows[1][col("notes")]) == "first note; second note");
+  CHECK(std::get<std::string>(t.rows[0][col("notes")]).empty());
+  CHECK(std::holds_alternative<std::monostate>(t.rows[2][col("notes")]));
   const io::Table mt = validation_metrics_table(rep);
   CHECK(mt.rows.size() == 3);
   CHECK(std::get<std::int64_t>(mt.rows[0][1]) == 4);
