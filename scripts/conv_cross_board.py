@@ -13,8 +13,11 @@ Usage (the figures in sim/gpu/README.md, "Convolutions", *Same shapes on both bo
 time would dilute the kernels' ratio. Standard library only.
 """
 import csv
+import re
 import statistics
 import sys
+
+from conv_family_bias import measured_family
 
 SHAPE = ("B", "Input_Channel", "Output_Channel", "Kernel_Szie", "Input_Size", "Stride", "Padding")
 
@@ -25,20 +28,13 @@ def fail(message):
 
 
 def family(row):
-    """The family of the longest kernel of the call (NeuSight's `Kernel Name`), with the algorithm of `Kernels`."""
-    name, kernels = row["Kernel Name"], row["Kernels"]
-    if "scudnn_winograd" in name:
-        return "fused winograd (scudnn_winograd)"
-    for tile in ("128x32", "64x64", "128x64", "128x128"):
-        if f"scudnn_{tile}" in name:
-            return f"implicit gemm (scudnn_{tile})"
-    if "winograd_nonfused" in kernels:
-        return "nonfused winograd (sgemm)"
-    if "fft" in kernels.lower() or "gcgemm" in name:
-        return "fft"
-    if "implicit_convolve_sgemm" in name or "precomputed" in name:
-        return "implicit gemm (legacy)"
-    return "other"
+    """conv_family_bias.py's family of the call (from `Kernels`), implicit GEMM split by the `scudnn` tile of
+    its longest kernel (`Kernel Name`)."""
+    fam = measured_family(row["Kernels"])
+    if fam == "implicit":
+        tile = re.search(r"scudnn_(\d+x\d+)", row["Kernel Name"])
+        return f"implicit ({tile.group(1)})" if tile else fam
+    return fam
 
 
 def load(measured_csv, summary_csv):
