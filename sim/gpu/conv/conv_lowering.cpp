@@ -284,7 +284,10 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   }
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
   // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
-  if (!d.tensor && implicit && d.pass != Pass::weight_grad) L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+  if (!d.tensor && implicit && d.pass != Pass::weight_grad) {
+    L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
+    L.gemm.problem.simt = SimtKernels::cudnn;  // with cuDNN's thread counts (gemm/mapping.cpp)
+  }
   // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
   if (!d.tensor && implicit && d.pass == Pass::data_grad && d.cg > 32) L.gemm.cta_tiles = {{128, 128}, {128, 64}};
   // The fused Winograd kernel's one CTA shape (lower_winograd_fused); the data gradient is assumed

@@ -30,9 +30,18 @@ const TileShape kSyncTiles[] = {{256, 128, 64, 64}, {128, 256, 64, 64}, {128, 12
 const TileShape kWgmmaTiles[] = {{128, 256, 64, 256}, {256, 128, 128, 128}, {128, 128, 64, 128},
                                  {64, 256, 64, 256},  {64, 128, 64, 128},   {128, 64, 64, 64}};
 const TileShape kNvjetTiles[] = {{128, 160, 64, 160}, {128, 192, 64, 192}, {192, 192, 64, 192}};
-// SIMT sgemm kernels (CUTLASS sgemm / cuBLAS *_sgemm_*): warp tiles of 8x8 (or 4x8) per thread.
+// SIMT sgemm kernels (cuBLAS's volta_/ampere_sgemm_*) with cuBLAS's thread counts (NeuSight's V100
+// and A100 listings, Block x, every linear and bmm row): 128x128 256 threads, 128x64 128 (either
+// orientation: cuBLAS's M is our N for PyTorch's row-major calls), 64x64 64, 128x32 and 32x128 256.
+// MmaSimt's 4x8 lanes give those 8x8 thread tiles (warp 32x64) and, for the narrow tiles, 4x4 (warp
+// 16x32): twice the shared-memory loads per FFMA. (With 128 threads and 8x4 thread tiles, as before,
+// the narrow tiles ran NeuSight's rows that cuBLAS gave them 9-15% faster than measured.)
 const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128, 32, 64},
-                                {64, 64, 32, 32},   {128, 32, 32, 32}, {32, 128, 32, 32}};
+                                {64, 64, 32, 64},   {128, 32, 16, 32}, {32, 128, 16, 32}};
+// cuDNN's implicit-GEMM SIMT kernels (*_scudnn_128x{128,64,32}_relu_{small,medium,...}_nn_v1) tile
+// 128 output pixels by 128, 64 or 32 filters with 256, 128 and 64 threads (same listings, conv rows,
+// V100 and A100): the narrow one runs two warps of 64x32, not cuBLAS's eight of 16x32.
+const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32}};
 // cuBLAS's sliced-K SGEMMs (volta_/ampere_sgemm_{32x32,64x32,128x32}_sliced1x4_*: 128, 256 and 256
 // threads in NeuSight's V100 and A100 listings): four groups of warps split the CTA's k-tile of
 // 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt).
@@ -94,8 +103,11 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
   if (path == MathPath::cuda_core) {
     const int pack = p.ab == FormatId::fp16 ? 2 : 1;
     std::vector<std::pair<TileShape, int>> tiles;
-    for (const auto& t : kSimtTiles) tiles.push_back({t, 1});
-    if (pack == 1)
+    if (p.simt == SimtKernels::cudnn)
+      for (const auto& t : kCudnnSimtTiles) tiles.push_back({t, 1});
+    else
+      for (const auto& t : kSimtTiles) tiles.push_back({t, 1});
+    if (pack == 1 && p.simt == SimtKernels::cublas)
       for (const auto& t : kSlicedSimtTiles) tiles.push_back({t, kSlices});
     for (const auto& [t, slices] : tiles) {
       Mapping m;

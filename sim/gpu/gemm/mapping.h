@@ -11,6 +11,9 @@
 namespace tcsim::gpu {
 
 enum class MathPath { tensor, cuda_core };
+// Whose CUDA-core (SIMT) GEMM kernels run the problem: their CTA tiles come with the library's own
+// thread counts, so the same CTA tile can have a different warp tile (mapping.cpp).
+enum class SimtKernels { cublas, cudnn };
 
 // The GEMM as the GPU runs it (after padding), with element sizes in bytes.
 struct GemmProblem {
@@ -31,6 +34,7 @@ struct GemmProblem {
   // Bytes per lane access of the operand copies: the largest vector the leading dimensions allow
   // (CUTLASS's kernel alignment: 16 B, or _align<N> kernels with 8, 4 or 2 B).
   int copy_width = 16;
+  SimtKernels simt = SimtKernels::cublas;  // CUDA-core path: cuBLAS's sgemm or cuDNN's scudnn kernels
 };
 
 struct Mapping {

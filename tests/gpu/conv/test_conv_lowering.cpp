@@ -449,3 +449,33 @@ TEST_CASE("run_conv on sm_90: the first layer's RGB channels are padded to 8, no
 }
 
 }  // namespace tcsim::gpu
+
+namespace tcsim::gpu {
+
+TEST_CASE("SIMT implicit-GEMM convolutions run cuDNN's scudnn tiles; nonfused Winograd's products cuBLAS's") {
+  const GpuConfig g = test::shipped("a100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32;
+  a.stride = 2;  // no Winograd: implicit GEMM
+  for (Pass pass : {Pass::forward, Pass::data_grad}) {
+    a.pass = pass;
+    const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+    CHECK(L.gemm.problem.simt == SimtKernels::cudnn);
+    CHECK_FALSE(L.gemm.sliced_k);
+  }
+  a.pass = Pass::weight_grad;  // the SIMT weight gradient's tiles are not restricted to scudnn's
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.problem.simt == SimtKernels::cublas);
+  a.pass = Pass::forward;
+  a.stride = 1, a.c = 128;  // 3x3 stride 1: nonfused Winograd's batched SGEMM is cuBLAS's
+  const ConvLowering W = lower_conv(g, test::conv_kernel(a), ConvChoice{ConvAlgo::winograd_nonfused, false, ""});
+  CHECK(W.gemm.problem.simt == SimtKernels::cublas);
+  a.c = 64, a.k = 24;  // a narrow forward: cuDNN's 64-thread 128x32 kernel (two warps of 64x32)
+  a.stride = 2;
+  GpuModel model(g);
+  const KernelResult r = model.run(test::conv_kernel(a));
+  MESSAGE(r.mapping);
+  CHECK(r.mapping.find("IMPLICIT") != std::string::npos);
+  CHECK(r.mapping.find("FFMA 128x32x8 warp 64x32") != std::string::npos);
+}
+
+}  // namespace tcsim::gpu
