@@ -283,7 +283,8 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
   }
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
-  // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774); 128x32 is assumed as the narrow one.
+  // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774; *_scudnn_128x{128,64,32}_* in NeuSight's
+  // cuDNN 8.9 listings, the narrow one with 64 threads).
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) {
     L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn;  // with cuDNN's thread counts (gemm/mapping.cpp)

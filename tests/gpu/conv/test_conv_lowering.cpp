@@ -448,10 +448,6 @@ TEST_CASE("run_conv on sm_90: the first layer's RGB channels are padded to 8, no
   CHECK(lower_conv(test::shipped("h100"), test::conv_kernel(a)).gemm.problem.k == 7 * 7 * 64);
 }
 
-}  // namespace tcsim::gpu
-
-namespace tcsim::gpu {
-
 TEST_CASE("SIMT implicit-GEMM convolutions run cuDNN's scudnn tiles; nonfused Winograd's products cuBLAS's") {
   const GpuConfig g = test::shipped("a100");
   test::ConvArgs a;

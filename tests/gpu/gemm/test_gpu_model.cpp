@@ -280,10 +280,6 @@ TEST_CASE("cuBLAS's sliced-K SGEMMs: faster than unsplit plain tiles for a narro
   CHECK(model.run(b).mapping.find("sliced") == std::string::npos);
 }
 
-}  // namespace tcsim::gpu
-
-namespace tcsim::gpu {
-
 TEST_CASE("SIMT tiles carry their library's thread counts: cuBLAS's sgemm kernels and cuDNN's scudnn kernels") {
   // NeuSight's listings (Block x): cuBLAS 128x128 256 threads, 128x64 128, 64x64 64, 128x32 and
   // 32x128 256; cuDNN's scudnn 128x128 256, 128x64 128, 128x32 64.
