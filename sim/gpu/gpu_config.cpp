@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -223,6 +224,15 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   if (g.pytorch_version < 0)
     throw InputError(c.where("library.pytorch_version"), "expected a PyTorch release as major.minor, e.g. 2.1 or 2.11; got '" +
                                                              c.string("library.pytorch_version") + "'");
+  if (const std::string t = c.string("library.sgemm_tile"); t != "auto") {
+    int m = 0, n = 0, used = 0;
+    const bool parsed = std::sscanf(t.c_str(), "%dx%d%n", &m, &n, &used) == 2 && m > 0 && n > 0;
+    const std::string rest = parsed ? t.substr(std::size_t(used)) : "";
+    if (!parsed || (!rest.empty() && rest != "-sliced"))
+      throw InputError(c.where("library.sgemm_tile"),
+                       "expected auto or a CTA tile as MxN or MxN-sliced (e.g. 32x128, 32x32-sliced); got '" + t + "'");
+    g.sgemm_tile_m = m, g.sgemm_tile_n = n, g.sgemm_tile_sliced = !rest.empty();
+  }
   g.tile_overhead_cycles = c.cycles("calibration.tile_overhead");
   g.mma_efficiency = c.number("calibration.mma_efficiency");
   g.ffma_efficiency = c.number("calibration.ffma_efficiency");

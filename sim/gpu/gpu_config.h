@@ -131,6 +131,9 @@ struct GpuConfig {
   double host_kernel_overhead_s = 0;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
   int pytorch_version = 201;                   // library.pytorch_version as major * 100 + minor (2.11 -> 211)
+  // library.sgemm_tile: the one cuBLAS SIMT tile FP32 CUDA-core GEMMs run (0 x 0: auto, the model's choice)
+  int sgemm_tile_m = 0, sgemm_tile_n = 0;
+  bool sgemm_tile_sliced = false;
   double host_launch_delay_s = 0;              // the part of it before the kernel's launch
 
   // Power: limit, idle and leakage power, voltage-frequency curve, energy per event (power/)

@@ -170,6 +170,11 @@ Schema make_schema() {
          "PyTorch release whose ATen kernels the memory-bound ops run (major.minor, e.g. 2.11): the "
          "softmax forward's block size and its shared-memory and register paths changed after 2.1. "
          "The default is the release of NeuSight's measurements. See sim/gpu/README.md, Memory-bound kernels"});
+  s.add({"library.sgemm_tile", ParamType::string, "auto",
+         "for analysis: the cuBLAS SIMT kernel every FP32 CUDA-core GEMM runs, as its CTA tile in tcsim's M x N "
+         "(cuBLAS's name transposed for row-major callers such as PyTorch: ampere_sgemm_128x32 is 32x128), "
+         "e.g. 32x128, or 32x32-sliced for a sliced1x4 kernel; auto: the fastest candidate (cuBLAS's batched "
+         "rule for batched SGEMMs). cuDNN's own kernels keep theirs. scripts/sgemm_tile_bias.py uses it"});
   add_power(s);
   s.add({"calibration.tile_overhead", ParamType::cycles, "0",
          "global knob: fixed cycles per CTA tile (prologue, index math, epilogue sync); fitted on V100 only", 0, 1e6});

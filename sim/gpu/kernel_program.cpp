@@ -18,12 +18,19 @@ constexpr double kBoundSlack = 0.9;
 }  // namespace
 
 Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& cache) {
+  // library.sgemm_tile (analysis): every FP32 GEMM on cuBLAS's SIMT kernels runs that one tile.
+  const bool forced = g.sgemm_tile_m > 0 && plan.path == MathPath::cuda_core && plan.problem.ab == FormatId::fp32 &&
+                      plan.problem.simt == SimtKernels::cublas;
   std::vector<Mapping> candidates;
   for (const Mapping& base : candidate_mappings(g, plan.problem, plan.path, plan.mma_row)) {
-    if (!plan.cta_tiles.empty() &&
-        std::find(plan.cta_tiles.begin(), plan.cta_tiles.end(), std::make_pair(base.bm, base.bn)) == plan.cta_tiles.end())
-      continue;
-    if (base.slices > 1 && !plan.sliced_k) continue;
+    if (forced) {
+      if (base.bm != g.sgemm_tile_m || base.bn != g.sgemm_tile_n || (base.slices > 1) != g.sgemm_tile_sliced) continue;
+    } else {
+      if (!plan.cta_tiles.empty() &&
+          std::find(plan.cta_tiles.begin(), plan.cta_tiles.end(), std::make_pair(base.bm, base.bn)) == plan.cta_tiles.end())
+        continue;
+      if (base.slices > 1 && !plan.sliced_k) continue;
+    }
     for (int split : split_options(g, plan.problem, base)) {
       if (plan.max_split_k > 0 && split > plan.max_split_k) continue;
       Mapping m = base;
@@ -31,6 +38,12 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
       candidates.push_back(m);
     }
   }
+  if (candidates.empty() && forced)
+    throw InputError("gpu config " + g.name + ": library.sgemm_tile",
+                     "no cuBLAS SIMT kernel with the CTA tile " + std::to_string(g.sgemm_tile_m) + "x" +
+                         std::to_string(g.sgemm_tile_n) + (g.sgemm_tile_sliced ? "-sliced" : "") +
+                         " fits this GPU (the tiles: 128x128, 128x64, 64x128, 64x64, 128x32, 32x128; sliced: "
+                         "32x32, 64x32, 128x32, 32x64, 32x128)");
   if (candidates.empty())
     throw InputError("gpu config " + g.name,
                      "no CTA tile fits (shared memory, registers or warps per SM too small for any mapping)");

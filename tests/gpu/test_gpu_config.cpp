@@ -75,4 +75,17 @@ TEST_CASE("library.pytorch_version is a release (major.minor), not a decimal num
   }
 }
 
+TEST_CASE("library.sgemm_tile is auto or a CTA tile MxN[-sliced]") {
+  const GpuConfig v = test::shipped("v100");
+  CHECK(v.sgemm_tile_m == 0);  // auto: the model's choice
+  const std::string text = v100_text();
+  CHECK(load_error(text, {"library.sgemm_tile=32x128"}) == "");
+  CHECK(load_error(text, {"library.sgemm_tile=32x32-sliced"}) == "");
+  for (const char* bad : {"", "32", "32x", "x32", "0x32", "32x32x8", "32x32sliced", "-32x32", "big"}) {
+    CAPTURE(std::string(bad));
+    const std::string e = load_error(text, {std::string("library.sgemm_tile=") + bad});
+    CHECK(e.find("library.sgemm_tile") != std::string::npos);
+  }
+}
+
 }  // namespace tcsim::gpu

@@ -44,9 +44,12 @@ const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128,
 const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32}};
 // cuBLAS's sliced-K SGEMMs (volta_/ampere_sgemm_{32x32,64x32,128x32}_sliced1x4_*: 128, 256 and 256
 // threads in NeuSight's V100 and A100 listings): four groups of warps split the CTA's k-tile of
-// 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt).
+// 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt). In both
+// orientations, as the other tiles: cuBLAS's M is our N for row-major callers (PyTorch's 64x32 kernel
+// is our 32x64).
 constexpr int kSlices = 4;
-const TileShape kSlicedSimtTiles[] = {{32, 32, 32, 32}, {64, 32, 32, 32}, {128, 32, 64, 32}};
+const TileShape kSlicedSimtTiles[] = {{32, 32, 32, 32}, {64, 32, 32, 32}, {128, 32, 64, 32},
+                                     {32, 64, 32, 32}, {32, 128, 32, 64}};
 
 int round_regs(int r) { return std::min(255, (r + 7) / 8 * 8); }
 

@@ -311,4 +311,28 @@ TEST_CASE("SIMT tiles carry their library's thread counts: cuBLAS's sgemm kernel
   }
 }
 
+TEST_CASE("library.sgemm_tile runs every FP32 cuBLAS SIMT GEMM on that tile; cuDNN's kernels keep theirs") {
+  GpuConfig g = test::shipped("a100");
+  Kernel k = make_gemm("sgemm", 2048, 2048, 2048, FormatId::fp32, FormatId::fp32);
+  g.sgemm_tile_m = 32, g.sgemm_tile_n = 128;
+  CHECK(GpuModel(g).run(k).mapping.find("FFMA 32x128x8 warp 16x32") == 0);
+  g.sgemm_tile_m = 32, g.sgemm_tile_n = 64, g.sgemm_tile_sliced = true;  // PyTorch's ampere_sgemm_64x32_sliced1x4
+  const KernelResult sliced = GpuModel(g).run(k);
+  CHECK(sliced.mapping.find("FFMA 32x64x32") == 0);
+  CHECK(sliced.mapping.find("sliced-K x4") != std::string::npos);
+  Kernel b = k;  // batched: the forced tile wins over cuBLAS's batched rule
+  b.batch = 4;
+  g.sgemm_tile_m = 64, g.sgemm_tile_n = 64, g.sgemm_tile_sliced = false;
+  CHECK(GpuModel(g).run(b).mapping.find("FFMA 64x64x8 warp 32x64") == 0);
+  Kernel h = make_gemm("hgemm", 2048, 2048, 2048, FormatId::fp16, FormatId::fp32);  // tensor cores: untouched
+  CHECK(GpuModel(g).run(h).mapping == GpuModel(test::shipped("a100")).run(h).mapping);
+  g.sgemm_tile_m = 48, g.sgemm_tile_n = 48;  // no such kernel: an input error naming the key
+  try {
+    GpuModel(g).run(k);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("library.sgemm_tile") != std::string::npos);
+  }
+}
+
 }  // namespace tcsim::gpu

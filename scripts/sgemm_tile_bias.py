@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""NeuSight FP32 GEMM rows (linear or bmm) run on the cuBLAS kernel their listing names: the rows are
+split by `Kernel Name` (volta_/ampere_sgemm_<tile>_<layout>), each group is validated with
+`--set library.sgemm_tile=<that tile>` (tcsim's M x N: cuBLAS's name transposed, PyTorch being a
+row-major caller), and the script prints the error per kernel. It separates the cost of a kernel from
+the choice of kernel, which the model makes without the listing (the figures of sim/gpu/README.md,
+"SIMT tiles with the library's thread counts").
+
+Usage:
+  /usr/bin/python3 scripts/sgemm_tile_bias.py $S/neusight/kernels/A100-PCIE-40GB/linear.csv \
+      configs/gpu/a100_pcie_40gb.yaml [--tcsim build/tcsim] [--jobs 2] [--min-us 500] [-- --clock fixed]
+(S=../shared/data). Standard library only. Exit 2 on bad input.
+"""
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+KERNEL = re.compile(r"_sgemm_(\d+)x(\d+)(_sliced1x4)?_(nn|nt|tn|tt)$")
+
+
+def fail(message):
+    print(f"sgemm_tile_bias.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def our_tile(kernel_name):
+    """cuBLAS's M x N tile as tcsim's (PyTorch passes C^T = B^T A^T: cuBLAS's M is our N)."""
+    m = KERNEL.search(kernel_name)
+    if not m:
+        return None
+    tile = f"{m.group(2)}x{m.group(1)}"
+    return tile + "-sliced" if m.group(3) else tile
+
+
+def parse_args(argv):
+    opts = {"tcsim": "build/tcsim", "jobs": "2", "min-us": "500"}
+    positional, extra = [], []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            extra = argv[i + 1:]
+            break
+        if a.startswith("--") and a[2:] in opts:
+            if i + 1 >= len(argv):
+                fail(f"{a} needs a value")
+            opts[a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("-"):
+            fail(f"unknown option {a}")
+        positional.append(a)
+        i += 1
+    if len(positional) != 2:
+        fail("usage: sgemm_tile_bias.py NEUSIGHT_GEMM.csv CONFIG.yaml [--tcsim T] [--jobs N] [--min-us U] [-- VALIDATE OPTIONS]")
+    try:
+        min_us = float(opts["min-us"])
+    except ValueError:
+        fail(f"--min-us: expected a number, got {opts['min-us']!r}")
+    return positional[0], positional[1], opts["tcsim"], opts["jobs"], min_us, extra
+
+
+def stats(errors):
+    if not errors:
+        return "      -                 "
+    return f"{len(errors):5d} {sum(map(abs, errors)) / len(errors):6.1f}% {sum(errors) / len(errors):+6.1f}%"
+
+
+def main(argv):
+    sheet, config, tcsim, jobs, min_us, extra = parse_args(argv)
+    for path in (sheet, config, tcsim):
+        if not os.path.isfile(path):
+            fail(f"{path}: no such file")
+    try:
+        with open(sheet, newline="") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            rows = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        fail(f"{sheet}: {e}")
+    if "Kernel Name" not in header:
+        fail(f"{sheet}: not a NeuSight kernel sheet (no 'Kernel Name' column)")
+    groups = {}
+    for row in rows:
+        tile = our_tile(row["Kernel Name"])
+        if tile:
+            groups.setdefault((row["Kernel Name"], tile), []).append(row)
+    if not groups:
+        fail(f"{sheet}: no row names a volta_/ampere_sgemm kernel")
+    print(f"{'cuBLAS kernel':36s} {'tile':12s} {'rows':>5s} {'MAPE':>7s} {'bias':>7s} | "
+          f">= {min_us:g} us: {'rows':>5s} {'MAPE':>7s} {'bias':>7s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for (kernel, tile), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            subset = os.path.join(tmp, f"{len(os.listdir(tmp))}.csv")
+            with open(subset, "w", newline="") as f:
+                w = csv.DictWriter(f, header)
+                w.writeheader()
+                w.writerows(members)
+            out = subset[:-4] + "_out"
+            cmd = [tcsim, "validate", "-j", jobs, "-c", config, "--set", f"library.sgemm_tile={tile}", *extra,
+                   subset, "-o", out]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                fail(f"{' '.join(cmd)} exited {run.returncode}: {run.stderr.strip()[-400:]}")
+            errors, long_errors = [], []
+            with open(os.path.join(out, "summary.csv"), newline="") as f:
+                for r in csv.DictReader(f):
+                    if not r["error_pct"]:
+                        continue
+                    errors.append(float(r["error_pct"]))
+                    if float(r["measured_us"]) >= min_us:
+                        long_errors.append(float(r["error_pct"]))
+            print(f"{kernel:36s} {tile:12s} {stats(errors)} | {' ' * 13}{stats(long_errors)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
