@@ -22,8 +22,11 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
   const bool forced = g.sgemm_tile_m > 0 && plan.path == MathPath::cuda_core && plan.problem.ab == FormatId::fp32 &&
                       plan.problem.simt == SimtKernels::cublas;
   std::vector<Mapping> candidates;
+  std::string offered;  // the cuBLAS SIMT tiles there are, for the error of a forced tile none matches
   for (const Mapping& base : candidate_mappings(g, plan.problem, plan.path, plan.mma_row)) {
     if (forced) {
+      const std::string tile = std::to_string(base.bm) + "x" + std::to_string(base.bn) + (base.slices > 1 ? "-sliced" : "");
+      if (offered.find(" " + tile + ",") == std::string::npos) offered += " " + tile + ",";
       if (base.bm != g.sgemm_tile_m || base.bn != g.sgemm_tile_n || (base.slices > 1) != g.sgemm_tile_sliced) continue;
     } else {
       if (!plan.cta_tiles.empty() &&
@@ -42,8 +45,7 @@ Estimate choose_mapping(const GpuConfig& g, const GemmPlan& plan, SmTimeCache& c
     throw InputError("gpu config " + g.name + ": library.sgemm_tile",
                      "no cuBLAS SIMT kernel with the CTA tile " + std::to_string(g.sgemm_tile_m) + "x" +
                          std::to_string(g.sgemm_tile_n) + (g.sgemm_tile_sliced ? "-sliced" : "") +
-                         " fits this GPU (the tiles: 128x128, 128x64, 64x128, 64x64, 128x32, 32x128; sliced: "
-                         "32x32, 64x32, 128x32, 32x64, 32x128)");
+                         " fits this GPU (the tiles:" + offered.substr(0, offered.empty() ? 0 : offered.size() - 1) + ")");
   if (candidates.empty())
     throw InputError("gpu config " + g.name,
                      "no CTA tile fits (shared memory, registers or warps per SM too small for any mapping)");
