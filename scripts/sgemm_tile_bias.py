@@ -8,8 +8,15 @@ the choice of kernel, which the model makes without the listing (the figures of 
 
 Usage:
   /usr/bin/python3 scripts/sgemm_tile_bias.py $S/neusight/kernels/A100-PCIE-40GB/linear.csv \
-      configs/gpu/a100_pcie_40gb.yaml [--tcsim build/tcsim] [--jobs 2] [--min-us 500] [-- --clock fixed]
+      configs/gpu/a100_pcie_40gb.yaml [--tcsim build/tcsim] [--jobs 2] [--min-us 500] [--unsplit]
+      [-- --clock fixed]
 (S=../shared/data). Standard library only. Exit 2 on bad input.
+
+--unsplit keeps the rows where neither cuBLAS (the listing's `Grid z`) nor the model (its mapping's
+splitK) split K (a bmm's grid z less its batch): the kernel's own cost, without the in-kernel split-K the model does not have. The
+script then also prints the error by measured duration, plain and sliced-K kernels pooled apart: with
+`-- --clock fixed`, the bias of the long rows of kernels modelled right is the clock the board held
+(sim/gpu/README.md, "Power, energy and the clock").
 """
 import csv
 import os
@@ -38,12 +45,17 @@ def our_tile(kernel_name):
 def parse_args(argv):
     opts = {"tcsim": "build/tcsim", "jobs": "2", "min-us": "500"}
     positional, extra = [], []
+    unsplit = False
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--":
             extra = argv[i + 1:]
             break
+        if a == "--unsplit":
+            unsplit = True
+            i += 1
+            continue
         if a.startswith("--") and a[2:] in opts:
             if i + 1 >= len(argv):
                 fail(f"{a} needs a value")
@@ -55,12 +67,28 @@ def parse_args(argv):
         positional.append(a)
         i += 1
     if len(positional) != 2:
-        fail("usage: sgemm_tile_bias.py NEUSIGHT_GEMM.csv CONFIG.yaml [--tcsim T] [--jobs N] [--min-us U] [-- VALIDATE OPTIONS]")
+        fail("usage: sgemm_tile_bias.py NEUSIGHT_GEMM.csv CONFIG.yaml [--tcsim T] [--jobs N] [--min-us U] [--unsplit] "
+             "[-- VALIDATE OPTIONS]")
     try:
         min_us = float(opts["min-us"])
     except ValueError:
         fail(f"--min-us: expected a number, got {opts['min-us']!r}")
-    return positional[0], positional[1], opts["tcsim"], opts["jobs"], min_us, extra
+    return positional[0], positional[1], opts["tcsim"], opts["jobs"], min_us, unsplit, extra
+
+
+# Measured-duration buckets of the --unsplit summary (upper bounds in us).
+DURATIONS = [(100, "< 100 us"), (1e3, "0.1-1 ms"), (1e4, "1-10 ms"), (1e5, "10-100 ms"), (float("inf"), ">= 100 ms")]
+SPLIT_K = re.compile(r"splitK (\d+)")
+
+
+def k_slices(row, sheet, line):
+    """cuBLAS's split of K: its grid's z extent, less the batch of a bmm (batched calls put it on z)."""
+    try:
+        z = int(row.get("Grid z") or 1)
+        batch = int(row.get("B") or 1) if row.get("OPName", "").strip().lower() == "bmm" else 1
+    except ValueError:
+        fail(f"{sheet}:{line}: Grid z and B: expected integers, got {row.get('Grid z')!r}, {row.get('B')!r}")
+    return max(1, z // max(1, batch))
 
 
 def stats(errors):
@@ -70,7 +98,7 @@ def stats(errors):
 
 
 def main(argv):
-    sheet, config, tcsim, jobs, min_us, extra = parse_args(argv)
+    sheet, config, tcsim, jobs, min_us, unsplit, extra = parse_args(argv)
     for path in (sheet, config, tcsim):
         if not os.path.isfile(path):
             fail(f"{path}: no such file")
@@ -84,14 +112,15 @@ def main(argv):
     if "Kernel Name" not in header:
         fail(f"{sheet}: not a NeuSight kernel sheet (no 'Kernel Name' column)")
     groups = {}
-    for row in rows:
+    for line, row in enumerate(rows, start=2):
         tile = our_tile(row["Kernel Name"])
-        if tile:
+        if tile and not (unsplit and k_slices(row, sheet, line) > 1):
             groups.setdefault((row["Kernel Name"], tile), []).append(row)
     if not groups:
         fail(f"{sheet}: no row names a volta_/ampere_sgemm kernel")
     print(f"{'cuBLAS kernel':36s} {'tile':12s} {'rows':>5s} {'MAPE':>7s} {'bias':>7s} | "
           f">= {min_us:g} us: {'rows':>5s} {'MAPE':>7s} {'bias':>7s}")
+    by_duration = {}  # (plain|sliced, bucket) -> errors
     with tempfile.TemporaryDirectory() as tmp:
         for (kernel, tile), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
             subset = os.path.join(tmp, f"{len(os.listdir(tmp))}.csv")
@@ -110,10 +139,22 @@ def main(argv):
                 for r in csv.DictReader(f):
                     if not r["error_pct"]:
                         continue
+                    split = SPLIT_K.search(r.get("mapping", ""))
+                    if unsplit and split and int(split.group(1)) > 1:
+                        continue
                     errors.append(float(r["error_pct"]))
+                    us = float(r["measured_us"])
+                    kind = "sliced-K" if tile.endswith("-sliced") else "plain"
+                    bucket = next(name for bound, name in DURATIONS if us < bound)
+                    by_duration.setdefault((kind, bucket), []).append(float(r["error_pct"]))
                     if float(r["measured_us"]) >= min_us:
                         long_errors.append(float(r["error_pct"]))
             print(f"{kernel:36s} {tile:12s} {stats(errors)} | {' ' * 13}{stats(long_errors)}")
+    if unsplit:
+        print(f"\nby measured duration (rows, MAPE, bias):")
+        for kind in ("plain", "sliced-K"):
+            cells = [f"{name}: {stats(by_duration.get((kind, name), [])).strip()}" for _, name in DURATIONS]
+            print(f"  {kind:9s} " + " | ".join(cells))
     return 0
 
 

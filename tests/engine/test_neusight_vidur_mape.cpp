@@ -106,11 +106,14 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   MESSAGE(buf);
   // Today's figures (sim/gpu/README.md, "Memory-bound kernels"), short of the 10% target.
   // Norms before the lockstep phases of barrier kernels: 24.91, 24.83.
-  CHECK(group_mape(rep, "vidur emb") <= 31.0);                       // 29.64
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 20.0);           // 18.87
+  // Since the A100's instruction energy is calibrated (672 pJ: configs/gpu/a100.yaml) the 400 W
+  // board no longer slows the larger of these kernels, and the under-prediction shows: emb 29.64 ->
+  // 30.44, input norm 18.22 -> 18.53, mlp_act 16.25 -> 17.63.
+  CHECK(group_mape(rep, "vidur emb") <= 31.0);                       // 30.44
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 20.0);           // 18.53
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 22.0);  // 20.56
-  CHECK(group_mape(rep, "vidur attn_rope") <= 25.5);                 // 24.36
-  CHECK(group_mape(rep, "vidur mlp_act") <= 17.5);                   // 16.25
+  CHECK(group_mape(rep, "vidur attn_rope") <= 25.5);                 // 24.47
+  CHECK(group_mape(rep, "vidur mlp_act") <= 18.0);                   // 17.63
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {
@@ -138,13 +141,14 @@ TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe an
   std::snprintf(buf, sizeof buf, "NeuSight conv MAPE / bias: V100 PCIe %.2f%% / %+.2f%%, A100 80GB PCIe %.2f%% / %+.2f%%",
                 v100.overall().errors.mape_pct, v100.overall().errors.bias_pct, a100.overall().errors.mape_pct, a100.overall().errors.bias_pct);
   MESSAGE(buf);
-  // Today's figures (sim/gpu/README.md, "Convolutions": 9.59% and 15.23%); target 15%. Before the
+  // Today's figures (sim/gpu/README.md, "Convolutions": 9.66% and 14.97%, the A100 with cuDNN's SIMT
+  // kernels staged through registers and the calibrated A100 instruction energy); target 15%. Before the
   // cuDNN 8 lowerings, benchmark mode and the conv host calibration: 32.87%, 48.23%; before PyTorch
   // 2.1's plan-cache walk (workload/neusight.cpp; one constant host cost per row): 15.14%, 20.27%.
   // The host calibration was fitted on the V100 rows; A100 is out of sample.
 #ifndef TCSIM_SANITIZED
   CHECK(v100.overall().errors.mape_pct <= 10.0);
-  CHECK(a100.overall().errors.mape_pct <= 15.75);
+  CHECK(a100.overall().errors.mape_pct <= 15.25);
 #endif
 }
 

@@ -294,6 +294,13 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // The fused Winograd kernel's one CTA shape (lower_winograd_fused); the data gradient is assumed
   // to run the same kernel on the flipped filters (not in any listing we have).
   if (L.choice.algo == ConvAlgo::winograd) L.gemm.cta_tiles = {{128, 128}};
+  // cuDNN's SIMT kernels load global -> registers -> shared memory (two stages), cp.async or not:
+  // the fused Winograd kernel transforms its input tiles on the way (its name,
+  // *_scudnn_winograd_128x128_ldg1_ldg4_*, gives the LDG widths), and the implicit-GEMM ones are
+  // the Volta-era scudnn family (the same ..._scudnn_128x{128,64,32}_relu_{small,medium,...}
+  // names on sm_70 and sm_80). On sm_80 this took NeuSight's A100 80GB fused Winograd rows of
+  // C >= 128 from -10% to -7% (sim/gpu/README.md, "Convolutions").
+  if (!d.tensor && (implicit || L.choice.algo == ConvAlgo::winograd)) L.gemm.problem.register_staged = true;
   // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
   // that fit DeepBench's V100 sheets, see README "Convolutions").

@@ -122,7 +122,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       const int thread_tile = t.wm * t.wn / 32;
       // accumulators, two fragment sets, the k-tile's staging registers (ldg/sts), addressing
       m.regs_per_thread = round_regs(thread_tile / pack + 2 * 8 + (t.bm + t.bn) * m.bk / (m.warps * 32) + 30);
-      if (sm7x || g.copy_engine == CopyEngine::ldg_sts) {
+      if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.register_staged) {
         m.copy = CopyEngine::ldg_sts, m.stages = 2;
         finish(m);
       } else {

@@ -35,6 +35,10 @@ struct GemmProblem {
   // (CUTLASS's kernel alignment: 16 B, or _align<N> kernels with 8, 4 or 2 B).
   int copy_width = 16;
   SimtKernels simt = SimtKernels::cublas;  // CUDA-core path: cuBLAS's sgemm or cuDNN's scudnn kernels
+  // The kernel moves its operands global -> registers -> shared memory (LDG, then STS), two
+  // stages, even where cp.async exists: it works on the values in between (fused Winograd's input
+  // transform) or predates cp.async (cuDNN's scudnn kernels). false: the architecture's copy engine.
+  bool register_staged = false;
 };
 
 struct Mapping {

@@ -474,4 +474,45 @@ TEST_CASE("SIMT implicit-GEMM convolutions run cuDNN's scudnn tiles; nonfused Wi
   CHECK(r.mapping.find("FFMA 128x32x8 warp 64x32") != std::string::npos);
 }
 
+TEST_CASE("cuDNN's SIMT kernels stage operands through registers on sm_80; cuBLAS's keep cp.async") {
+  const GpuConfig g = test::shipped("a100");
+  test::ConvArgs a;
+  a.format = FormatId::fp32;
+  a.c = 128, a.k = 128;
+  auto only_ldg_sts = [&](const GemmProblem& p) {
+    const auto cands = candidate_mappings(g, p, MathPath::cuda_core, -1);
+    bool all = !cands.empty();
+    for (const Mapping& m : cands) all = all && m.copy == CopyEngine::ldg_sts && m.stages == 2;
+    return all;
+  };
+  // Fused Winograd transforms its input tiles between the load and the store.
+  const ConvLowering fused = lower_conv(g, test::conv_kernel(a), ConvChoice{ConvAlgo::winograd, false, ""});
+  CHECK(fused.gemm.problem.register_staged);
+  CHECK(only_ldg_sts(fused.gemm.problem));
+  // The implicit-GEMM scudnn kernels, forward and data gradient.
+  a.stride = 2;
+  for (Pass pass : {Pass::forward, Pass::data_grad}) {
+    a.pass = pass;
+    const ConvLowering L = lower_conv(g, test::conv_kernel(a));
+    CHECK(L.gemm.problem.register_staged);
+    CHECK(only_ldg_sts(L.gemm.problem));
+  }
+  // Nonfused Winograd's products run cuBLAS's batched SGEMM: cp.async, 3 or 4 stages.
+  a.pass = Pass::forward, a.stride = 1;
+  const ConvLowering nonfused =
+      lower_conv(g, test::conv_kernel(a), ConvChoice{ConvAlgo::winograd_nonfused, false, ""});
+  CHECK_FALSE(nonfused.gemm.problem.register_staged);
+  bool cp_async = false;
+  for (const Mapping& m : candidate_mappings(g, nonfused.gemm.problem, MathPath::cuda_core, -1))
+    cp_async = cp_async || m.copy == CopyEngine::cp_async;
+  CHECK(cp_async);
+  // Tensor-core convolutions are not cuDNN's SIMT kernels.
+  a.format = FormatId::fp16;
+  CHECK_FALSE(lower_conv(g, test::conv_kernel(a)).gemm.problem.register_staged);
+  // Without the flag the same GEMM gets sm_80's cp.async candidates: the flag is what changed.
+  GemmProblem cp = fused.gemm.problem;
+  cp.register_staged = false;
+  CHECK_FALSE(only_ldg_sts(cp));
+}
+
 }  // namespace tcsim::gpu

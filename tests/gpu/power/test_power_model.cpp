@@ -52,15 +52,20 @@ TEST_CASE("every kernel reports its clock, energy, power and energy per unit") {
 }
 
 TEST_CASE("one chip on two boards: the 250 W PCIe A100 runs a long SGEMM below boost, the 400 W SXM does not") {
+  // The clock NeuSight's long A100 PCIe SGEMMs imply: the rows >= 10 ms of plain cuBLAS kernels that
+  // split no K, each run on its listed kernel, are right at the fixed 1410 MHz but for 4-6% (the
+  // calibration of the A100's instruction energy, configs/gpu/a100.yaml; the governor held them near
+  // 1245 MHz with 960 pJ, 9% too slow).
   const Kernel k = make_gemm("sgemm", 8192, 8192, 8192, FormatId::fp32, FormatId::fp32);
   const KernelResult pcie = run("a100_pcie_40gb", k), pcie_fixed = run("a100_pcie_40gb", k, true);
   const KernelResult sxm = run("a100", k);
   CHECK(metric(pcie, "power_bound") == 1);
-  CHECK(metric(pcie, "clock_mhz") < 1300);
+  CHECK(metric(pcie, "clock_mhz") >= 1320);
+  CHECK(metric(pcie, "clock_mhz") <= 1380);
   CHECK(metric(pcie, "busy_power_w") <= 250);
   CHECK(metric(pcie_fixed, "busy_power_w") > 250);  // what boost would draw
   CHECK(metric(pcie_fixed, "clock_mhz") == 1410);
-  CHECK(pcie.time_s > 1.08 * pcie_fixed.time_s);
+  CHECK(pcie.time_s > 1.03 * pcie_fixed.time_s);
   CHECK(metric(sxm, "clock_mhz") >= 1380);
   CHECK(sxm.time_s < pcie.time_s);
   // The note says why.
