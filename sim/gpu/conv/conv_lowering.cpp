@@ -299,7 +299,7 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   // *_scudnn_winograd_128x128_ldg1_ldg4_*, gives the LDG widths), and the implicit-GEMM ones are
   // the Volta-era scudnn family (the same ..._scudnn_128x{128,64,32}_relu_{small,medium,...}
   // names on sm_70 and sm_80). On sm_80 this took NeuSight's A100 80GB fused Winograd rows of
-  // C >= 128 from -10% to -7% (sim/gpu/README.md, "Convolutions").
+  // C >= 128 from -10% to -7% bias (sim/gpu/README.md, "Convolutions").
   if (!d.tensor && (implicit || L.choice.algo == ConvAlgo::winograd)) L.gemm.problem.register_staged = true;
   // Split-K: the weight gradient reduces N*P*Q across CTAs (as cuBLAS would split); the data
   // gradient does not split; the forward pass splits on the tensor-core kernels only (the rules
