@@ -14,9 +14,10 @@ Usage:
 
 --unsplit keeps the rows where neither cuBLAS (the listing's `Grid z`) nor the model (its mapping's
 splitK) split K (a bmm's grid z less its batch): the kernel's own cost, without the in-kernel split-K the model does not have. The
-script then also prints the error by measured duration, plain and sliced-K kernels pooled apart: with
-`-- --clock fixed`, the bias of the long rows of kernels modelled right is the clock the board held
-(sim/gpu/README.md, "Power, energy and the clock").
+script then also prints the error by measured duration, plain and sliced-K kernels pooled apart, and
+pooled over the rows >= --min-us: with `-- --clock fixed`, the bias of the long rows of kernels
+modelled right is the clock the board held; `--min-us 10000` on the A100 PCIe linear sheet is the fit
+of the A100's instruction energy (sim/gpu/README.md, "Power, energy and the clock").
 """
 import csv
 import os
@@ -142,18 +143,20 @@ def main(argv):
                     split = SPLIT_K.search(r.get("mapping", ""))
                     if unsplit and split and int(split.group(1)) > 1:
                         continue
-                    errors.append(float(r["error_pct"]))
-                    us = float(r["measured_us"])
+                    error, us = float(r["error_pct"]), float(r["measured_us"])
+                    errors.append(error)
                     kind = "sliced-K" if tile.endswith("-sliced") else "plain"
                     bucket = next(name for bound, name in DURATIONS if us < bound)
-                    by_duration.setdefault((kind, bucket), []).append(float(r["error_pct"]))
-                    if float(r["measured_us"]) >= min_us:
-                        long_errors.append(float(r["error_pct"]))
+                    by_duration.setdefault((kind, bucket), []).append(error)
+                    if us >= min_us:
+                        long_errors.append(error)
+                        by_duration.setdefault((kind, "long"), []).append(error)
             print(f"{kernel:36s} {tile:12s} {stats(errors)} | {' ' * 13}{stats(long_errors)}")
     if unsplit:
-        print(f"\nby measured duration (rows, MAPE, bias):")
+        print("\nby measured duration (rows, MAPE, bias):")
         for kind in ("plain", "sliced-K"):
             cells = [f"{name}: {stats(by_duration.get((kind, name), [])).strip()}" for _, name in DURATIONS]
+            cells.append(f">= {min_us:g} us: {stats(by_duration.get((kind, 'long'), [])).strip()}")
             print(f"  {kind:9s} " + " | ".join(cells))
     return 0
 
