@@ -148,6 +148,15 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   auto transpose = [&](const char* what, double bytes) { L.helpers.push_back({what, bytes, bytes, 0}); };
   if (d.pass != Pass::data_grad) transpose("NCHW->NHWC transpose of the input", d.x);
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
+  // cuDNN 9 on sm_90 also reorders the filter between KCRS and the KRSC its NHWC kernels use: before
+  // the forward pass and the data gradient, after the weight gradient, a kernel of its own each time:
+  // a second nchwToNhwcKernel (grid [1, 4, K] on K x C x 3 x 3) or a second nhwcToNchwKernel in 95 of
+  // the 102 NCHW fp16 calls with R x S > 1 that ran NHWC kernels (validation/measured/H100/
+  // conv_deepbench), and in all 17 forward and 16 backward 3x3/7x7 calls of the TF32 ResNet-50 trace
+  // (measured/H100/profiles). A 1x1 filter is the same array in both orders: none there.
+  if (d.sm90_nchw_tensor() && d.R * d.S > 1)
+    transpose(d.pass == Pass::weight_grad ? "KRSC->KCRS reorder of the weight gradient" : "KCRS->KRSC reorder of the filter",
+              d.w * double(d.groups));
 }
 
 // Fused F(2x2,3x3) (Lavin & Gray 2016): one kernel transforms 4x4 input tiles and the 3x3 filters

@@ -43,8 +43,11 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
                        "memset", "splitk"}))
     c.family = NameFamily::memory;
 
-  if (mma) c.path = MathPath::tensor_core;
-  else if (simt) c.path = MathPath::cuda_core;
+  // cuDNN's XMMA library also has CUDA-core kernels, named by their math instruction
+  // (sm80_xmma_fprop_implicit_gemm_f32f32_..._ffma_..., the FP32 convolutions of the H100 traces
+  // with TF32 off): "ffma" outranks "xmma".
+  if (mma && !has(s, "_ffma")) c.path = MathPath::tensor_core;
+  else if (simt || has(s, "_ffma")) c.path = MathPath::cuda_core;
   else if (attention) c.path = MathPath::tensor_core;  // FlashAttention / cutlass fmha run on mma.sync or wgmma
   else if (c.family == NameFamily::gemm || c.family == NameFamily::conv) {
     // cuDNN's implicit_precomp / implicit_gemm kernels without an MMA shape are fp32 CUDA-core code.

@@ -151,6 +151,13 @@ void map_conv(Call& c, const std::string& b) {
                 "x" + std::to_string(s.filter_w) + " stride=" + std::to_string(s.stride_h) + " pad=" + std::to_string(s.pad_h) +
                 (s.groups > 1 ? " groups=" + std::to_string(s.groups) : "") + (nhwc ? " nhwc " : " nchw ") +
                 std::string(format_name(c.out.kernels.back().a_format));
+  // Which gradients a backward call computes, so summaries split by pass (convolution_backward
+  // runs the data and the weight gradient as separate kernels, one or both per call).
+  if (b == "convolution_backward") {
+    std::string which;
+    for (Pass p : passes) which += std::string(which.empty() ? " " : "+") + (p == Pass::data_grad ? "dgrad" : "wgrad");
+    c.out.shape += which;
+  }
 }
 
 void map_attention(Call& c, const std::string& b) {

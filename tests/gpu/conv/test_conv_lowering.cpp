@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "gpu/conv/conv_lowering.h"
@@ -403,6 +404,38 @@ TEST_CASE("run_conv on sm_90: an NCHW 3x3 convolution transposes its input in an
   CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "NHWC->NCHW transpose of the output"));
   a.r = a.s = 3, a.pad = 1, a.format = FormatId::fp16;
   CHECK_FALSE(has_helper(lower_conv(test::shipped("v100"), test::conv_kernel(a)), "NHWC->NCHW transpose of the output"));
+}
+
+TEST_CASE("run_conv on sm_90: an NCHW R x S filter is reordered to KRSC and its gradient back; a 1x1 one is not") {
+  // validation/measured/H100/conv_deepbench (fp16, NCHW) and the TF32 ResNet-50 trace: a second
+  // nchwToNhwcKernel on the filter before the forward pass and the data gradient, a second
+  // nhwcToNchwKernel on the weight gradient after it.
+  const GpuConfig g = test::shipped("h100");
+  auto helper = [&](const test::ConvArgs& a, const std::string& what) -> std::optional<StreamingKernel> {
+    for (const auto& h : lower_conv(g, test::conv_kernel(a)).helpers)
+      if (h.what == what) return h;
+    return std::nullopt;
+  };
+  test::ConvArgs a;
+  a.n = 8, a.h = a.w = 14, a.c = 128, a.k = 256, a.format = FormatId::fp16;
+  const std::optional<StreamingKernel> f = helper(a, "KCRS->KRSC reorder of the filter");
+  REQUIRE(f.has_value());
+  CHECK(f->read_bytes == 256.0 * 128 * 9 * 2);
+  CHECK(f->write_bytes == f->read_bytes);
+  a.pass = Pass::data_grad;
+  CHECK(helper(a, "KCRS->KRSC reorder of the filter").has_value());
+  a.pass = Pass::weight_grad;
+  CHECK(helper(a, "KRSC->KCRS reorder of the weight gradient").has_value());
+  CHECK_FALSE(helper(a, "KCRS->KRSC reorder of the filter").has_value());
+  a.r = a.s = 1, a.pad = 0, a.stride = 2;  // 1x1: KCRS == KRSC
+  CHECK_FALSE(helper(a, "KRSC->KCRS reorder of the weight gradient").has_value());
+  a.pass = Pass::forward;
+  CHECK_FALSE(helper(a, "KCRS->KRSC reorder of the filter").has_value());
+  a.r = a.s = 3, a.pad = 1, a.stride = 1;
+  a.layout = TensorLayout::nhwc;  // channels-last: the filter is KRSC already
+  CHECK_FALSE(helper(a, "KCRS->KRSC reorder of the filter").has_value());
+  a.layout = TensorLayout::nchw;  // Volta: not measured there, not charged
+  CHECK(lower_conv(test::shipped("v100"), test::conv_kernel(a)).helpers.size() == 1);
 }
 
 TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 weight gradient runs per image") {

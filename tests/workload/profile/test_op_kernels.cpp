@@ -240,3 +240,44 @@ TEST_CASE("op kernels: a strided op over mixed dtypes keeps both marks (dynamic 
   CHECK(k.kernels[0].memory.strided_dims > 0);
   CHECK(k.kernels[0].memory.cast);
 }
+
+TEST_CASE("op kernels: cuDNN's FFMA kernels of the XMMA family run FP32 convolutions on the CUDA cores") {
+  // The H100's FP32 convolutions with TF32 off (validation/measured/H100/conv_deepbench, fp32_nchw).
+  const char* ffma = "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize256x64x8_stage3_warpsize2x2x1_g1_ffma_aligna4";
+  CHECK(classify_kernel_name(ffma).path == MathPath::cuda_core);
+  CHECK(classify_kernel_name("sm80_xmma_gemm_cf32cf32_f32f32_cf32_nt_n_tilesize32x32x8_stage3_warpsize2x2x1_ffma_aligna8").path ==
+        MathPath::cuda_core);
+  CHECK(classify_kernel_name("sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16").path ==
+        MathPath::tensor_core);
+  const std::vector<Dims> dims = {{8, 512, 14, 14}, {512, 512, 3, 3}, {}};
+  const std::vector<std::string> concrete = {"", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"};
+  OpKernels fp32 = op_kernels(op("aten::cudnn_convolution", dims, {"float", "float", ""}, concrete), named({ffma}));
+  REQUIRE(fp32.mapped);
+  CHECK(fp32.kernels[0].a_format == FormatId::fp32);  // not TF32
+  OpKernels tf32 = op_kernels(op("aten::cudnn_convolution", dims, {"float", "float", ""}, concrete),
+                              named({"sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32"}));
+  CHECK(tf32.kernels[0].a_format == FormatId::tf32);
+}
+
+TEST_CASE("op kernels: a convolution_backward call names the gradients it computes") {
+  // (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+  const std::vector<Dims> dims = {{8, 64, 56, 56}, {8, 64, 56, 56}, {64, 64, 3, 3}};
+  const std::vector<std::string> types = {"c10::Half", "c10::Half", "c10::Half"};
+  auto call = [&](const char* mask) {
+    return op_kernels(op("aten::convolution_backward", dims, types,
+                         {"", "", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1", mask}),
+                      named({"sm90_xmma_dgrad_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize64x64x64"}));
+  };
+  const OpKernels dgrad = call("[True, False, False]"), wgrad = call("[False, True, False]"), both = call("[True, True, False]");
+  REQUIRE(dgrad.mapped);
+  REQUIRE(wgrad.mapped);
+  REQUIRE(both.mapped);
+  CHECK(dgrad.kernels.size() == 1);
+  CHECK(dgrad.kernels[0].pass == Pass::data_grad);
+  CHECK(wgrad.kernels[0].pass == Pass::weight_grad);
+  CHECK(both.kernels.size() == 2);
+  auto ends_with = [](const std::string& s, const std::string& t) { return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0; };
+  CHECK(ends_with(dgrad.shape, " fp16 dgrad"));
+  CHECK(ends_with(wgrad.shape, " fp16 wgrad"));
+  CHECK(ends_with(both.shape, " fp16 dgrad+wgrad"));
+}
