@@ -1,4 +1,4 @@
-// validation/gpu/torch_profile.py and conv_profile.py only run on a GPU machine; here they must at
+// validation/gpu/torch_profile.py, conv_profile.py and kernel_floor.py only run on a GPU machine; here they must at
 // least parse, and conv_profile.py read its shapes.
 #include <doctest/doctest.h>
 
@@ -43,4 +43,10 @@ TEST_CASE("validation/gpu/conv_profile.py is valid Python and reads DeepBench's 
   CHECK(WIFEXITED(rc));
   CHECK(WEXITSTATUS(rc) == 2);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("validation/gpu/kernel_floor.py is valid Python") {
+  const std::string script = (tcsim::test::source_dir() / "validation/gpu/kernel_floor.py").string();
+  const std::string cmd = "python3 -c \"import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])\" '" + script + "'";
+  CHECK(std::system(cmd.c_str()) == 0);
 }
