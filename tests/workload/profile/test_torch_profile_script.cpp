@@ -1,5 +1,5 @@
-// validation/gpu/torch_profile.py, conv_profile.py and kernel_floor.py only run on a GPU machine; here they must at
-// least parse, and conv_profile.py read its shapes.
+// validation/gpu/torch_profile.py, conv_profile.py and kernel_floor.py only run on a GPU machine;
+// here they must at least parse, and conv_profile.py read its shapes.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
