@@ -30,10 +30,15 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   const bool conv = has_any(s, {"cudnn", "conv", "implicit_precomp", "implicit_gemm", "winograd", "fft", "fprop",
                                 "dgrad", "wgrad"});
   const bool gemm = has_any(s, {"gemm", "gemv", "nvjet", "gemmk1", "dot_kernel", "cutlass"});
-  const bool mma = has_any(s, {"s884", "h884", "s1688", "h1688", "i8816", "s16816", "h16816", "bf16816", "i16832",
-                               "tensorop", "xmma", "gmma", "wmma", "hmma", "imma", "tf32", "nvjet", "tensorcore"});
-  const bool simt = has_any(s, {"sgemm", "dgemm", "simt", "gemv", "scudnn", "dcudnn", "winograd", "fft",
-                                "implicit_convolve_sgemm", "dot_kernel"});
+  // cuDNN's XMMA library also has CUDA-core kernels, named by their math instruction
+  // (sm80_xmma_fprop_implicit_gemm_f32f32_..._ffma_..., the FP32 convolutions of the H100 traces
+  // with TF32 off): "ffma" outranks "xmma".
+  const bool ffma = has(s, "_ffma");
+  const bool mma = !ffma && has_any(s, {"s884", "h884", "s1688", "h1688", "i8816", "s16816", "h16816", "bf16816",
+                                        "i16832", "tensorop", "xmma", "gmma", "wmma", "hmma", "imma", "tf32", "nvjet",
+                                        "tensorcore"});
+  const bool simt = ffma || has_any(s, {"sgemm", "dgemm", "simt", "gemv", "scudnn", "dcudnn", "winograd", "fft",
+                                        "implicit_convolve_sgemm", "dot_kernel"});
 
   if (attention) c.family = NameFamily::attention;
   else if (conv) c.family = NameFamily::conv;
@@ -43,11 +48,8 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
                        "memset", "splitk"}))
     c.family = NameFamily::memory;
 
-  // cuDNN's XMMA library also has CUDA-core kernels, named by their math instruction
-  // (sm80_xmma_fprop_implicit_gemm_f32f32_..._ffma_..., the FP32 convolutions of the H100 traces
-  // with TF32 off): "ffma" outranks "xmma".
-  if (mma && !has(s, "_ffma")) c.path = MathPath::tensor_core;
-  else if (simt || has(s, "_ffma")) c.path = MathPath::cuda_core;
+  if (mma) c.path = MathPath::tensor_core;
+  else if (simt) c.path = MathPath::cuda_core;
   else if (attention) c.path = MathPath::tensor_core;  // FlashAttention / cutlass fmha run on mma.sync or wgmma
   else if (c.family == NameFamily::gemm || c.family == NameFamily::conv) {
     // cuDNN's implicit_precomp / implicit_gemm kernels without an MMA shape are fp32 CUDA-core code.
