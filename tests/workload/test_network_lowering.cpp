@@ -215,6 +215,17 @@ TEST_CASE("lowering: inference-only precisions refuse training; quantized modes 
   REQUIRE(find(l, "block.conv.cast_in"));
   CHECK(find(l, "block.conv")->kernel.a_format == FormatId::int8);
   CHECK(find(l, "block.conv")->kernel.c_format == FormatId::int32);
+  // int8 keeps attention in fp16; its unfused GEMMs accumulate in fp32 (no tensor core adds fp16
+  // products into s32), the linear layers in s32.
+  const Lowering d = lower(kTinyDecoder, Precision::int8, false, {}, false);
+  for (const char* name : {"layers.attn.scores", "layers.attn.context"}) {
+    const LoweredKernel* g = find(d, name);
+    REQUIRE(g);
+    CHECK(g->kernel.a_format == FormatId::fp16);
+    CHECK(g->kernel.c_format == FormatId::fp32);
+  }
+  CHECK(find(d, "layers.q")->kernel.a_format == FormatId::int8);
+  CHECK(find(d, "layers.q")->kernel.c_format == FormatId::int32);
 }
 
 TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache") {

@@ -63,6 +63,38 @@ int occupancy(const GpuConfig& g, int warps, int regs, std::uint64_t smem) {
   return std::max(c, 0);
 }
 
+// [FA2-bwd] run_mha_bwd_hdim*: the dQ/dK/dV kernel's tiles by the head dimension and the opt-in
+// shared memory per CTA (cudaDevAttrMaxSharedMemoryPerBlockOptin: 163 KB on A100, 227 KB on H100,
+// 99 KB on sm_86 / sm_89), for the no-dropout instantiations (attention dropout is not modelled in
+// the fused kernel). Template arguments kBlockM x kBlockN, 8 warps, Is_V_in_regs, No_double_buffer.
+struct Fa2BackwardTraits {
+  int br, bc;
+  bool v_in_regs, no_double_buffer;
+};
+Fa2BackwardTraits fa2_backward_traits(int hd, std::uint64_t smem_per_cta) {
+  const std::uint64_t kb = 1024;
+  switch (hd) {
+    case 32: return {128, 128, true, false};  // V in registers without dropout (96 KB)
+    case 64: return smem_per_cta >= 144 * kb ? Fa2BackwardTraits{128, 128, false, false} : Fa2BackwardTraits{64, 128, true, false};
+    case 96: return {64, 128, true, false};   // 92 KB without dropout
+    case 128: return smem_per_cta >= 144 * kb ? Fa2BackwardTraits{64, 128, false, false} : Fa2BackwardTraits{64, 64, true, false};
+    case 192: return smem_per_cta >= 136 * kb ? Fa2BackwardTraits{64, 64, false, false} : Fa2BackwardTraits{64, 64, true, true};
+    default:  // 256: H100; A100 without double buffering; sm_86/89 (99 KB) 64 x 32 with V in registers
+      if (smem_per_cta >= 176 * kb) return {64, 64, false, false};
+      if (smem_per_cta >= 144 * kb) return {64, 64, false, true};
+      return {64, 32, true, true};
+  }
+}
+
+// Flash_bwd_kernel_traits::kSmemSize1colblock: Q (double-buffered unless No_double_buffer) and dO,
+// K and V, the dS and P tiles; with V in registers its buffer is reused once V is loaded.
+std::uint64_t fa2_backward_smem(const Fa2BackwardTraits& t, int hd, double b) {
+  const double qdo = b * t.br * hd * (t.no_double_buffer ? 2 : 3);
+  const double kv = b * t.bc * hd * 2;
+  const double ds_p = 2 * b * t.br * t.bc;
+  return std::uint64_t(qdo + (t.v_in_regs ? std::max(kv, kv / 2 + ds_p) : kv + ds_p));
+}
+
 }  // namespace
 
 std::string AttentionPlan::describe() const {
@@ -108,22 +140,24 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
   const std::int64_t groups = a.heads / a.kv_heads;
 
   if (k.pass == Pass::data_grad) {
-    // [FA2-bwd] with >= 144 KB of shared memory per CTA (A100, H100): 8 warps; hdim 32/64: 128 x 128,
-    // 96/128: 64 x 128, larger: 64 x 64. A CTA owns Bc keys of one head and loops over query tiles.
+    // [FA2-bwd] 8 warps; the tiles by head dimension and shared memory (fa2_backward_traits). A CTA
+    // owns Bc keys of one head and loops over query tiles of Br.
     p.algo = AttentionAlgo::fa2_backward;
     const MmaInstr* row = find_sync_mma(g, k.a_format);
     if (!row) throw InputError(where, "no mma.sync row of " + g.name + " takes these formats");
     p.mma_row = int(row - g.mma.data());
     p.warps = 8;
-    p.br = hd <= 64 ? 128 : 64;
-    p.bc = hd <= 128 ? 128 : 64;
-    // Q double-buffered, dO, K, V, and the P and dS tiles (needed transposed for dV and dK).
-    p.smem_bytes = std::uint64_t(b * (3.0 * p.br * hd + 2.0 * p.bc * hd + 2.0 * p.br * p.bc));
+    const Fa2BackwardTraits t = fa2_backward_traits(hd, g.max_smem_per_cta);
+    p.br = t.br;
+    p.bc = t.bc;
+    p.smem_bytes = fa2_backward_smem(t, hd, b);
+    if (t.v_in_regs) p.notes.push_back("V kept in registers (FlashAttention-2's Is_V_in_regs)");
+    if (t.no_double_buffer) p.notes.push_back("Q not double-buffered (FlashAttention-2's No_double_buffer)");
     p.regs_per_thread = 255;
     p.rows = a.kv_len;
     p.row_blocks = ceil_div(a.kv_len, p.bc);
     p.heads_launched = a.heads;
-    p.stages = 2;
+    p.stages = t.no_double_buffer ? 1 : 2;
     p.launches = 3;  // dot(dO, O) preprocess, the dQ/dK/dV kernel, dQ fp32 -> fp16 conversion
     if (sm90) p.notes.push_back("sm_90 backward modelled as FlashAttention-2's (mma.sync); FlashAttention-3's wgmma backward is not modelled");
   }
@@ -191,6 +225,11 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
       if (hd == 256 && !(g.max_smem_per_cta >= std::uint64_t(2 * hd * (128 + 2 * 64)) &&
                          g.max_smem_per_sm < std::uint64_t(4 * hd * (64 + 2 * 64))))
         p.br = 64, p.bc = 64, p.warps = 4;
+      // [FA2-fwd] compute capability 8.6 / 8.9 (is_sm8x): square 64 x 64 tiles for causal head_dim
+      // 96 and 128, and 128 x 32 (48 KB: 2 CTAs per SM) for non-causal head_dim 128.
+      const bool sm8x = g.arch == "sm_86" || g.arch == "sm_89";
+      if (sm8x && a.causal && (hd == 96 || hd == 128)) p.br = 64, p.bc = 64;
+      if (sm8x && !a.causal && hd == 128) p.br = 128, p.bc = 32;
     }
     p.smem_bytes = std::uint64_t(b * (double(p.br) * hd + 2.0 * p.bc * hd));
     const double wr = double(p.br) / p.warps;

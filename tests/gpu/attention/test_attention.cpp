@@ -153,6 +153,49 @@ TEST_CASE("prefill: FlashAttention-2 on A100, FlashAttention-3 on H100, with the
   CHECK(h100.run(attention(1, 32, 8, 1, 4096, 128, true)).mapping.find("split-KV") != std::string::npos);
 }
 
+TEST_CASE("FlashAttention-2's tiles follow the GPU's shared memory: sm_86 / sm_89 get the 99 KB kernels") {
+  // Every head dimension, forward (causal or not) and backward, fits every shipped sm_80+ GPU.
+  for (const char* name : {"a100", "a10", "l4", "l40s", "h100"}) {
+    const GpuConfig g = test::shipped(name);
+    for (int hd : {32, 64, 96, 128, 192, 256})
+      for (const bool causal : {false, true})
+        for (const Pass pass : {Pass::forward, Pass::data_grad}) {
+          CAPTURE(name);
+          CAPTURE(hd);
+          CAPTURE(causal);
+          const AttentionPlan p = plan_attention(g, attention(2, 8, 8, 2048, 2048, hd, causal, pass), false);
+          CHECK(p.smem_bytes <= g.max_smem_per_cta);
+          CHECK(p.ctas_per_sm >= 1);
+        }
+  }
+  auto plan = [](const char* gpu, std::int64_t hd, bool causal, Pass pass) {
+    return plan_attention(test::shipped(gpu), attention(2, 8, 8, 2048, 2048, hd, causal, pass), false);
+  };
+  // [FA2-bwd] head_dim 128: 64 x 128 with >= 144 KB per CTA (A100), 64 x 64 with V in registers
+  // on the A10's 99 KB (80 KB).
+  const AttentionPlan a100 = plan("a100", 128, true, Pass::data_grad);
+  CHECK(a100.br == 64);
+  CHECK(a100.bc == 128);
+  CHECK(a100.smem_bytes == 144 * 1024);
+  const AttentionPlan a10 = plan("a10", 128, true, Pass::data_grad);
+  CHECK(a10.br == 64);
+  CHECK(a10.bc == 64);
+  CHECK(a10.smem_bytes == 80 * 1024);
+  // head_dim 256 on sm_89: 64 x 32, V in registers, Q not double-buffered.
+  const AttentionPlan l4 = plan("l4", 256, false, Pass::data_grad);
+  CHECK(l4.bc == 32);
+  CHECK(l4.stages == 1);
+  // [FA2-fwd] head_dim 128 on sm_86 / sm_89: 128 x 32 non-causal, 64 x 64 causal; A100 128 x 64.
+  CHECK(plan("a10", 128, false, Pass::forward).bc == 32);
+  CHECK(plan("l40s", 128, true, Pass::forward).br == 64);
+  CHECK(plan("l40s", 128, true, Pass::forward).bc == 64);
+  CHECK(plan("a100", 128, true, Pass::forward).br == 128);
+  CHECK(plan("a100", 128, true, Pass::forward).bc == 64);
+  // A training step's backward runs on the A10 (it threw "does not fit an SM" before).
+  GpuModel model(test::shipped("a10"));
+  CHECK(model.run(attention(1, 32, 32, 4096, 4096, 128, true, Pass::data_grad)).time_s > 0);
+}
+
 TEST_CASE("the softmax's exp2 on the special-function units costs time") {
   GpuConfig g = test::shipped("a100");
   const Kernel k = attention(4, 32, 32, 4096, 4096, 64, false);

@@ -11,9 +11,15 @@ namespace tcsim::workload::lowering_detail {
 
 namespace {
 
+// The mode's accumulator, except for the 16-bit GEMMs of a quantized mode (int8 keeps attention in
+// fp16): no tensor core adds fp16 products into s32, they accumulate in fp32.
+FormatId accumulator_for(const Context& c, FormatId in) {
+  return format_is_integer(c.f.gemm_acc) && !format_is_integer(in) ? FormatId::fp32 : c.f.gemm_acc;
+}
+
 Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
             std::int64_t batch, Layout layout, Pass pass, FormatId in) {
-  Kernel g = make_gemm(name, m, n, k, in, c.f.gemm_acc);
+  Kernel g = make_gemm(name, m, n, k, in, accumulator_for(c, in));
   g.batch = batch;
   g.layout = layout;
   g.pass = pass;
