@@ -224,6 +224,9 @@ void apply_override(const std::string& option, const Schema& schema, Layer& laye
     layer.lists[key] = RawList{node, "--set", 0};
   } else if (schema.is_section(key)) {
     throw InputError(where, "is a section, not a parameter; set one of its keys: " + join(children(schema, key), ", "));
+  } else if (key == "power.mode") {  // what --clock sets
+    throw InputError("--clock", "a " + schema.kind() + " config has no power model or clock governor: --clock (power.mode) "
+                                "applies to GPU configs");
   } else {
     std::string help = did_you_mean(key, all_names(schema));
     throw InputError(where, "unknown parameter" + (help.empty() ? "; see `tcsim config describe " + schema.kind() + "`" : help));

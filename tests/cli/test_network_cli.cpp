@@ -164,4 +164,15 @@ TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare s
   const auto bad = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/bert_base.yaml") + " --clock turbo");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--clock") != std::string::npos);
+  // A systolic array has no clock governor: --clock says so (not "--set: power.mode: unknown").
+  const auto systolic = run_tcsim("network -c " + src("configs/systolic/tpu_v1.yaml") + " " + src("models/resnet18.yaml") +
+                                  " --batch 1 --clock fixed");
+  CHECK(systolic.exit_code == 2);
+  CHECK(systolic.err.find("--clock") != std::string::npos);
+  CHECK(systolic.err.find("applies to GPU configs") != std::string::npos);
+  // --attention fused where no fused kernel exists names the option, not the model file's layer.
+  const auto fused = run_tcsim("network -c " + src("configs/gpu/v100.yaml") + " " + src("models/bert_base.yaml") +
+                               " --batch 1 --precision fp16 --attention fused");
+  CHECK(fused.exit_code == 2);
+  CHECK(fused.err.find("--attention: fused, but") != std::string::npos);
 }

@@ -88,6 +88,10 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.fuse_epilogues = opt.fuse_epilogues;
   lo.optimizer_step = opt.optimizer_step;
   lo.fused_attention = fused_attention_available(acc, opt);
+  if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
+    throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +
+                                        std::string(workload::to_string(opt.precision)) +
+                                        " (FlashAttention needs sm_80+ and fp16/bf16); use --attention auto or unfused");
   workload::Network n = net;
   if (opt.attention != workload::AttentionImpl::automatic)
     for (auto& l : n.layers)
