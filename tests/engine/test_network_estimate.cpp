@@ -162,6 +162,38 @@ TEST_CASE("network estimate: every shipped network trains on the shipped A100 wi
   }
 }
 
+TEST_CASE("network estimate: every shipped network trains on the A10 and runs int8 inference on the T4") {
+  // The A10 (sm_86) has 99 KB of shared memory per CTA: FlashAttention-2's backward takes its
+  // smaller tiles there (it once threw "does not fit an SM"). The T4 has no fused attention: int8
+  // inference runs attention as fp16 GEMMs, accumulated in fp32 (it once asked for fp16 x fp16 ->
+  // s32, which no tensor core has).
+  struct Case {
+    const char* config;
+    bool training;
+    workload::Precision precision;
+  };
+  for (const Case& c : {Case{"configs/gpu/a10.yaml", true, workload::Precision::bf16},
+                        Case{"configs/gpu/t4.yaml", false, workload::Precision::int8}}) {
+    const auto acc = load_accelerator(test::source_dir() / c.config);
+    for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "models")) {
+      if (entry.path().extension() != ".yaml") continue;
+      CAPTURE(c.config);
+      CAPTURE(entry.path().filename().string());
+      workload::NetworkVariables vars;
+      vars.batch = 1;
+      if (entry.path().filename().string().rfind("llama", 0) == 0) vars.seq = 256;
+      const auto net = workload::read_network(entry.path(), vars);
+      NetworkRunOptions opt;
+      opt.training = c.training;
+      opt.precision = c.precision;
+      opt.jobs = 1;
+      const NetworkEstimate e = estimate_network(*acc, net, opt);
+      CHECK(e.not_modelled == 0);
+      CHECK(e.gpu_time_s > 0);
+    }
+  }
+}
+
 TEST_CASE("network estimate: a precision the accelerator lacks is an input error naming it") {
   CountingAccelerator acc;
   acc.fp16 = false;
