@@ -126,6 +126,7 @@ struct GpuConfig {
 
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
+  double empty_kernel_s = 0;                   // profiled duration of an empty kernel (0: not measured)
   // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;

@@ -153,6 +153,11 @@ Schema make_schema() {
 
   s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",
          0, 1});
+  s.add({"kernel.empty_duration", ParamType::time, "0s",
+         "profiled (CUPTI) duration of an empty kernel: grid launch, CTA dispatch and drain, the floor of any "
+         "kernel's own duration; charged to the helper kernels of a convolution call (layout transposes, filter "
+         "reorders), whose work is a few microseconds (0: not measured, not charged)",
+         0, 1});
   s.add({"host.kernel_overhead", ParamType::time, "0s",
          "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
          "call include it, a step of kernels shorter than it is host-bound",

@@ -66,17 +66,20 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     helper_cycles += c.cycles, helper_read += h.read_bytes, helper_write += h.write_bytes;
     names += (names.empty() ? "" : ", ") + h.what;
     char buf[64];
-    std::snprintf(buf, sizeof buf, ": %.1f us on the GPU%s", c.cycles / g.clock_hz * 1e6, c.in_l2 ? " (in L2)" : "");
+    std::snprintf(buf, sizeof buf, ": %.1f us on the GPU%s", c.cycles / g.clock_hz * 1e6 + g.empty_kernel_s * 1e6,
+                  c.in_l2 ? " (in L2)" : "");
     r.notes.push_back(h.what + buf);
   }
   if (!L.helpers.empty()) {
     // Launches are asynchronous: in a stream of calls the host enqueues a helper while the
-    // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
-    // launch_overhead per kernel) is the floor of the whole call.
+    // previous kernel runs, so a helper adds its GPU time (its work and an empty kernel's
+    // duration, kernel.empty_duration); the host's launch rate (one launch_overhead per kernel)
+    // is the floor of the whole call.
     const double main_launches = std::max(1.0, std::round(r.get("launch_overhead_us").value_or(0) /
                                                           (g.launch_overhead_s * 1e6)));
     const double launches = main_launches + double(L.helpers.size());
-    r.time_s = std::max(r.time_s + helper_cycles / g.clock_hz, launches * g.launch_overhead_s);
+    const double helper_s = helper_cycles / g.clock_hz + double(L.helpers.size()) * g.empty_kernel_s;
+    r.time_s = std::max(r.time_s + helper_s, launches * g.launch_overhead_s);
     r.cycles += helper_cycles;
     r.mapping += "; + " + names;
     r.set("dram_read_bytes", r.get("dram_read_bytes").value_or(0) + helper_read);
@@ -89,7 +92,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
   }
   r.set("helper_kernels", double(L.helpers.size()));
-  r.set("helper_time_us", helper_cycles / g.clock_hz * 1e6);
+  r.set("helper_time_us", (helper_cycles / g.clock_hz + double(L.helpers.size()) * g.empty_kernel_s) * 1e6);
   return r;
 }
 

@@ -438,6 +438,26 @@ TEST_CASE("run_conv on sm_90: an NCHW R x S filter is reordered to KRSC and its 
   CHECK(lower_conv(test::shipped("v100"), test::conv_kernel(a)).helpers.size() == 1);
 }
 
+TEST_CASE("run_conv on sm_90: each helper kernel lasts at least an empty kernel (kernel.empty_duration)") {
+  // validation/measured/H200/kernel_floor: an empty kernel's profiled duration is 0.90 us; a filter
+  // reorder of 590 KB does a fraction of that in work.
+  GpuConfig g = test::shipped("h100");
+  CHECK(g.empty_kernel_s == doctest::Approx(0.9e-6));
+  test::ConvArgs a;
+  a.n = 8, a.h = a.w = 14, a.c = 128, a.k = 256, a.format = FormatId::fp16;
+  const Kernel k = test::conv_kernel(a);
+  const KernelResult with = GpuModel(g).run(k);
+  const double helpers = with.get("helper_kernels").value();
+  CHECK(helpers == 3);  // input and output transposes, filter reorder
+  g.empty_kernel_s = 0;
+  const KernelResult without = GpuModel(g).run(k);
+  CHECK(with.time_s - without.time_s == doctest::Approx(helpers * 0.9e-6).epsilon(1e-6));
+  CHECK(with.get("helper_time_us").value() - without.get("helper_time_us").value() ==
+        doctest::Approx(helpers * 0.9).epsilon(1e-6));
+  // Not measured on Volta: not charged.
+  CHECK(test::shipped("v100").empty_kernel_s == 0);
+}
+
 TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 weight gradient runs per image") {
   // The H100 and H200 TF32 ResNet-50 traces (validation/measured/H{1,2}00/profiles/resnet50_tf32_*):
   // the stride-2 shortcut convolutions run nchwToNhwcKernel + NHWC kernels + nhwcToNchwKernel; the
