@@ -1,5 +1,5 @@
 // `tcsim run` for systolic arrays: `kind: systolic` YAML configs and SCALE-Sim .cfg files, with a
-// SCALE-Sim topology (--topology, conv or GEMM form) and/or --gemm shapes. Prints a table of the
+// SCALE-Sim topology (--topology, conv or GEMM form), op-trace CSVs and/or --gemm shapes. Prints a table of the
 // layers; with -o also writes SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and
 // DETAILED_ACCESS_REPORT.csv (byte-compatible with SCALE-Sim v2), our summary.csv, summary.json,
 // results.h5 and config.resolved.yaml, and with --traces per-layer SRAM and DRAM traces (traces.h).
@@ -21,6 +21,7 @@
 #include "systolic/systolic_model.h"
 #include "systolic/systolic_schema.h"
 #include "systolic/traces.h"
+#include "workload/op_trace.h"
 #include "workload/scalesim_topology.h"
 
 namespace tcsim::cli {
@@ -108,8 +109,6 @@ int run_systolic(const RunRequest& req) {
     resolved = c.resolved_yaml();
   }
   const systolic::SystolicModel model(cfg);
-  if (!req.inputs.empty())
-    throw InputError(req.inputs.front(), "op-trace CSVs are for GPU configs; give a SCALE-Sim topology with --topology");
   if (!req.formats.empty()) throw InputError("--formats", "not used by systolic configs (SCALE-Sim words are 1 byte)");
   if (!req.sparse.empty()) throw InputError("--sparse", "GPU configs only (mma.sp); systolic configs run dense GEMMs");
   if (req.warm_l2) throw InputError("--warm-l2", "GPU configs only; systolic configs model their SRAMs explicitly");
@@ -127,8 +126,23 @@ int run_systolic(const RunRequest& req) {
   } else if (!req.topology_kind.empty()) {
     throw InputError("--topology-kind", "applies to --topology");
   }
+  // Op-trace CSVs (traces/README.md): each row's GEMM on the array, as a GEMM topology row would run;
+  // its formats size the words where the config says so (bytes_from_formats).
+  for (const auto& file : req.inputs) {
+    std::vector<std::string> origins;
+    const std::vector<Kernel> ks = workload::read_op_trace(file, &origins);
+    if (ks.empty()) throw InputError(file, "the op trace has no rows");
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      if (ks[i].sparse_a)
+        throw InputError(origins[i] + ": sparsity", "2:4 sparse rows need a GPU config (mma.sp); systolic arrays run dense GEMMs");
+      if (ks[i].l2_warm)
+        throw InputError(origins[i] + ": warm_l2", "GPU configs only; systolic configs model their SRAMs explicitly");
+      jobs.push_back({ks[i], origins[i]});
+    }
+  }
   for (const auto& g : req.gemms) jobs.push_back({parse_gemm(g), "--gemm " + g});
-  if (jobs.empty()) throw InputError("tcsim run", "nothing to simulate: give --topology FILE.csv or --gemm MxNxK");
+  if (jobs.empty())
+    throw InputError("tcsim run", "nothing to simulate: give --topology FILE.csv, an op-trace CSV or --gemm MxNxK");
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<systolic::Layer> layers;
@@ -139,6 +153,8 @@ int run_systolic(const RunRequest& req) {
       reports.push_back(model.run_layer(l));
       const std::int64_t batch = j.kernel.kind == Kernel::Kind::gemm ? j.kernel.batch : j.kernel.conv.batch;
       if (batch > 1) reports.back().notes.push_back("batch " + std::to_string(batch) + ": one instance reported");
+      if (j.kernel.count > 1)
+        reports.back().notes.push_back("count " + std::to_string(j.kernel.count) + ": one run reported");
     }
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

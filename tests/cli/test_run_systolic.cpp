@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <vector>
 #include <unistd.h>
 
 #include "test_support.h"
@@ -85,6 +86,40 @@ TEST_CASE("tcsim run: GEMM topology, --gemm, --traces and --format csv") {
   CHECK(trace.rfind("1,-1,", 0) == 0);
   CHECK(fs::exists(dir / "out/layer1/OFMAP_SRAM_TRACE.csv"));
   CHECK(fs::exists(dir / "out/layer1/FILTER_SRAM_TRACE.csv"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tcsim run: an op-trace CSV runs on the array as the same GEMMs given by --gemm") {
+  const fs::path dir = temp_dir("optrace");
+  const fs::path trace = write(dir / "t.csv",
+                               "name,m,n,k,batch,a_format,b_format,c_format,d_format,layout,count\n"
+                               "proj,256,192,128,1,s8,s8,s32,s32,NN,3\nsmall,64,32,48,1,s8,s8,s32,s32,NT,1\n");
+  const auto r = run_tcsim("run -c " + config("scalesim_32x32_ws.yaml") + " " + q(trace) + " --format csv");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto g = run_tcsim("run -c " + config("scalesim_32x32_ws.yaml") + " --gemm 256x192x128 --gemm 64x32x48 --format csv");
+  REQUIRE(g.exit_code == 0);
+  // The same cycles per row as the --gemm runs (the names differ); the count is noted.
+  auto cycles = [](const std::string& csv) {
+    std::vector<std::string> out;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+      if (f.size() > 2) out.push_back(f[2]);
+    }
+    return out;
+  };
+  CHECK(cycles(r.out).size() == 2);
+  CHECK(cycles(r.out) == cycles(g.out));
+  CHECK(r.out.find("count 3: one run reported") != std::string::npos);
+  // 2:4 sparse rows are for GPUs.
+  const fs::path sparse = write(dir / "s.csv", "name,m,n,k,sparsity\ng,64,64,64,2:4\n");
+  const auto bad = run_tcsim("run -c " + config("scalesim_32x32_ws.yaml") + " " + q(sparse));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("s.csv:2: sparsity") != std::string::npos);
   fs::remove_all(dir);
 }
 
