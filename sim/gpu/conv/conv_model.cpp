@@ -70,15 +70,15 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
                   c.in_l2 ? " (in L2)" : "");
     r.notes.push_back(h.what + buf);
   }
+  // A helper's GPU time: its work and an empty kernel's duration (kernel.empty_duration).
+  const double helper_s = helper_cycles / g.clock_hz + double(L.helpers.size()) * g.empty_kernel_s;
   if (!L.helpers.empty()) {
     // Launches are asynchronous: in a stream of calls the host enqueues a helper while the
-    // previous kernel runs, so a helper adds its GPU time (its work and an empty kernel's
-    // duration, kernel.empty_duration); the host's launch rate (one launch_overhead per kernel)
-    // is the floor of the whole call.
+    // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
+    // launch_overhead per kernel) is the floor of the whole call.
     const double main_launches = std::max(1.0, std::round(r.get("launch_overhead_us").value_or(0) /
                                                           (g.launch_overhead_s * 1e6)));
     const double launches = main_launches + double(L.helpers.size());
-    const double helper_s = helper_cycles / g.clock_hz + double(L.helpers.size()) * g.empty_kernel_s;
     r.time_s = std::max(r.time_s + helper_s, launches * g.launch_overhead_s);
     r.cycles += helper_cycles;
     r.mapping += "; + " + names;
@@ -92,7 +92,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
   }
   r.set("helper_kernels", double(L.helpers.size()));
-  r.set("helper_time_us", (helper_cycles / g.clock_hz + double(L.helpers.size()) * g.empty_kernel_s) * 1e6);
+  r.set("helper_time_us", helper_s * 1e6);
   return r;
 }
 
