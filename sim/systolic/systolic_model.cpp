@@ -44,14 +44,14 @@ void check_work(const Layer& l, std::int64_t copies, const SystolicConfig& c, co
 
 }  // namespace
 
-std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where) const {
+std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where, bool simulate_each) const {
   if (kernel.kind == Kernel::Kind::conv && kernel.conv.depthwise()) {
     Kernel one = kernel;
     one.conv.groups = 1;
     one.conv.channels = 1;
     one.conv.num_filters /= kernel.conv.groups;
     const Layer l = make_layer(one, config_.semantics, where);
-    check_work(l, kernel.conv.channels, config_, where);
+    check_work(l, simulate_each ? kernel.conv.channels : 1, config_, where);
     return std::vector<Layer>(static_cast<std::size_t>(kernel.conv.channels), l);
   }
   Layer l = make_layer(kernel, config_.semantics, where);
@@ -175,7 +175,7 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
 
 KernelResult SystolicModel::run(const Kernel& kernel) const {
   const std::string where = kernel.name.empty() ? "kernel" : kernel.name;
-  const std::vector<Layer> layers = layers_of(kernel, where);
+  const std::vector<Layer> layers = layers_of(kernel, where, false);  // identical copies: one simulated
   const double repeat = static_cast<double>(kernel.kind == Kernel::Kind::gemm ? kernel.batch : kernel.conv.batch);
   LayerReport total = run_layer(layers.front());
   if (layers.size() > 1) {  // depthwise: identical per-channel layers

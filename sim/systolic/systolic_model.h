@@ -27,8 +27,10 @@ class SystolicModel : public Accelerator {
 
   // One layer, all SCALE-Sim counters. `where` names the layer in error messages.
   LayerReport run_layer(const Layer& layer) const;
-  // A kernel as SCALE-Sim layers (a depthwise conv becomes one layer per channel).
-  std::vector<Layer> layers_of(const Kernel& kernel, const std::string& where) const;
+  // A kernel as SCALE-Sim layers (a depthwise conv becomes one layer per channel). The work limit
+  // counts every layer when the caller simulates each (`tcsim run`'s reports), one when it simulates
+  // the first of identical copies and scales it (run()).
+  std::vector<Layer> layers_of(const Kernel& kernel, const std::string& where, bool simulate_each = true) const;
 
   const SystolicConfig& config() const { return config_; }
 

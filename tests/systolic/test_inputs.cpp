@@ -7,6 +7,7 @@
 #include "systolic/systolic_model.h"
 #include "systolic/systolic_schema.h"
 #include "workload/scalesim_topology.h"
+#include "systolic_test_util.h"
 
 using namespace tcsim;
 using namespace tcsim::systolic;
@@ -161,4 +162,18 @@ TEST_CASE("model: kernels the array cannot run") {
   const KernelResult r = model.run(ok);
   CHECK(r.cycles == 2 * 2 * (64 + 62) - 1);
   CHECK(r.flops == 2.0 * 64 * 64 * 64);
+}
+
+TEST_CASE("work limit: a depthwise conv's identical channels count once where one is simulated and scaled") {
+  // 16384 channels of a 3x3 depthwise conv on 112x112: 392 folds each on 32x32 os, 6.4M in all. run()
+  // simulates one channel and scales it (MobileNet-v2's training step on this array was refused);
+  // `tcsim run`'s per-layer reports simulate every channel and keep the limit.
+  const SystolicModel model(parse_scalesim_cfg(kScaleCfg, "scale.cfg"));
+  Kernel dw = systolic_test::conv(114, 114, 3, 3, 16384, 16384, 1);
+  dw.conv.groups = 16384;
+  CHECK_THROWS_AS(model.layers_of(dw, "dw"), InputError);
+  CHECK(model.layers_of(dw, "dw", false).size() == 16384);
+  const KernelResult r = model.run(dw);
+  Kernel one = systolic_test::conv(114, 114, 3, 3, 1, 1, 1);
+  CHECK(r.cycles == doctest::Approx(16384 * model.run(one).cycles));
 }
