@@ -265,16 +265,16 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     w.body.push_back(wt);
     const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
     if (transpose.shared) {
-      // This warp's share of the N operand's k-tile: read (16-byte vectors, transposed in registers),
+      // This warp's share of the N operand's k-tile: read (4-byte scalars, transposed in registers),
       // written K-major into the copy the wgmmas read, then a barrier.
       Instr rd = I(Op::lds);
       rd.bytes = costs.transpose_bytes, rd.count = costs.transpose_instructions;
-      rd.smem_wavefronts = float(costs.transpose_wavefronts), rd.dst = std::int16_t(staged);
+      rd.smem_wavefronts = float(costs.transpose_read_wavefronts), rd.dst = std::int16_t(staged);
       rd.note = "tf32 N-major tile to registers";
       w.body.push_back(rd);
       Instr wr = I(Op::sts);
       wr.bytes = costs.transpose_bytes, wr.count = costs.transpose_instructions;
-      wr.smem_wavefronts = float(costs.transpose_wavefronts), wr.src[0] = std::int16_t(staged);
+      wr.smem_wavefronts = float(costs.transpose_write_wavefronts), wr.src[0] = std::int16_t(staged);
       wr.note = "tf32 tile written K-major";
       w.body.push_back(wr);
       w.body.push_back(I(Op::bar));

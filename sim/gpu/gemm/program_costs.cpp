@@ -12,6 +12,12 @@
 namespace tcsim::gpu {
 namespace {
 
+// Shared-memory wavefronts per warp instruction of the sm_90 tf32 transposition through shared
+// memory (4-byte accesses): its reads and its writes, from Nsight Compute on the H100
+// (validation/measured/H100/ncu_gemm_layouts: 569 / 258 and 374 / 260 per k-step).
+constexpr double kTf32TransposeReadWavefronts = 2.2;
+constexpr double kTf32TransposeWriteWavefronts = 1.44;
+
 int bytes_of(double elements, double element_bytes) { return std::max(1, int(std::lround(elements * element_bytes))); }
 
 struct Operand {
@@ -112,9 +118,16 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
       c.register_operand_instructions = std::max(1, int(std::ceil(elements / 32.0)));
     }
     if (transpose.shared) {
+      // Measured (Nsight Compute on the H100, cuBLAS's sm90_xmma tf32 "nt" kernel, 4096^3, 128x256x32
+      // tiles: validation/measured/H100/ncu_gemm_layouts): per k-step 386 LDS and 260 STS warp
+      // instructions, i.e. the 256 x 32 B tile moves in 4-byte scalars (LDS.32 / STS.32, one per
+      // element per lane) beside the A operand's 128 fragment LDS.32; its reads take 569 wavefronts
+      // (2.2 per instruction: column reads of MN-major rows conflict) and its writes 374 (1.44).
       c.transpose_bytes = double(m.bn) * m.bk * p.b_bytes / m.warps;
-      c.transpose_wavefronts = c.transpose_bytes / phase;
-      c.transpose_instructions = std::max(1, int(std::ceil(c.transpose_bytes / (32.0 * 16.0))));
+      const double instructions = c.transpose_bytes / (32.0 * 4.0);
+      c.transpose_read_wavefronts = instructions * kTf32TransposeReadWavefronts;
+      c.transpose_write_wavefronts = instructions * kTf32TransposeWriteWavefronts;
+      c.transpose_instructions = std::max(1, int(std::ceil(instructions)));
     }
     c.math = mma_group_rf_reads(g, row, m.wm / row.m, 1, m.wn);
     return c;

@@ -19,10 +19,11 @@ struct ProgramCosts {
   double wgmma_wavefronts = 0;   // sm_90: one warp's share of a k-step's wgmma operand reads
   // sm_90 tf32 MN-major operands (mapping.h, wgmma_transpose), per warp: the register-sourced
   // operand's k-step fragments (scalar LDS.32), and one k-tile of the operand transposed through
-  // shared memory (read, then written back: each access this many bytes, wavefronts, instructions).
+  // shared memory (read, then written back: bytes, instructions, and the wavefronts of the reads
+  // and of the writes, which conflict differently).
   double register_operand_bytes = 0, register_operand_wavefronts = 0;
   int register_operand_instructions = 0;
-  double transpose_bytes = 0, transpose_wavefronts = 0;
+  double transpose_bytes = 0, transpose_read_wavefronts = 0, transpose_write_wavefronts = 0;
   int transpose_instructions = 0;
   RfReads math;                  // the k-step's MMA / FFMA group
 };

@@ -121,6 +121,13 @@ TEST_CASE("H100 tf32: M/N-major operands are transposed by the kernel (wgmma rea
   CHECK(sts == 1);
   CHECK(lds == 1 + cands.front().bk / g.mma[row].k);
   CHECK(cands.front().smem_bytes >= std::uint64_t(2 * cands.front().bn * cands.front().bk * 4));
+  // Nsight Compute on the H100 (validation/measured/H100/ncu_gemm_layouts, 4096^3, 128x256x32 tiles):
+  // the tile moves in 4-byte scalars, 2.2 wavefronts per read and 1.44 per write.
+  for (const auto& in : w.body)
+    if ((in.op == Op::lds && in.note.find("N-major") != std::string::npos) || in.op == Op::sts) {
+      CHECK(in.count == int(std::ceil(in.bytes / 128.0)));
+      CHECK(in.smem_wavefronts == doctest::Approx((in.op == Op::lds ? 2.2 : 1.44) * in.bytes / 128.0));
+    }
 }
 
 TEST_CASE("H100 16-bit GEMMs may take nvjet's 160/192-wide tiles; tf32 keeps the power-of-two ones") {
