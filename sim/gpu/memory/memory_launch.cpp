@@ -404,9 +404,27 @@ MemoryLaunch batch_norm_nhwc(const GpuConfig& g, std::int64_t channels, std::int
 //    all N output elements in which each element's load waits for its index.
 // Either way each step is an index trip then a row trip, and the rows come from DRAM: the table is
 // far larger than L2 and the indices pick random rows.
-MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t indices, std::int64_t slice) {
+// PyTorch 2.8+ (pytorch/pytorch#151490, IndexKernelUtils.cu) runs more than 16 indices of rows that
+// are whole 16-byte vectors as vectorized_gather_kernel<16>: a CTA per index and slice chunk (grid
+// indices x ceil(row bytes / 4096), min(256, row bytes / 16 rounded up to a warp) threads), each
+// thread loads its index, then copies 16-byte vectors of the row (the H100's llm_ops traces name it).
+// The backward (embedding_backward: the rows scattered back into the table's gradient) keeps the
+// index_select structure.
+MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t indices, std::int64_t slice,
+                       double element_bytes, bool forward) {
   MemoryLaunch l;
   const std::int64_t max_ctas = std::int64_t(g.sm_count) * 8;
+  const double row_bytes = double(slice) * element_bytes;
+  if (forward && g.pytorch_version >= 208 && s.row_length > 0 && indices > 16 && std::fmod(row_bytes, 16.0) == 0) {
+    const std::int64_t vectors = std::int64_t(row_bytes / 16), chunks = ceil_div(vectors, 256);
+    l.threads_per_cta = int(std::min<std::int64_t>(256, ceil_div(vectors, 32) * 32));
+    l.ctas = indices * chunks;
+    l.dependent_loads = 1 + double(ceil_div(vectors, chunks * l.threads_per_cta));
+    l.dram_trips = l.dependent_loads - 1;
+    l.kernel = "vectorized_gather_kernel<16> (" + std::to_string(l.threads_per_cta) + " threads, " +
+               std::to_string(l.ctas) + " CTAs: a CTA per index and 4 KiB of its row)";
+    return l;
+  }
   double steps = 0;
   if (s.row_length > 0 && indices <= 16) {
     l.threads_per_cta = int(std::min<std::int64_t>(slice, 128));
@@ -444,7 +462,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (is_one_of(op, {"batch_norm_nhwc", "batch_norm_nhwc_backward"}) && s.row_length > 0)
     return batch_norm_nhwc(g, rows, r, op == "batch_norm_nhwc_backward");
-  if (op == "embedding") return embedding(g, s, rows, r);
+  if (op == "embedding" || op == "embedding_backward")
+    return embedding(g, s, rows, r, memory_element_bytes(k), op == "embedding");
   if (op == "layer_norm_gamma_beta") return layer_norm_gamma_beta(rows, r);
   if (op == "reduce_columns") return reduce_columns(g, rows, r, memory_element_bytes(k));
   if (is_one_of(op, {"adam", "adamw", "sgd"})) {

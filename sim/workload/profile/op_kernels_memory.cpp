@@ -148,6 +148,17 @@ void map_memory(Call& c, const std::string& b) {
     return add_memory(c, "optimizer", b.substr(8), FormatId::fp32, elements, 0, double(lists) * e * fp32,
                       e * fp32, 1, launches);
   }
+  if (b == "embedding") {
+    // (weight [V, H], indices [...]): a gather of one H-row per index, int64 ids read beside it.
+    // Checked first: the weight table is the largest floating tensor, not what the op moves.
+    const Dims& w = c.dims(0);
+    const std::int64_t ids = c.op.input_dims.size() > 1 ? numel(c.dims(1)) : 0;
+    const auto fw = format_of_type(c.type(0));
+    if (w.size() != 2 || ids <= 0 || !fw)
+      return (void)c.fail("embedding", "expected a 2-D floating weight and indices in Input Dims");
+    const double out = double(ids) * double(w[1]) * bytes_of(*fw);
+    return add_memory(c, "embedding", "embedding", *fw, ids * w[1], w[1], out + 8.0 * double(ids), out, 0, launches);
+  }
   if (!t.format || t.largest == 0) return (void)c.fail("other", "no floating-point tensor input with recorded sizes");
   const FormatId f = *t.format;
   const double eb = bytes_of(f), n = double(t.largest);
@@ -186,6 +197,15 @@ void map_memory(Call& c, const std::string& b) {
     // dy, x, mean, rstd, gamma in; dx, dgamma, dbeta out
     return add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb,
                       n * eb + 2.0 * double(row) * eb, 8, launches);
+  }
+  if (b == "fused_rms_norm") {
+    // aten::_fused_rms_norm (input, normalized_shape, weight, eps): PyTorch runs it through
+    // vectorized_layer_norm_kernel with its RMS flag (the H100's llm_ops traces name that kernel), a
+    // CTA per row as layer norm: x and gamma in; y and rstd (fp32 per row) out.
+    const Dims& w = c.dims(2);
+    const std::int64_t row = !w.empty() ? numel(w) : (x.empty() ? 1 : x.back());
+    const double rows = n / double(std::max<std::int64_t>(1, row));
+    return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + double(row) * eb, n * eb + 4 * rows, 6, launches);
   }
   if (b == "native_batch_norm" || b == "cudnn_batch_norm" || b == "batch_norm_impl_index" || b == "batch_norm" ||
       b == "native_batch_norm_backward" || b == "cudnn_batch_norm_backward" || b == "batch_norm_backward") {
@@ -268,7 +288,7 @@ bool is_memory_op(const std::string& b) {
       "fused_adam", "fused_adamw", "fused_sgd", "softmax", "log_softmax", "softmax_backward_data",
       "log_softmax_backward_data", "native_layer_norm", "native_layer_norm_backward", "native_batch_norm",
       "cudnn_batch_norm", "batch_norm_impl_index", "native_batch_norm_backward", "cudnn_batch_norm_backward",
-      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm"};
+      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm", "fused_rms_norm", "embedding"};
   double f = 0;
   return s.count(b) || b.rfind("foreach_", 0) == 0 || elementwise_flops(b, f);
 }

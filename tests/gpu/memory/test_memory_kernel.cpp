@@ -223,6 +223,35 @@ TEST_CASE("memory launch: embedding takes index_select's small-index kernel up t
   CHECK(t16 - g.l2_hit_latency() == doctest::Approx(2 * (t8 - g.l2_hit_latency())));
 }
 
+TEST_CASE("memory launch: PyTorch 2.8+ gathers more than 16 embedding rows with vectorized_gather_kernel<16>") {
+  // h100.yaml: library.pytorch_version 2.11 (pytorch/pytorch#151490). 4096 rows of 4096 fp16 = 8 KiB
+  // each: a CTA per index and 4 KiB chunk (2 per row) of 256 threads, one 16-byte vector per thread.
+  const GpuConfig g = gpu::test::shipped("h100");
+  REQUIRE(g.pytorch_version >= 208);
+  MemoryLaunch l = memory_launch(g, memory_kernel("embedding", 4096 * 4096, 4096, 0, FormatId::fp16));
+  CHECK(l.kernel.find("vectorized_gather_kernel<16>") != std::string::npos);
+  CHECK(l.ctas == 4096 * 2);
+  CHECK(l.threads_per_cta == 256);
+  CHECK(l.dependent_loads == 2);  // the index, then the row's vector
+  CHECK(l.instructions_per_element == 0);
+  // A 2560-wide row (5 KiB): 2 chunks of 320 vectors over 256 threads, two vectors for some threads.
+  l = memory_launch(g, memory_kernel("embedding", 64 * 2560, 2560, 0, FormatId::fp16));
+  CHECK(l.ctas == 64 * 2);
+  CHECK(l.dependent_loads == 2);
+  // Up to 16 indices, rows that are not whole vectors, the backward and PyTorch 2.1: as before.
+  CHECK(memory_launch(g, memory_kernel("embedding", 16 * 4096, 4096, 0, FormatId::fp16)).kernel.find("indexSelectSmallIndex") == 0);
+  CHECK(memory_launch(g, memory_kernel("embedding", 64 * 4100, 4100, 0, FormatId::fp16)).kernel.find("indexSelectLargeIndex") == 0);
+  CHECK(memory_launch(g, memory_kernel("embedding_backward", 4096 * 4096, 4096, 1, FormatId::fp16)).kernel.find("indexSelectLargeIndex") == 0);
+  CHECK(memory_launch(gpu::test::shipped("a100_80gb"), memory_kernel("embedding", 4096 * 4096, 4096, 0, FormatId::fp16))
+            .kernel.find("indexSelectLargeIndex") == 0);
+  // Bandwidth-bound: 4096 x 4096 fp16 gathered (32 MiB in and out, cold rows) within 1.5x of the
+  // DRAM time, where the index_select kernel's integer work made it 4x (the H100's llm_ops trace:
+  // 24.5 us measured).
+  const KernelResult r = run_memory_kernel(g, memory_kernel("embedding", 4096 * 4096, 4096, 1, FormatId::fp16));
+  const double dram_s = 2.0 * 4096 * 4096 * 2 / (g.dram_bytes_per_s * g.dram_efficiency);
+  CHECK(r.time_s < 1.5 * dram_s + g.launch_overhead_s);
+}
+
 TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels issue-bound") {
   const GpuConfig g = gpu::test::shipped("a100_80gb");
   // silu_and_mul over 11008-wide rows: 49 instructions per element on the 64 lanes per SM.

@@ -95,6 +95,33 @@ TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
   CHECK(idx.reason.find("aten::index_select") != std::string::npos);
 }
 
+TEST_CASE("op kernels: PyTorch's fused RMSNorm and embedding lookups") {
+  const std::vector<KernelNameClass> none;
+  // aten::_fused_rms_norm (input, normalized_shape, weight, eps): the layer-norm row kernel, x and
+  // gamma in, y and the fp32 rstd per row out (PyTorch 2.11's trace: vectorized_layer_norm_kernel).
+  OpKernels rms = op_kernels(op("aten::_fused_rms_norm", {{256, 4096}, {}, {4096}, {}},
+                                {"c10::Half", "ScalarList", "c10::Half", "Scalar"}), none);
+  REQUIRE(rms.mapped);
+  CHECK(rms.family == "norm");
+  CHECK(rms.kernels[0].memory.op == "layer_norm");
+  CHECK(rms.kernels[0].memory.row_length == 4096);
+  CHECK(rms.kernels[0].bytes_read == 2u * 256 * 4096 + 2u * 4096);
+  CHECK(rms.kernels[0].bytes_written == 2u * 256 * 4096 + 4u * 256);
+  // aten::embedding (weight [V, H], indices): the rows it gathers, not the table.
+  OpKernels emb = op_kernels(op("aten::embedding", {{32000, 4096}, {1024}, {}, {}, {}},
+                                {"c10::Half", "long int", "Scalar", "Scalar", "Scalar"}), none);
+  REQUIRE(emb.mapped);
+  CHECK(emb.family == "embedding");
+  CHECK(emb.kernels[0].memory.op == "embedding");
+  CHECK(emb.kernels[0].memory.elements == 1024 * 4096);
+  CHECK(emb.kernels[0].memory.row_length == 4096);
+  CHECK(emb.kernels[0].bytes_read == 2u * 1024 * 4096 + 8u * 1024);
+  CHECK(emb.kernels[0].bytes_written == 2u * 1024 * 4096);
+  OpKernels bad = op_kernels(op("aten::embedding", {{4096}, {1024}}, {"c10::Half", "long int"}), none);
+  CHECK_FALSE(bad.mapped);
+  CHECK(bad.reason.find("2-D floating weight") != std::string::npos);
+}
+
 TEST_CASE("op kernels: re-typed for another precision (replay)") {
   const auto sgemm = named({"volta_sgemm_128x64_nn"});
   OpKernels lin = op_kernels(op("aten::linear", {{64, 1024}, {4096, 1024}, {4096}}, {"float", "float", "float"}), sgemm, Precision::amp_fp16);

@@ -230,7 +230,7 @@ void lower_memory_layer(Context& c, int li) {
       // embedding_dense_backward: zero the whole table's gradient, then scatter-add the rows.
       const std::int64_t table = l.vocab * last;
       bwd(".grad_zero", "fill", table, 0, 0, double(table), 0);
-      bwd(".backward", "embedding", out, last, dout, dout, 1, 8.0 * double(tokens));
+      bwd(".backward", "embedding_backward", out, last, dout, dout, 1, 8.0 * double(tokens));
       c.save_extra(li, 8.0 * double(tokens));
       return;
     }
