@@ -71,6 +71,17 @@ def gemm_cases():
     return cases
 
 
+def event_us(torch, fn, calls):
+    """Microseconds per call of `calls` back-to-back calls, between two CUDA events."""
+    ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ev0.record()
+    for _ in range(calls):
+        fn()
+    ev1.record()
+    ev1.synchronize()
+    return ev0.elapsed_time(ev1) * 1000.0 / calls
+
+
 def matrix(torch, rows, cols, transposed, batch, dtype, dev, gen):
     """A [batch,] rows x cols operand, row-major or the transposed view of a cols x rows tensor."""
     shape = (cols, rows) if transposed else (rows, cols)
@@ -117,14 +128,8 @@ def run_gemm(torch, args, dev, tw, start, profile, ProfilerActivity):
             if time.time() - start > args.budget:
                 break
         torch.cuda.synchronize()
-        ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for (name, kind, m, n, k, batch, lay), fn in calls:
-            ev0.record()
-            for _ in range(args.event_calls):
-                fn()
-            ev1.record()
-            ev1.synchronize()
-            us = ev0.elapsed_time(ev1) * 1000.0 / args.event_calls
+            us = event_us(torch, fn, args.event_calls)
             tw.writerow([dname, name, kind, m, n, k, batch, lay, "warm", f"{us:.3f}"])
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
             for _, fn in calls:
@@ -181,24 +186,14 @@ def run_llm_ops(torch, args, dev, tw, start, profile, ProfilerActivity):
                         continue
                     calls.append(((name, t, h), fn))
         torch.cuda.synchronize()
-        ev0, ev1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for (name, t, h), fn in calls:
             if temp == "warm":
-                ev0.record()
-                for _ in range(args.event_calls):
-                    fn()
-                ev1.record()
-                ev1.synchronize()
-                us = ev0.elapsed_time(ev1) * 1000.0 / args.event_calls
+                us = event_us(torch, fn, args.event_calls)
             else:  # one call after each flush, timed alone
                 total = 0.0
                 for _ in range(args.reps):
                     flush.zero_()
-                    ev0.record()
-                    fn()
-                    ev1.record()
-                    ev1.synchronize()
-                    total += ev0.elapsed_time(ev1) * 1000.0
+                    total += event_us(torch, fn, 1)
                 us = total / args.reps
             tw.writerow(["fp16", name, "llm_op", t, h, 0, 1, "", temp, f"{us:.3f}"])
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
