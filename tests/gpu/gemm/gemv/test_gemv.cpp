@@ -157,6 +157,23 @@ TEST_CASE("a GEMV whose matrix runs along the output splits K over the grid and 
   CHECK(kernel_s(g, r) <= 1.5 * achievable);
 }
 
+TEST_CASE("sm_90: 16-bit matrix-vector products run one kernel whatever the layout (cuBLAS's nvjet)") {
+  // validation/measured/H100/op_profile: every 16-bit M = 1 call ran nvjet_sm90_hsh_*x8_*, the
+  // N-major and K-major calls of a shape in the same time (BERT-base 1 x 768 x 768: 3.14 us both).
+  const GpuConfig g = fixed_clock("h100");
+  const KernelResult nn = GpuModel(g).run(gemm(1, 768, 768, "fp16", "fp32", Layout::NN));
+  const KernelResult nt = GpuModel(g).run(gemm(1, 768, 768, "fp16", "fp32", Layout::NT));
+  CAPTURE(nn.mapping);
+  CHECK(nn.mapping.find("splitKreduce") == std::string::npos);
+  CHECK(*nn.get("launch_overhead_us") == doctest::Approx(g.launch_overhead_s * 1e6));
+  CHECK(nn.time_s == doctest::Approx(nt.time_s));
+  CHECK(nn.time_s < 5e-6);  // measured 3.14 us (the gemv2N + reduce pair gave 9.3)
+  // TF32 and FP32 keep the gemv2N path there (the measured TF32 calls ran other kernels); A100 too.
+  CHECK(GpuModel(g).run(gemm(1, 768, 768, "fp32", "fp32", Layout::NN)).mapping.find("gemv2N") != std::string::npos);
+  CHECK(GpuModel(fixed_clock("a100")).run(gemm(1, 768, 768, "fp16", "fp32", Layout::NN)).mapping.find("gemv2N") !=
+        std::string::npos);
+}
+
 TEST_CASE("bad GEMV input stays an InputError, exit code 2") {
   const GpuModel a100(fixed_clock("a100"));
   CHECK_THROWS_AS(a100.run(gemm(1, 4096, 4096, "e4m3", "fp32")), InputError);  // no FP8 before sm_89
