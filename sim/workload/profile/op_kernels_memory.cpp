@@ -176,13 +176,21 @@ void map_memory(Call& c, const std::string& b) {
     return add_memory(c, "softmax", b == "softmax_backward_data" ? "softmax_backward" : "log_softmax_backward", f,
                       t.largest, row, 2 * n * eb, n * eb, 4, launches);
   }
-  if (b == "native_layer_norm" || b == "native_layer_norm_backward" || b == "layer_norm") {
-    const bool bwd = b.back() == 'd';
+  // aten::_fused_rms_norm (input, normalized_shape, weight, eps): PyTorch runs it through
+  // vectorized_layer_norm_kernel with its RMS flag (the H100's llm_ops traces name that kernel), a
+  // CTA per row as layer norm, with gamma only and rstd only (no beta, no mean); 6 lane ops per
+  // element (square-accumulate, then x * rstd * gamma, with the two conversions) against layer
+  // norm's 8 (Welford's mean and variance).
+  if (b == "native_layer_norm" || b == "native_layer_norm_backward" || b == "layer_norm" || b == "fused_rms_norm") {
+    const bool bwd = b.back() == 'd', rms = b == "fused_rms_norm";
     const Dims& w = c.dims(bwd ? 5 : 2);
     const std::int64_t row = !w.empty() ? numel(w) : (x.empty() ? 1 : x.back());
     const double rows = n / double(std::max<std::int64_t>(1, row));
-    if (!bwd)  // x, gamma, beta in; y, mean and rstd (fp32) out
-      return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + 2.0 * double(row) * eb, n * eb + 8 * rows, 8, launches);
+    if (!bwd) {  // x and the affine parameters in; y and the fp32 row statistics out
+      const double params = rms ? 1 : 2, stats_bytes = rms ? 4 : 8;
+      return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + params * double(row) * eb,
+                        n * eb + stats_bytes * rows, rms ? 6 : 8, launches);
+    }
     // Two launches (PyTorch, native/cuda/layer_norm_kernel.cu): the input gradient, a CTA per row
     // (dy, x, mean, rstd, gamma in; dx out), then the weight and bias gradients, a reduction over
     // the rows of dy and x (GammaBetaBackward: sim/gpu/memory/memory_launch.cpp).
@@ -197,17 +205,6 @@ void map_memory(Call& c, const std::string& b) {
     // dy, x, mean, rstd, gamma in; dx, dgamma, dbeta out
     return add_memory(c, "norm", "layer_norm", f, t.largest, row, 2 * n * eb + 8 * rows + double(row) * eb,
                       n * eb + 2.0 * double(row) * eb, 8, launches);
-  }
-  if (b == "fused_rms_norm") {
-    // aten::_fused_rms_norm (input, normalized_shape, weight, eps): PyTorch runs it through
-    // vectorized_layer_norm_kernel with its RMS flag (the H100's llm_ops traces name that kernel), a
-    // CTA per row as layer norm: x and gamma in; y and rstd (fp32 per row) out. 6 lane ops per
-    // element (square-accumulate, then x * rstd * gamma, with the two conversions) against layer
-    // norm's 8 (Welford's mean and variance).
-    const Dims& w = c.dims(2);
-    const std::int64_t row = !w.empty() ? numel(w) : (x.empty() ? 1 : x.back());
-    const double rows = n / double(std::max<std::int64_t>(1, row));
-    return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + double(row) * eb, n * eb + 4 * rows, 6, launches);
   }
   if (b == "native_batch_norm" || b == "cudnn_batch_norm" || b == "batch_norm_impl_index" || b == "batch_norm" ||
       b == "native_batch_norm_backward" || b == "cudnn_batch_norm_backward" || b == "batch_norm_backward") {

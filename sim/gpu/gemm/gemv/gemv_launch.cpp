@@ -48,15 +48,15 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
   l.k = kernel.k;
   l.batch = kernel.batch;
   // Row-major layout letters (workload/kernel.h): A as M x K (N) has K contiguous, B as N x K (T).
-  l.matrix_k_contiguous = matrix_is_a ? (kernel.layout == Layout::NN || kernel.layout == Layout::NT)
-                                      : (kernel.layout == Layout::NT || kernel.layout == Layout::TT);
   const FormatId mf = matrix_is_a ? kernel.a_format : kernel.b_format;
+  const bool k_contiguous = matrix_is_a ? (kernel.layout == Layout::NN || kernel.layout == Layout::NT)
+                                        : (kernel.layout == Layout::NT || kernel.layout == Layout::TT);
   // cuBLAS 12+ on sm_90 runs 16-bit matrix-vector products as nvjet tensor-core GEMMs with an
   // 8-wide tile on the vector side (nvjet_sm90_hsh_64x8_*, split-K for long K) in every layout
   // (validation/measured/H100/op_profile, gemm_fp16/bf16: the N-major and K-major calls of each
   // shape take the same time); wgmma reads 16-bit operands in either major order, so no gemv2N
   // and no split-K reduce kernel: costed as the streaming row kernel.
-  if (g.arch == "sm_90" && format_bits(mf) == 16) l.matrix_k_contiguous = true;
+  l.matrix_k_contiguous = k_contiguous || (g.arch == "sm_90" && format_bits(mf) == 16);
   const FormatId vf = matrix_is_a ? kernel.b_format : kernel.a_format;
   l.matrix_bytes = format_bits(mf) / 8.0;
   l.vector_bytes = format_bits(vf) / 8.0;
