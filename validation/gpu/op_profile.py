@@ -214,8 +214,7 @@ def run_llm_ops_ncu(torch, args, dev):
     """Each llm_ops case once between cudaProfilerStart/Stop (after two warm-up calls), at the
     --ncu-shapes (tokens x hidden), for `ncu --profile-from-start off`."""
     gen = torch.Generator(device=dev).manual_seed(1)
-    for shape in args.ncu_shapes.split(","):
-        t, h = (int(v) for v in shape.split("x"))
+    for t, h in args.ncu_shapes:
         for name, fn in llm_op_fns(torch, t, h, dev, gen):
             fn(); fn()
             torch.cuda.synchronize()
@@ -242,6 +241,13 @@ def main():
         ap.error(f"unknown dtype(s) {bad}; known: {', '.join(DTYPES)}")
     if args.reps < 1 or args.event_calls < 1:
         ap.error("--reps and --event-calls must be >= 1")
+    shapes = []
+    for shape in (v for v in args.ncu_shapes.split(",") if v):
+        parts = shape.split("x")
+        if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+            ap.error(f"--ncu-shapes: expected TOKENSxHIDDEN (e.g. 1024x4096), got '{shape}'")
+        shapes.append((int(parts[0]), int(parts[1])))
+    args.ncu_shapes = shapes
     start = time.time()
 
     import torch
@@ -260,6 +266,7 @@ def main():
     with open(os.path.join(args.out, f"{args.suite}_meta.yaml"), "w") as f:
         f.write(f"gpu: \"{props.name}\"\nsms: {props.multi_processor_count}\n"
                 f"torch: \"{torch.__version__}\"\ncuda: \"{torch.version.cuda}\"\n"
+                f"date_utc: \"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\"\n"
                 f"suite: {args.suite}\nreps: {args.reps}\nevent_calls: {args.event_calls}\n")
     times_path = os.path.join(args.out, f"{args.suite}_times.csv")
     with open(times_path, "w", newline="") as times:

@@ -78,6 +78,10 @@ class Sampler:
         self.tag, self.t0 = tag, time.time()
 
 
+WORKLOADS = ("fp16_gemm_random", "fp16_gemm_zeros", "bf16_gemm_random", "tf32_gemm_random", "fp32_gemm_random",
+             "int8_gemm_random", "fp8_gemm_random", "copy_2GiB")
+
+
 def workloads(torch, n):
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(1)
@@ -120,6 +124,7 @@ def workloads(torch, n):
         dst = torch.empty_like(src)
         return lambda: dst.copy_(src)
     out.append(("copy_2GiB", copy, 2.0 * 2 ** 31, "gbps"))
+    assert tuple(w[0] for w in out) == WORKLOADS
     return out
 
 
@@ -133,6 +138,9 @@ def main():
     args = ap.parse_args()
     if args.seconds < 1 or args.sample_ms < 1 or args.size < 256:
         ap.error("--seconds >= 1, --sample-ms >= 1, --size >= 256")
+    unknown = sorted(set(w for w in args.only.split(",") if w) - set(WORKLOADS))
+    if unknown:
+        ap.error(f"--only: unknown workload(s) {unknown}; known: {', '.join(WORKLOADS)}")
     import torch
     if not torch.cuda.is_available():
         print("power_steady: no CUDA device", file=sys.stderr)
@@ -211,7 +219,8 @@ def main():
     props = torch.cuda.get_device_properties(0)
     with open(os.path.join(args.out, "meta.yaml"), "w") as f:
         f.write(f"gpu: \"{props.name}\"\nsms: {props.multi_processor_count}\ntorch: \"{torch.__version__}\"\n"
-                f"cuda: \"{torch.version.cuda}\"\nsize: {args.size}\nseconds: {args.seconds}\nsample_ms: {args.sample_ms}\n"
+                f"cuda: \"{torch.version.cuda}\"\ndate_utc: \"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\"\n"
+                f"size: {args.size}\nseconds: {args.seconds}\nsample_ms: {args.sample_ms}\n"
                 f"power_limit_w: {sampler.nv.nvmlDeviceGetEnforcedPowerLimit(sampler.h) / 1000.0}\n")
 
 
