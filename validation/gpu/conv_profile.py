@@ -32,6 +32,8 @@ import os
 import sys
 import time
 
+from torch_meta import meta_header
+
 MODES = {  # name: (dtype name, channels_last, allow_tf32, cudnn.benchmark)
     "fp16_nchw": ("float16", False, False, False),
     "fp16_nhwc": ("float16", True, False, False),
@@ -100,10 +102,8 @@ def main():
         sys.exit(3)
     os.makedirs(args.out, exist_ok=True)
     dev = torch.device("cuda")
-    props = torch.cuda.get_device_properties(0)
     with open(os.path.join(args.out, "meta.yaml"), "w") as f:
-        f.write(f"gpu: \"{props.name}\"\nsms: {props.multi_processor_count}\n"
-                f"torch: \"{torch.__version__}\"\ncuda: \"{torch.version.cuda}\"\n"
+        f.write(meta_header(torch) +
                 f"cudnn: {torch.backends.cudnn.version()}\nshapes: \"{os.path.basename(args.shapes)}\"\n"
                 f"reps: {args.reps}\nevent_calls: {args.event_calls}\n")
 

@@ -35,6 +35,8 @@ import os
 import sys
 import time
 
+from torch_meta import meta_header
+
 # (N, K) of one linear layer: out_features, in_features.
 LINEARS = {
     "bert_base": [(2304, 768), (768, 768), (3072, 768), (768, 3072)],
@@ -262,11 +264,8 @@ def main():
         run_llm_ops_ncu(torch, args, dev)
         return
     os.makedirs(args.out, exist_ok=True)
-    props = torch.cuda.get_device_properties(0)
     with open(os.path.join(args.out, f"{args.suite}_meta.yaml"), "w") as f:
-        f.write(f"gpu: \"{props.name}\"\nsms: {props.multi_processor_count}\n"
-                f"torch: \"{torch.__version__}\"\ncuda: \"{torch.version.cuda}\"\n"
-                f"date_utc: \"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\"\n"
+        f.write(meta_header(torch) +
                 f"suite: {args.suite}\nreps: {args.reps}\nevent_calls: {args.event_calls}\n")
     times_path = os.path.join(args.out, f"{args.suite}_times.csv")
     with open(times_path, "w", newline="") as times:

@@ -28,6 +28,8 @@ import sys
 import threading
 import time
 
+from torch_meta import meta_header
+
 
 class Sampler:
     """NVML every `period` seconds on a thread; samples go to `rows` tagged with the current workload."""
@@ -216,11 +218,8 @@ def main():
                     "clock_event_reasons"])
         for r in steady:
             w.writerow([r[0], r[1], f"{r[2]:.0f}", f"{r[3]:.1f}", f"{r[4]:.1f}", f"{r[5]:.2f}", f"{r[6]:.2f}", r[7], r[8]])
-    props = torch.cuda.get_device_properties(0)
     with open(os.path.join(args.out, "meta.yaml"), "w") as f:
-        f.write(f"gpu: \"{props.name}\"\nsms: {props.multi_processor_count}\ntorch: \"{torch.__version__}\"\n"
-                f"cuda: \"{torch.version.cuda}\"\ndate_utc: \"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\"\n"
-                f"size: {args.size}\nseconds: {args.seconds}\nsample_ms: {args.sample_ms}\n"
+        f.write(meta_header(torch) + f"size: {args.size}\nseconds: {args.seconds}\nsample_ms: {args.sample_ms}\n"
                 f"power_limit_w: {sampler.nv.nvmlDeviceGetEnforcedPowerLimit(sampler.h) / 1000.0}\n")
 
 
