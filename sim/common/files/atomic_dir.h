@@ -26,6 +26,7 @@ class AtomicDir {
   std::filesystem::path target_;
   std::filesystem::path work_;
   bool committed_ = false;
+  int live_slot_ = -1;  // the signal handler's slot for work_ (-1: none)
 };
 
 }  // namespace tcsim
