@@ -32,10 +32,30 @@ struct Dims {
   double e;        // bytes per element of x, w and y (cuDNN keeps them in one format)
   double x, y, w;  // bytes of the input, output and filter tensors (per group)
   bool sm90 = false;  // cuDNN 9's sm_90 kernels (lower_implicit)
+  bool ampere_kernels = false;  // sm_80 and newer: cuDNN's cutlass_80_tensorop_* GEMM kernels (lower_implicit)
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
+  bool ampere_nchw_tensor() const { return ampere_kernels && tensor && c.layout == TensorLayout::nchw; }
+  bool unit_stride() const { return c.stride_h * c.stride_w == 1; }
 };
+
+// The fewest output pixels per image for which cuDNN runs a stride-1 1x1 convolution of NCHW tensors
+// on sm_80+ tensor cores as a GEMM per image: the smallest M tile (64 rows) of the
+// cutlass_80_tensorop_s1688gemm kernels it launches. The H100 TF32 ResNet-50 trace runs the 56x56,
+// 28x28 and 14x14 ones per image (grid z = N), the 7x7 ones (49 pixels) through nchwToNhwcKernel
+// and NHWC implicit-GEMM kernels, both passes.
+constexpr i64 kPerImageGemmMinPixels = 64;
+
+// A 1x1 convolution is a GEMM on NCHW tensors, without layout transposes. On sm_90 (cuDNN 9) a
+// strided one is not: the H100 and H200 TF32 ResNet-50 traces run the three stride-2 shortcut
+// convolutions through nchwToNhwcKernel and NHWC kernels, both passes, like the 3x3 ones; nor, on
+// sm_80+, is one whose images are smaller than a tile (kPerImageGemmMinPixels).
+bool nchw_gemm(const Dims& d) {
+  if (d.R != 1 || d.S != 1) return false;
+  if (d.sm90_nchw_tensor() && !d.unit_stride()) return false;
+  return !(d.ampere_nchw_tensor() && d.unit_stride() && d.P * d.Q < kPerImageGemmMinPixels);
+}
 
 // A GEMM step before planning. Footprints are per batch instance.
 struct GemmShape {
@@ -76,16 +96,14 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
 // The implicit GEMM of each pass (IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM cost the same here).
 void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   const ConvShape& c = d.c;
-  // A 1x1 convolution is a GEMM on NCHW tensors; on sm_90 (cuDNN 9) a strided one is not: the
-  // H100 and H200 TF32 ResNet-50 traces run the three stride-2 shortcut convolutions through
-  // nchwToNhwcKernel and NHWC kernels, both passes, like the 3x3 ones.
-  const bool pointwise = d.R == 1 && d.S == 1 && !(d.sm90_nchw_tensor() && c.stride_h * c.stride_w > 1);
+  const bool pointwise = nchw_gemm(d);
   // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
   const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc;
-  // sm_90 runs a stride-1 1x1 weight gradient of NCHW tensors as the CUDA-core kernels do, a GEMM
-  // per image and a sum of the partial filters (the traces' batched cutlass_80_tensorop_s1688gemm
-  // with grid z = N, then cudnn::cnn::reduce_wgrad_nchw_helper).
-  const bool per_image_wgrad = !nhwc_kernel || (d.sm90_nchw_tensor() && pointwise);
+  // sm_80+ tensor cores run a stride-1 1x1 convolution of NCHW tensors as the CUDA-core kernels
+  // do, a GEMM per image (the H100 traces' batched cutlass_80_tensorop_s1688gemm, grid z = N), in
+  // the weight gradient followed by a sum of the partial filters (cudnn::cnn::reduce_wgrad_nchw_helper).
+  const bool per_image = d.ampere_nchw_tensor() && pointwise && d.unit_stride() && d.N > 1;
+  const bool per_image_wgrad = !nhwc_kernel || per_image;
   // sm_90 (cuDNN 9) runs an image's first layer (RGB: C padded to 8) with kernels of its own (the
   // traces' sm90_xmma_fprop_image_first_layer / wgrad_image_first_layer in fp16,
   // sm80_xmma_fprop_implicit_gemm_indexed_wo_smem in TF32) that do not pad each tap to 32 channels.
@@ -139,6 +157,10 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     L.notes.push_back("1x1 convolution on NCHW tensors: a GEMM per image, no layout transposes");
     s.a_k_contiguous = d.pass == Pass::weight_grad;
     if (d.pass == Pass::weight_grad) s.b_k_contiguous = true;
+    if (per_image && d.pass == Pass::forward) {
+      s.batch = d.groups * d.N, s.m = d.P * d.Q;
+      s.a_footprint = d.x / double(d.N);
+    }
     return;
   }
   // The sm_70 tensor-core kernels read NHWC: cuDNN first transposes the NCHW activations
@@ -368,7 +390,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90"};
+               g.arch == "sm_90", g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_89" || g.arch == "sm_90"};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -379,7 +401,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
       // sm_90 (cuDNN 9): the NHWC kernel's result goes back to NCHW through a separate
       // nhwcToNchwKernel, where Volta's epilogue writes NCHW itself (lower_implicit). The H100
       // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
-      if (d.sm90_nchw_tensor() && !(R == 1 && S == 1 && c.stride_h * c.stride_w == 1)) {
+      if (d.sm90_nchw_tensor() && !nchw_gemm(d)) {
         if (k.pass == Pass::forward) L.helpers.push_back({"NHWC->NCHW transpose of the output", d.y, d.y, 0});
         if (k.pass == Pass::data_grad) L.helpers.push_back({"NHWC->NCHW transpose of the input gradient", d.x, d.x, 0});
       }

@@ -459,7 +459,7 @@ TEST_CASE("run_conv on sm_90: each helper kernel lasts at least an empty kernel 
   CHECK(test::shipped("v100").empty_kernel_s == 0);
 }
 
-TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 weight gradient runs per image") {
+TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 one runs per image") {
   // The H100 and H200 TF32 ResNet-50 traces (validation/measured/H{1,2}00/profiles/resnet50_tf32_*):
   // the stride-2 shortcut convolutions run nchwToNhwcKernel + NHWC kernels + nhwcToNchwKernel; the
   // stride-1 1x1 weight gradients a batched cutlass_80_tensorop_s1688gemm with grid z = N, then
@@ -483,11 +483,59 @@ TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a s
   CHECK(wgrad.gemm.problem.batch == 64);
   CHECK(wgrad.gemm.problem.k == 56 * 56);
   CHECK_FALSE(has_helper(wgrad, "NCHW->NHWC transpose of the input"));
-  // channels-last and the A100 (cuDNN's NCHW tensor-core paths there are not measured): one GEMM
+  // The forward pass too: a GEMM of P x Q rows per image (cutlass_80_tensorop_s1688gemm_*_nn, grid z = N).
+  a.pass = Pass::forward;
+  const ConvLowering fwd = lower_conv(g, test::conv_kernel(a));
+  CHECK(fwd.gemm.problem.batch == 64);
+  CHECK(fwd.gemm.problem.m == 56 * 56);
+  CHECK(fwd.helpers.empty());
+  // The same kernels are cuDNN's sm_80 ones: the A100 runs them per image too.
+  const ConvLowering a100 = lower_conv(test::shipped("a100"), test::conv_kernel(a));
+  CHECK(a100.gemm.problem.batch == 64);
+  CHECK(a100.gemm.problem.m == 56 * 56);
+  a.pass = Pass::weight_grad;
+  CHECK(has_helper(lower_conv(test::shipped("a100"), test::conv_kernel(a)), "sum of the per-image weight gradients"));
+  // Channels-last: one GEMM over every image.
   a.layout = TensorLayout::nhwc;
   CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "sum of the per-image weight gradients"));
-  a.layout = TensorLayout::nchw;
-  CHECK_FALSE(has_helper(lower_conv(test::shipped("a100"), test::conv_kernel(a)), "sum of the per-image weight gradients"));
+  a.pass = Pass::forward;
+  CHECK(lower_conv(g, test::conv_kernel(a)).gemm.problem.m == 64 * 56 * 56);
+  // Volta's kernels: one GEMM (DeepBench's V100 1x1 rows).
+  a.layout = TensorLayout::nchw, a.format = FormatId::fp16;
+  CHECK(lower_conv(test::shipped("v100"), test::conv_kernel(a)).gemm.problem.batch == 1);
+}
+
+TEST_CASE("run_conv on sm_80+: an NCHW 1x1 convolution of images smaller than a 64-row tile runs through NHWC kernels") {
+  // The H100 TF32 ResNet-50 trace (validation/measured/H100/profiles/resnet50_tf32_b128): the 7x7
+  // (49-pixel) 1x1 convolutions run nchwToNhwcKernel + sm90_xmma_*_nhwckrsc_nhwc + nhwcToNchwKernel
+  // in both passes (forward -55% and weight gradient +92% as per-image GEMMs), the 14x14 ones
+  // (196 pixels) a GEMM per image.
+  auto has_helper = [](const ConvLowering& L, const std::string& what) {
+    for (const auto& h : L.helpers)
+      if (h.what == what) return true;
+    return false;
+  };
+  test::ConvArgs a;
+  a.n = 128, a.h = a.w = 7, a.c = 512, a.k = 2048, a.r = a.s = 1, a.pad = 0, a.stride = 1, a.format = FormatId::tf32;
+  for (const char* board : {"h100", "a100"}) {
+    CAPTURE(board);
+    const GpuConfig g = test::shipped(board);
+    a.h = a.w = 7, a.pass = Pass::forward;
+    const ConvLowering small = lower_conv(g, test::conv_kernel(a));
+    CHECK(has_helper(small, "NCHW->NHWC transpose of the input"));
+    CHECK(small.gemm.problem.batch == 1);
+    CHECK(small.gemm.problem.m == 128 * 7 * 7);
+    CHECK(has_helper(small, "NHWC->NCHW transpose of the output") == (std::string(board) == "h100"));
+    a.pass = Pass::weight_grad;
+    const ConvLowering wgrad = lower_conv(g, test::conv_kernel(a));
+    CHECK_FALSE(has_helper(wgrad, "sum of the per-image weight gradients"));
+    CHECK(has_helper(wgrad, "NCHW->NHWC transpose of the output gradient"));
+    a.h = a.w = 14, a.pass = Pass::forward;  // 196 pixels: per image
+    const ConvLowering big = lower_conv(g, test::conv_kernel(a));
+    CHECK(big.helpers.empty());
+    CHECK(big.gemm.problem.batch == 128);
+    CHECK(big.gemm.problem.m == 14 * 14);
+  }
 }
 
 TEST_CASE("run_conv on sm_90: the first layer's RGB channels are padded to 8, not to 32 per filter tap") {
