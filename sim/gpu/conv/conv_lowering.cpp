@@ -43,18 +43,25 @@ struct Dims {
 // The fewest output pixels per image for which cuDNN runs a stride-1 1x1 convolution of NCHW tensors
 // on sm_80+ tensor cores as a GEMM per image: the smallest M tile (64 rows) of the
 // cutlass_80_tensorop_s1688gemm kernels it launches. The H100 TF32 ResNet-50 trace runs the 56x56,
-// 28x28 and 14x14 ones per image (grid z = N), the 7x7 ones (49 pixels) through nchwToNhwcKernel
-// and NHWC implicit-GEMM kernels, both passes.
+// 28x28 and 14x14 forward passes per image (grid z = N), the 7x7 ones (49 pixels) through
+// nchwToNhwcKernel and NHWC implicit-GEMM kernels.
 constexpr i64 kPerImageGemmMinPixels = 64;
 
 // A 1x1 convolution is a GEMM on NCHW tensors, without layout transposes. On sm_90 (cuDNN 9) a
 // strided one is not: the H100 and H200 TF32 ResNet-50 traces run the three stride-2 shortcut
 // convolutions through nchwToNhwcKernel and NHWC kernels, both passes, like the 3x3 ones; nor, on
-// sm_80+, is one whose images are smaller than a tile (kPerImageGemmMinPixels).
+// sm_80+ tensor cores, is one whose images are smaller than a tile (kPerImageGemmMinPixels), nor a
+// weight gradient whose per-image partial filters (N x K x C in fp32, written and summed) outweigh
+// the two tensors an NHWC kernel needs transposed (x and dY): the trace's 28x28 and 56x56 weight
+// gradients (partials 0.13-0.22 x the tensors) run per image + reduce_wgrad_nchw_helper, its 14x14
+// and 7x7 ones (1.0-8.4 x) transposes + sm90_xmma_wgrad_indexed_implicit_gemm_*_nhwc.
 bool nchw_gemm(const Dims& d) {
   if (d.R != 1 || d.S != 1) return false;
   if (d.sm90_nchw_tensor() && !d.unit_stride()) return false;
-  return !(d.ampere_nchw_tensor() && d.unit_stride() && d.P * d.Q < kPerImageGemmMinPixels);
+  if (!d.ampere_nchw_tensor() || !d.unit_stride()) return true;
+  if (d.P * d.Q < kPerImageGemmMinPixels) return false;
+  const double partials = 4.0 * double(d.N) * double(d.kg) * double(d.cg);
+  return d.pass != Pass::weight_grad || partials < d.x + d.y;
 }
 
 // A GEMM step before planning. Footprints are per batch instance.

@@ -508,8 +508,8 @@ TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a s
 TEST_CASE("run_conv on sm_80+: an NCHW 1x1 convolution of images smaller than a 64-row tile runs through NHWC kernels") {
   // The H100 TF32 ResNet-50 trace (validation/measured/H100/profiles/resnet50_tf32_b128): the 7x7
   // (49-pixel) 1x1 convolutions run nchwToNhwcKernel + sm90_xmma_*_nhwckrsc_nhwc + nhwcToNchwKernel
-  // in both passes (forward -55% and weight gradient +92% as per-image GEMMs), the 14x14 ones
-  // (196 pixels) a GEMM per image.
+  // in both passes (forward -55% and weight gradient +92% as per-image GEMMs), the 14x14 forward
+  // passes (196 pixels) a GEMM per image.
   auto has_helper = [](const ConvLowering& L, const std::string& what) {
     for (const auto& h : L.helpers)
       if (h.what == what) return true;
@@ -535,6 +535,13 @@ TEST_CASE("run_conv on sm_80+: an NCHW 1x1 convolution of images smaller than a 
     CHECK(big.helpers.empty());
     CHECK(big.gemm.problem.batch == 128);
     CHECK(big.gemm.problem.m == 14 * 14);
+    // Its weight gradient would write 128 x 2048 x 512 fp32 partial filters (537 MB) where an NHWC
+    // kernel needs x and dY transposed (257 MB): transposes, as the trace's 14x14 ones.
+    a.pass = Pass::weight_grad;
+    CHECK_FALSE(has_helper(lower_conv(g, test::conv_kernel(a)), "sum of the per-image weight gradients"));
+    a.h = a.w = 28, a.k = 128;  // 34 MB of partials against 257 MB: per image (the trace's 28x28 ones)
+    CHECK(has_helper(lower_conv(g, test::conv_kernel(a)), "sum of the per-image weight gradients"));
+    a.k = 2048;
   }
 }
 
