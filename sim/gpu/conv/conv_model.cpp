@@ -61,7 +61,19 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
 
   double helper_cycles = 0, helper_read = 0, helper_write = 0;
   std::string names;
-  for (const auto& h : L.helpers) {
+  // Repeated calls find a helper's input in L2 only if the whole convolution's bytes fit there: the
+  // GEMM's operands and output and every helper's.
+  double footprint = 0;
+  for (const auto& h : L.helpers) footprint += h.read_bytes + h.write_bytes;
+  if (L.has_gemm) {
+    const GemmProblem& p = L.gemm.problem;
+    const double batch = double(p.batch);
+    footprint += batch * (p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * double(p.k) * p.a_bytes);
+    footprint += batch * (p.b_footprint_bytes > 0 ? p.b_footprint_bytes : double(p.k) * double(p.n) * p.b_bytes);
+    footprint += batch * double(p.m) * double(p.n) * p.c_bytes;
+  }
+  for (StreamingKernel h : L.helpers) {
+    h.footprint_bytes = footprint;
     const StreamingCost c = streaming_cost(g, h);
     helper_cycles += c.cycles, helper_read += h.read_bytes, helper_write += h.write_bytes;
     names += (names.empty() ? "" : ", ") + h.what;

@@ -14,6 +14,12 @@ struct StreamingKernel {
   double read_bytes = 0;
   double write_bytes = 0;
   double flops = 0;          // non-tensor arithmetic (FP32 rate)
+  // A layout conversion (cuDNN's nchwToNhwcKernel / nhwcToNchwKernel, filter reorders): lanes move
+  // one element each (access_bytes wide), so narrow elements meet l1.narrow_request_interval; 0: not one.
+  int access_bytes = 0;
+  // Bytes of the whole operation the kernel is part of (a convolution's tensors, their converted
+  // copies and its helpers' outputs): its inputs are still in L2 only if all of it fits; 0: its own bytes.
+  double footprint_bytes = 0;
 };
 
 struct StreamingCost {
