@@ -19,6 +19,12 @@
 namespace tcsim::gpu {
 namespace {
 
+bool has_helper(const ConvLowering& L, const std::string& what) {
+  for (const auto& h : L.helpers)
+    if (h.what == what) return true;
+  return false;
+}
+
 bool has_note(const std::vector<std::string>& notes, const std::string& text) {
   for (const auto& n : notes)
     if (n.find(text) != std::string::npos) return true;
@@ -386,11 +392,6 @@ TEST_CASE("run_conv on sm_90: an NCHW 3x3 convolution transposes its input in an
   test::ConvArgs a;
   a.n = 32, a.h = a.w = 56, a.c = 64, a.k = 64, a.format = FormatId::tf32;
   const ConvLowering fwd = lower_conv(g, test::conv_kernel(a));
-  auto has_helper = [](const ConvLowering& L, const std::string& what) {
-    for (const auto& h : L.helpers)
-      if (h.what == what) return true;
-    return false;
-  };
   CHECK(has_helper(fwd, "NCHW->NHWC transpose of the input"));
   CHECK(has_helper(fwd, "NHWC->NCHW transpose of the output"));
   a.pass = Pass::data_grad;
@@ -465,11 +466,6 @@ TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a s
   // stride-1 1x1 weight gradients a batched cutlass_80_tensorop_s1688gemm with grid z = N, then
   // cudnn::cnn::reduce_wgrad_nchw_helper.
   const GpuConfig g = test::shipped("h100");
-  auto has_helper = [](const ConvLowering& L, const std::string& what) {
-    for (const auto& h : L.helpers)
-      if (h.what == what) return true;
-    return false;
-  };
   test::ConvArgs a;
   a.n = 64, a.h = a.w = 56, a.c = 256, a.k = 512, a.r = a.s = 1, a.pad = 0, a.stride = 2, a.format = FormatId::tf32;
   const ConvLowering strided = lower_conv(g, test::conv_kernel(a));
@@ -510,11 +506,6 @@ TEST_CASE("run_conv on sm_80+: an NCHW 1x1 convolution of images smaller than a 
   // (49-pixel) 1x1 convolutions run nchwToNhwcKernel + sm90_xmma_*_nhwckrsc_nhwc + nhwcToNchwKernel
   // in both passes (forward -55% and weight gradient +92% as per-image GEMMs), the 14x14 forward
   // passes (196 pixels) a GEMM per image.
-  auto has_helper = [](const ConvLowering& L, const std::string& what) {
-    for (const auto& h : L.helpers)
-      if (h.what == what) return true;
-    return false;
-  };
   test::ConvArgs a;
   a.n = 128, a.h = a.w = 7, a.c = 512, a.k = 2048, a.r = a.s = 1, a.pad = 0, a.stride = 1, a.format = FormatId::tf32;
   for (const char* board : {"h100", "a100"}) {
