@@ -1,7 +1,8 @@
 #pragma once
 // Cost of a library's memory-bound helper kernel (a layout transpose, a Winograd or FFT transform,
-// a direct depthwise convolution): its bytes at the DRAM bandwidth (the L2's when the whole
-// footprint fits in L2), its arithmetic at the CUDA-core rate, whichever is longer, plus a launch.
+// a direct depthwise convolution): its bytes at the DRAM bandwidth (the L2's when the operation's
+// whole footprint fits in L2; element-wide lanes at most at the narrow-request rate), its arithmetic
+// at the CUDA-core rate, whichever is longer, plus a launch.
 // Kept separate from GpuModel::run_memory on purpose: conv helpers need only this simple form.
 #include <string>
 
