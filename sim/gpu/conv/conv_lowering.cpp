@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpu/gemm/cublas_choice.h"
+#include "numerics/arch.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -397,7 +398,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90", g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_89" || g.arch == "sm_90"};
+               g.arch == "sm_90", num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;

@@ -67,10 +67,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
   for (const auto& h : L.helpers) footprint += h.read_bytes + h.write_bytes;
   if (L.has_gemm) {
     const GemmProblem& p = L.gemm.problem;
-    const double batch = double(p.batch);
-    footprint += batch * (p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * double(p.k) * p.a_bytes);
-    footprint += batch * (p.b_footprint_bytes > 0 ? p.b_footprint_bytes : double(p.k) * double(p.n) * p.b_bytes);
-    footprint += batch * double(p.m) * double(p.n) * p.c_bytes;
+    footprint += double(p.batch) * (p.a_stored_bytes() + p.b_stored_bytes() + double(p.m) * double(p.n) * p.c_bytes);
   }
   for (StreamingKernel h : L.helpers) {
     h.footprint_bytes = footprint;

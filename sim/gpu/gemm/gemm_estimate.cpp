@@ -152,9 +152,8 @@ std::size_t SmTimeCache::size() const {
 
 bool l2_resident(const GpuConfig& g, const GemmProblem& p) {
   // The operands as stored (an implicit GEMM's activation tensor, not its im2col matrix) and D.
-  const double K = double(p.k), batch = double(p.batch);
-  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
-  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
+  const double batch = double(p.batch);
+  const double A = p.a_stored_bytes(), B = p.b_stored_bytes();
   return g.l2_holds(batch * (A + B), batch * double(p.m) * double(p.n) * p.c_bytes);
 }
 
@@ -164,8 +163,7 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double batch = double(p.batch);
   const double K = double(p.k);
   // Operand bytes in memory (an implicit GEMM's activation tensor, not its im2col matrix).
-  const double A = p.a_footprint_bytes > 0 ? p.a_footprint_bytes : double(p.m) * K * p.a_bytes;
-  const double B = p.b_footprint_bytes > 0 ? p.b_footprint_bytes : K * double(p.n) * p.b_bytes;
+  const double A = p.a_stored_bytes(), B = p.b_stored_bytes();
   t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
   // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
   // A rows and B columns it touches; an operand small enough to stay in L2 is read once.

@@ -25,6 +25,9 @@ struct GemmProblem {
   // elements: an implicit GEMM reads the activation tensor, not its im2col matrix, whose R*S-fold
   // overlap the caches serve. 0: the operand is stored as its GEMM matrix.
   double a_footprint_bytes = 0, b_footprint_bytes = 0;
+  // The operands' bytes in memory per batch instance: the footprint, else the GEMM matrix.
+  double a_stored_bytes() const { return a_footprint_bytes > 0 ? a_footprint_bytes : double(m) * double(k) * a_bytes; }
+  double b_stored_bytes() const { return b_footprint_bytes > 0 ? b_footprint_bytes : double(k) * double(n) * b_bytes; }
   bool sparse_a = false;  // A is 2:4 sparse: a_bytes counts its kept half plus the metadata
   bool l2_warm = false;   // back-to-back calls: operands that fit in L2 are read from L2 (Kernel::l2_warm)
   // An epilogue that transforms the accumulators before the store (fused Winograd's inverse
