@@ -22,7 +22,7 @@ mkdir -p "$OUT" || exit 2
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
 exec > >(tee -a "$OUT/log.txt") 2>&1
-say() { echo "[$(( $(date +%s) - START ))s] $*"; }
+say() { echo "[$(( $(date +%s) - START ))s] $*" >&2; }  # stderr: a step's stdout may be its output
 step() { local cap=$1; shift; say "start (limit ${cap}s): $*"; timeout "$cap" "$@"; say "exit $?: $1 $2"; }
 
 nvidia-smi -q >"$OUT/nvidia-smi.txt" 2>&1
@@ -40,7 +40,9 @@ step 150 ncu --profile-from-start off --csv --page raw --clock-control none \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
   --section LaunchStats --section Occupancy --section SchedulerStats \
   python3 "$G/op_profile.py" --suite llm_ops --out "$R/ncu" --ncu-shapes 1x4096,128x4096,1024x4096,4096x4096 \
-  >"$R/ncu_llm_ops.csv"
+  >"$R/ncu_raw.txt"
+# ncu prints its own notes (==PROF==, ==WARNING==) on stdout before the CSV: keep the CSV
+sed -n '/^"ID"/,$p' "$R/ncu_raw.txt" >"$R/ncu_llm_ops.csv"
 step 45 python3 "$G/power_steady.py" --out "$R/power_steady" --seconds 2
 mkdir -p "$R/power_steady"; nvidia-smi -q -d PERFORMANCE >"$R/power_steady/nvidia-smi-performance-after.txt" 2>&1
 
