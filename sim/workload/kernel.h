@@ -77,6 +77,9 @@ struct MemoryShape {
   // previous step's optimizer (AMP's casts of the fp32 weights). Otherwise a footprint that fits in
   // L2 is taken as there (back-to-back runs).
   bool cold = false;
+  // Bytes of other data written just before this op (a benchmark's L2 flush: a 256 MiB zero_
+  // between calls); inputs are read from DRAM when this exceeds the L2. 0: none seen.
+  double evicted_bytes = 0;
 };
 
 // The MemoryShape op of a training batch norm run by cuDNN as PyTorch calls it: the per-channel

@@ -37,13 +37,15 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
 
   // Where the data lives: an op timed back to back keeps a footprint that fits in L2 there
   // (the L2 is write-back: the outputs stay too), so it runs at L2 bandwidth and hit latency;
-  // not a cold one (MemoryShape::cold: a step's parameters come from DRAM).
+  // not a cold one (MemoryShape::cold: a step's parameters come from DRAM), nor one that follows a
+  // write of more than the L2 holds (MemoryShape::evicted_bytes: a benchmark's flush).
   // Far-partition copies count (GpuConfig::l2_holds; A100: 2 partitions, an elementwise add stays
   // warm up to 30 MB, not 40 MB).
   const double bytes_read = double(k.bytes_read), bytes_written = double(k.bytes_written);
   const double bytes = bytes_read + bytes_written;
   const double read_copies = g.l2_read_copies();
-  const bool l2_resident = !k.memory.cold && g.l2_holds(bytes_read, bytes_written);
+  const bool l2_resident =
+      !k.memory.cold && k.memory.evicted_bytes < double(g.l2_size) && g.l2_holds(bytes_read, bytes_written);
   const double mem_latency = l2_resident ? g.l2_hit_latency() : g.dram_latency;
 
   // Second passes over a row come from L1 while the rows of the resident CTAs fit there (LRU

@@ -467,6 +467,22 @@ TEST_CASE("memory kernel: a cold footprint (a step's parameters) is read from DR
   CHECK(cold.get("dram_read_bytes").value_or(0) == doctest::Approx(double(k.bytes_read)));
 }
 
+TEST_CASE("memory kernel: inputs flushed from L2 by a larger write before the op come from DRAM") {
+  // validation/measured/H100/op_profile/llm_ops_cold: torch.add of two [1024, 4096] fp16 tensors
+  // (25 MB with the output, inside the L2) after a 256 MiB zero_ takes 11.0 us; back to back 4.8 us.
+  const GpuConfig h100 = gpu::test::shipped("h100");
+  Kernel k = memory_kernel("add", 1024 * 4096, 0, 2, FormatId::fp16);
+  const KernelResult warm = run_memory_kernel(h100, k);
+  CHECK(warm.bound == "l2");
+  k.memory.evicted_bytes = 0.5 * double(h100.l2_size);  // a smaller write leaves the inputs in L2
+  CHECK(run_memory_kernel(h100, k).time_s == warm.time_s);
+  k.memory.evicted_bytes = 256.0 * 1024 * 1024;
+  const KernelResult flushed = run_memory_kernel(h100, k);
+  CHECK(flushed.bound == "dram");
+  CHECK(flushed.get("dram_read_bytes").value_or(0) == doctest::Approx(double(k.bytes_read)));
+  CHECK(std::abs(flushed.time_s * 1e6 / 11.0 - 1) < 0.15);
+}
+
 TEST_CASE("memory launch: a sum over the rows (a bias gradient) takes reduce_kernel's column grid and its global tail") {
   const GpuConfig g = gpu::test::shipped("h100");
   // The grids of BERT-base's bias gradients in the H100 profile (fp16 dY of 16384 tokens; 32 x 4

@@ -264,3 +264,36 @@ TEST_CASE("profile mapping: autocast's casts of a layer's parameters read DRAM, 
   CHECK(weight.memory.elements == 3072 * 768);
   CHECK(weight.memory.cold);
 }
+
+TEST_CASE("profile mapping: an op right after a fill larger than any L2 (a benchmark's flush) is marked evicted") {
+  // validation/gpu/op_profile.py's cold suite: aten::zero_ of 256 MiB (its kernel is aten::fill_'s)
+  // before each timed call; the second add follows the first, not a fill.
+  auto op = [](const char* name, int id, int ts, const std::string& dims, const std::string& types) {
+    return R"J({"ph": "X", "cat": "cpu_op", "name": ")J" + std::string(name) + R"J(", "pid": 1, "tid": 1, "ts": )J" +
+           std::to_string(ts) + R"J(, "dur": 5, "args": {"External id": )J" + std::to_string(id) + R"J(, "Input Dims": )J" +
+           dims + R"J(, "Input type": )J" + types + "}}";
+  };
+  auto kernel = [](const char* name, int id, int ts) {
+    return R"J({"ph": "X", "cat": "kernel", "name": ")J" + std::string(name) + R"J(", "pid": 0, "tid": 7, "ts": )J" +
+           std::to_string(1000 + ts) + R"J(, "dur": 3, "args": {"External id": )J" + std::to_string(id) +
+           R"J(, "device": 0, "stream": 7}})J";
+  };
+  const char* fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
+  const char* add = "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::Half>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::Half>, std::array<char*, 3ul>)";
+  const std::string x = R"J([[1024, 4096], [1024, 4096], []])J", half = R"J(["c10::Half", "c10::Half", "Scalar"])J";
+  const std::string trace = R"J({"schemaVersion": 1, "traceEvents": [
+  )J" + op("aten::zero_", 1, 100, "[[67108864]]", R"J(["float"])J") + ",\n  " +
+                            op("aten::fill_", 2, 101, "[[67108864], []]", R"J(["float", "Scalar"])J") + ",\n  " +
+                            kernel(fill, 2, 101) + ",\n  " + op("aten::add", 3, 110, x, half) + ",\n  " +
+                            kernel(add, 3, 110) + ",\n  " + op("aten::add", 4, 120, x, half) + ",\n  " +
+                            kernel(add, 4, 120) + "]}";
+  const ProfileMapping m = map_profile(parse_kineto_trace(trace, "flush.json"));
+  std::vector<const ProfiledCall*> adds;
+  for (const auto& c : m.calls)
+    if (c.name == "aten::add") adds.push_back(&c);
+  REQUIRE(adds.size() == 2);
+  REQUIRE(adds[0]->sim.kernels.size() == 1);
+  REQUIRE(adds[1]->sim.kernels.size() == 1);
+  CHECK(adds[0]->sim.kernels[0].memory.evicted_bytes == doctest::Approx(256.0 * 1024 * 1024));
+  CHECK(adds[1]->sim.kernels[0].memory.evicted_bytes == 0);
+}
