@@ -90,6 +90,17 @@ constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 1
 // Issued instructions of every kind: they are charged at the issue rate (MemoryLaunch::
 // issue_instructions_per_element); only the PTX counts say which are FP32 lane work.
 constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
+// Counted by Nsight Compute on the lent H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz:
+// validation/gpu/op_profile.py's llm_ops at 1-4096 rows of 4096 fp16, PyTorch 2.11, the same per
+// row at every row count):
+//  - vectorized_layer_norm_kernel<c10::Half, float, true> (F.rms_norm, aten::_fused_rms_norm):
+//    1874 per row of 4096, 468.5 per thread of the 128 for its 32 elements; the split between per
+//    row and per element is not measured: all counted per element (14.6).
+//  - cunn_SoftMaxForwardReg (rows of fewer than 10 elements per thread, PyTorch 2.7+): 10173 per
+//    row of 4096, 318 per thread of the 1024 for its 4 elements; the PTX count above gives 4 x 37.5
+//    of that, the rest (168 per thread) is per row: the max and sum reductions across 32 warps.
+constexpr double kRmsNormLayerKernelInstructions = 1874.0 * 32 / 4096;
+constexpr double kSoftmaxRegRowInstructionsPerThread = 10173.0 / 32 - 4 * kSoftmaxBlockInstructions;
 constexpr double kLayerNormGradInputInstructions = 43.4;
 constexpr double kGammaBetaInstructionsPerInput = 17.3;
 constexpr double kGeluBackwardInstructions = 43.9;
@@ -196,6 +207,8 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
   }
   l.block_reductions = rereads;
   if (!op.backward) l.instructions_per_element = op.log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
+  if (in_registers && !op.log)
+    l.issue_instructions_per_element = kSoftmaxRegRowInstructionsPerThread * double(l.threads_per_cta) / double(r);
   l.kernel = std::string(op.backward ? "cunn_SoftMaxBackward" : "cunn_SoftMaxForward") + variant + " (a CTA of " +
              std::to_string(l.threads_per_cta) + " threads per row, " + std::to_string(l.ctas) + " CTAs)";
   return l;
@@ -207,7 +220,10 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
 // Sarathi/vLLM's rms_norm_kernel (csrc/layernorm_kernels.cu: a CTA of min(R, 1024) threads per
 // row, one element per thread per iteration, blockReduceSum, a second pass that re-reads x and
 // reads the weight) has the same structure.
-MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms, bool backward) {
+// PyTorch's own RMS norm (F.rms_norm, 2.7+) is the layer-norm kernel with its RMS flag
+// ("layer_norm_rms": the same geometry, its own instruction count).
+MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, std::int64_t r, bool rms, bool backward,
+                      bool rms_flag = false) {
   MemoryLaunch l;
   l.ctas = rows;
   if (rms) {
@@ -222,6 +238,8 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     l.dependent_loads = double(ceil_div(r, vec ? 512 : 128));
     if (backward)
       l.issue_instructions_per_element = kLayerNormGradInputInstructions;
+    else if (rms_flag)
+      l.issue_instructions_per_element = kRmsNormLayerKernelInstructions;
     else if (vec) {
       l.instructions_per_element = kLayerNormInstructions;
       l.issue_instructions_per_element = kLayerNormRowInstructionsPerThread * 128.0 / double(r);
@@ -456,8 +474,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   if (is_one_of(op, {"softmax", "log_softmax", "cross_entropy"})) return softmax(g, k, rows, r, {false, op != "softmax"});
   if (is_one_of(op, {"softmax_backward", "log_softmax_backward"}))
     return softmax(g, k, rows, r, {true, op == "log_softmax_backward"});
-  if (is_one_of(op, {"layer_norm", "rms_norm", "layer_norm_backward"}))
-    return row_norm(g, k, rows, r, op == "rms_norm", op == "layer_norm_backward");
+  if (is_one_of(op, {"layer_norm", "rms_norm", "layer_norm_backward", "layer_norm_rms"}))
+    return row_norm(g, k, rows, r, op == "rms_norm", op == "layer_norm_backward", op == "layer_norm_rms");
   if (is_one_of(op, {"batch_norm_nchw", "batch_norm_nchw_backward"}) && s.row_length > 0)
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (is_one_of(op, {"batch_norm_nhwc", "batch_norm_nhwc_backward"}) && s.row_length > 0)

@@ -188,7 +188,7 @@ void map_memory(Call& c, const std::string& b) {
     const double rows = n / double(std::max<std::int64_t>(1, row));
     if (!bwd) {  // x and the affine parameters in; y and the fp32 row statistics out
       const double params = rms ? 1 : 2, stats_bytes = rms ? 4 : 8;
-      return add_memory(c, "norm", "layer_norm", f, t.largest, row, n * eb + params * double(row) * eb,
+      return add_memory(c, "norm", rms ? "layer_norm_rms" : "layer_norm", f, t.largest, row, n * eb + params * double(row) * eb,
                         n * eb + stats_bytes * rows, rms ? 6 : 8, launches);
     }
     // Two launches (PyTorch, native/cuda/layer_norm_kernel.cu): the input gradient, a CTA per row

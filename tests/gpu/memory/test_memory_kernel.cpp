@@ -379,6 +379,31 @@ TEST_CASE("memory launch: layer norm's per-row Welford reductions and its input-
   CHECK(h200.issue_lanes_per_clk() == h200.peak_ffma_per_clk());
 }
 
+TEST_CASE("memory launch: PyTorch 2.7+'s register softmax and fused RMS norm (Nsight Compute counts)") {
+  // validation/measured/H200/ncu/ncu_llm_ops.csv.xz (PyTorch 2.11, rows of 4096 fp16): the
+  // register softmax issues 10173 warp instructions per row, 318 per thread (the PTX count gave
+  // 4 x 37.5); F.rms_norm's layer-norm kernel with its RMS flag 1874 per row, 14.6 per element.
+  const GpuConfig h100 = gpu::test::shipped("h100");
+  const Kernel soft = memory_kernel("softmax", 4096 * 4096, 4096, 1, FormatId::fp16);
+  const MemoryLaunch s = memory_launch(h100, soft);
+  REQUIRE(s.kernel.rfind("cunn_SoftMaxForwardReg", 0) == 0);
+  CHECK((s.instructions_per_element + s.issue_instructions_per_element) * 4 == doctest::Approx(10173.0 / 32));
+  const Kernel rms = memory_kernel("layer_norm_rms", 16384 * 4096, 4096, 1, FormatId::fp16);
+  const MemoryLaunch r = memory_launch(h100, rms);
+  CHECK(r.kernel.rfind("vectorized_layer_norm_kernel", 0) == 0);
+  CHECK(r.threads_per_cta == 128);
+  CHECK(r.issue_instructions_per_element * 32 == doctest::Approx(1874.0 / 4));
+  // Held out (the counts are the H200's; the times the H100's, validation/measured/H100/op_profile,
+  // llm_ops_warm medians): softmax over 4096 x 4096 56.5 us (the PTX count alone gave 32.5), RMS
+  // norm over 16384 x 4096 104.6 us (with layer norm's count 126.4).
+  const double soft_us = run_memory_kernel(h100, soft).time_s * 1e6;
+  const double rms_us = run_memory_kernel(h100, rms).time_s * 1e6;
+  MESSAGE("H100 softmax 4096 x 4096: " << soft_us << " us (56.5 measured); RMS norm 16384 x 4096: " << rms_us
+                                      << " us (104.6)");
+  CHECK(soft_us == doctest::Approx(56.5).epsilon(0.15));
+  CHECK(rms_us == doctest::Approx(104.6).epsilon(0.15));
+}
+
 TEST_CASE("memory launch: GELU's gradient is issue-bound on sm_90 (Nsight Compute: 43.9 instructions per element)") {
   // BERT-base AMP b128's 12 GELU gradients of 50M fp16 elements: 87.8-90 us on the H200 (trace;
   // its bytes take 68 us at the DRAM rate), 102 us on the H100 (DRAM-bound there).

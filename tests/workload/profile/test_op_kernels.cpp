@@ -98,12 +98,13 @@ TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
 TEST_CASE("op kernels: PyTorch's fused RMSNorm and embedding lookups") {
   const std::vector<KernelNameClass> none;
   // aten::_fused_rms_norm (input, normalized_shape, weight, eps): the layer-norm row kernel, x and
-  // gamma in, y and the fp32 rstd per row out (PyTorch 2.11's trace: vectorized_layer_norm_kernel).
+  // gamma in, y and the fp32 rstd per row out (PyTorch 2.11's trace: vectorized_layer_norm_kernel
+  // with its RMS flag, "layer_norm_rms": its own instruction count).
   OpKernels rms = op_kernels(op("aten::_fused_rms_norm", {{256, 4096}, {}, {4096}, {}},
                                 {"c10::Half", "ScalarList", "c10::Half", "Scalar"}), none);
   REQUIRE(rms.mapped);
   CHECK(rms.family == "norm");
-  CHECK(rms.kernels[0].memory.op == "layer_norm");
+  CHECK(rms.kernels[0].memory.op == "layer_norm_rms");
   CHECK(rms.kernels[0].memory.row_length == 4096);
   CHECK(rms.kernels[0].bytes_read == 2u * 256 * 4096 + 2u * 4096);
   CHECK(rms.kernels[0].bytes_written == 2u * 256 * 4096 + 4u * 256);
