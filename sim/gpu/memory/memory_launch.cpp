@@ -90,17 +90,23 @@ constexpr double kLayerNormInstructions = (32 + 1 + 4 * 4) / 4.0 + (87 + 17) / 1
 // Issued instructions of every kind: they are charged at the issue rate (MemoryLaunch::
 // issue_instructions_per_element); only the PTX counts say which are FP32 lane work.
 constexpr double kLayerNormRowInstructionsPerThread = 519 - 6 * kLayerNormInstructions;
-// Counted by Nsight Compute on the lent H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz:
-// validation/gpu/op_profile.py's llm_ops at 1-4096 rows of 4096 fp16, PyTorch 2.11, the same per
-// row at every row count):
-//  - vectorized_layer_norm_kernel<c10::Half, float, true> (F.rms_norm, aten::_fused_rms_norm):
-//    1874 per row of 4096, 468.5 per thread of the 128 for its 32 elements; the split between per
-//    row and per element is not measured: all counted per element (14.6).
-//  - cunn_SoftMaxForwardReg (rows of fewer than 10 elements per thread, PyTorch 2.7+): 10173 per
-//    row of 4096, 318 per thread of the 1024 for its 4 elements; the PTX count above gives 4 x 37.5
-//    of that, the rest (168 per thread) is per row: the max and sum reductions across 32 warps.
-constexpr double kRmsNormLayerKernelInstructions = 1874.0 * 32 / 4096;
-constexpr double kSoftmaxRegRowInstructionsPerThread = 10173.0 / 32 - 4 * kSoftmaxBlockInstructions;
+// Counted by Nsight Compute on the lent H200 (validation/measured/H200/ncu/ncu_llm_ops*.csv.xz:
+// validation/gpu/op_profile.py's llm_ops, rows of 2560, 4096 and 8192 fp16, PyTorch 2.11; each
+// row length at 1 and 4096 rows, the same per row). Per thread per row, against the elements a
+// thread owns, each a straight line through the three row lengths:
+//  - vectorized_layer_norm_kernel<c10::Half, float, false> (128 threads): 862.75, 1207.75, 2127.75
+//    for 20, 32, 64 elements = 287.75 + 28.75 per element (2-byte inputs; the fp32 count above,
+//    one row length measured, stays for 4-byte ones);
+//  - the same kernel with its RMS flag (F.rms_norm, aten::_fused_rms_norm): 339.5, 468.5, 812.5
+//    = 124.5 + 10.75 per element;
+//  - cunn_SoftMaxForwardReg (1024 threads, rows of fewer than 10 elements per thread, PyTorch
+//    2.7+): 234.4, 317.9, 618.9 for 2.5, 4, 8 elements = 47 + 71 per element (least squares,
+//    within 4%); of the 71 the PTX count above is the FP32 lane work. Its registers: 28, 30, 37
+//    per thread: from 8 elements a thread on (37 > 32) one 1024-thread CTA fits an SM, not two.
+constexpr double kLayerNormHalfRowInstructionsPerThread = 287.75, kLayerNormHalfInstructions = 28.75;
+constexpr double kRmsNormRowInstructionsPerThread = 124.5, kRmsNormLayerKernelInstructions = 10.75;
+constexpr double kSoftmaxRegRowInstructionsPerThread = 47, kSoftmaxRegInstructions = 71;
+constexpr int kSoftmaxRegOneCtaElements = 8;  // measured at 8 (37 registers) and 4 (30): [assumed] from 5 to 7 as at 4
 constexpr double kLayerNormGradInputInstructions = 43.4;
 constexpr double kGammaBetaInstructionsPerInput = 17.3;
 constexpr double kGeluBackwardInstructions = 43.9;
@@ -207,8 +213,11 @@ MemoryLaunch softmax(const GpuConfig& g, const Kernel& k, std::int64_t rows, std
   }
   l.block_reductions = rereads;
   if (!op.backward) l.instructions_per_element = op.log ? kLogSoftmaxBlockInstructions : kSoftmaxBlockInstructions;
-  if (in_registers && !op.log)
-    l.issue_instructions_per_element = kSoftmaxRegRowInstructionsPerThread * double(l.threads_per_cta) / double(r);
+  if (in_registers && !op.log) {
+    l.issue_instructions_per_element = kSoftmaxRegInstructions - kSoftmaxBlockInstructions +
+                                       kSoftmaxRegRowInstructionsPerThread * double(l.threads_per_cta) / double(r);
+    if (ceil_div(r, std::int64_t(l.threads_per_cta)) >= kSoftmaxRegOneCtaElements) l.max_resident = 1;
+  }
   l.kernel = std::string(op.backward ? "cunn_SoftMaxBackward" : "cunn_SoftMaxForward") + variant + " (a CTA of " +
              std::to_string(l.threads_per_cta) + " threads per row, " + std::to_string(l.ctas) + " CTAs)";
   return l;
@@ -239,8 +248,12 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     if (backward)
       l.issue_instructions_per_element = kLayerNormGradInputInstructions;
     else if (rms_flag)
-      l.issue_instructions_per_element = kRmsNormLayerKernelInstructions;
-    else if (vec) {
+      l.issue_instructions_per_element = kRmsNormLayerKernelInstructions + kRmsNormRowInstructionsPerThread * 128.0 / double(r);
+    else if (vec && memory_element_bytes(k) <= 2) {
+      l.instructions_per_element = kLayerNormInstructions;
+      l.issue_instructions_per_element =
+          kLayerNormHalfInstructions - kLayerNormInstructions + kLayerNormHalfRowInstructionsPerThread * 128.0 / double(r);
+    } else if (vec) {
       l.instructions_per_element = kLayerNormInstructions;
       l.issue_instructions_per_element = kLayerNormRowInstructionsPerThread * 128.0 / double(r);
     }
@@ -248,7 +261,6 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
                                     : (vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel")) +
                " (a CTA of 128 threads per row, " + std::to_string(l.ctas) + " CTAs)";
   }
-  (void)k;
   l.reread_trips = l.dependent_loads;
   l.reread_passes = 1;
   l.block_reductions = 1;
