@@ -109,11 +109,15 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // Since the A100's instruction energy is calibrated (672 pJ: configs/gpu/a100.yaml) the 400 W
   // board no longer slows the larger of these kernels, and the under-prediction shows: emb 29.64 ->
   // 30.44, input norm 18.22 -> 18.53, mlp_act 16.25 -> 17.63.
-  CHECK(group_mape(rep, "vidur emb") <= 31.0);                       // 30.44
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 20.0);           // 18.53
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 22.0);  // 20.56
-  CHECK(group_mape(rep, "vidur attn_rope") <= 25.5);                 // 24.47
-  CHECK(group_mape(rep, "vidur mlp_act") <= 18.0);                   // 17.63
+  // Since a lone warp waits sm.ffma_latency between dependent instructions (Nsight Compute, one
+  // row of layer norm on the H200): emb 30.44 -> 14.99 (index_select's 128-thread CTAs), input
+  // norm 18.53 -> 17.45 (phi-2's fp16 layer norm count: 19.3 -> 15.2 on its rows), post norm
+  // 20.56 -> 20.11, rope 24.47 -> 25.09 (already over-predicted: +20%), mlp_act 17.63 -> 17.44.
+  CHECK(group_mape(rep, "vidur emb") <= 16.0);                       // 14.99
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 18.5);           // 17.45
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 21.0);  // 20.11
+  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 25.09
+  CHECK(group_mape(rep, "vidur mlp_act") <= 18.0);                   // 17.44
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {

@@ -136,6 +136,7 @@ double sfu_per_element(const std::string& op) {
 // covers block_work_size = 512 elements and the grid is ceil(N / 512), no grid-stride loop.
 MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, int per_thread, const char* name) {
   MemoryLaunch l;
+  l.independent_chains = per_thread;
   l.threads_per_cta = threads;
   l.ctas = std::max<std::int64_t>(1, ceil_div(elements, std::int64_t(threads) * per_thread));
   l.kernel = std::string(name) + " (" + std::to_string(threads) + " threads x " + std::to_string(per_thread) +
@@ -534,6 +535,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
     l.instructions_per_element = kRopeInstructionsPerPair / 2;
+    l.independent_chains = 2;  // a pair's two outputs, x cos - y sin and y cos + x sin
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
     return l;

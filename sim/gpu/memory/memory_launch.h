@@ -63,6 +63,10 @@ struct MemoryLaunch {
   // 32-bit integer instructions per element (index arithmetic) on the SM's integer lanes
   // (sm.int32_lanes_per_subcore), a bound of their own.
   double integer_instructions_per_element = 0;
+  // Independent instruction chains a thread interleaves (the elements an elementwise thread owns);
+  // a warp with one chain waits sm.ffma_latency between dependent instructions (row kernels'
+  // Welford updates and reductions, gathers' index arithmetic).
+  int independent_chains = 1;
 };
 
 // The launch of `k` (kind memory). A kernel without a shape but with bytes is a stream of
