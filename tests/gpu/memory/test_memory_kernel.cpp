@@ -418,6 +418,32 @@ TEST_CASE("memory launch: PyTorch 2.7+'s register softmax, fp16 layer norm and f
   CHECK(rms_us == doctest::Approx(104.6).epsilon(0.15));
 }
 
+TEST_CASE("memory kernel: a lone warp waits sm.ffma_latency between dependent instructions") {
+  // One row of fp16 layer norm is one CTA of 4 warps: one warp per scheduler, whose Welford chain
+  // issues an instruction every few cycles (Nsight Compute, H200: 6.3 besides memory waits).
+  // Held out (validation/measured/H100/op_profile, llm_ops_warm, medians): rows of 2560 / 4096 /
+  // 8192 take 4.48 / 6.11 / 10.24 us; issuing one instruction per cycle the model gave 3.25 / 3.93 / 5.73.
+  GpuConfig h100 = gpu::test::shipped("h100");
+  const double measured[] = {4.48, 6.11, 10.24};
+  const std::int64_t rows[] = {2560, 4096, 8192};
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(rows[i]);
+    const Kernel ln = memory_kernel("layer_norm", rows[i], rows[i], 1, FormatId::fp16);
+    const double us = run_memory_kernel(h100, ln).time_s * 1e6;
+    CHECK(us == doctest::Approx(measured[i]).epsilon(0.15));
+  }
+  // The wait is the FFMA latency's: at one cycle the row is issue-paced again; an elementwise
+  // thread's independent elements hide it (the same add with the latency at 1 and at 4).
+  const Kernel ln = memory_kernel("layer_norm", 4096, 4096, 1, FormatId::fp16);
+  const Kernel add = memory_kernel("add", 4096, 0, 2, FormatId::fp16);
+  const double ln4 = run_memory_kernel(h100, ln).time_s, add4 = run_memory_kernel(h100, add).time_s;
+  CHECK(memory_launch(h100, ln).independent_chains == 1);
+  CHECK(memory_launch(h100, add).independent_chains == 4);
+  h100.ffma_latency = 1;
+  CHECK(run_memory_kernel(h100, ln).time_s < 0.75 * ln4);
+  CHECK(run_memory_kernel(h100, add).time_s == doctest::Approx(add4));
+}
+
 TEST_CASE("memory launch: GELU's gradient is issue-bound on sm_90 (Nsight Compute: 43.9 instructions per element)") {
   // BERT-base AMP b128's 12 GELU gradients of 50M fp16 elements: 87.8-90 us on the H200 (trace;
   // its bytes take 68 us at the DRAM rate), 102 us on the H100 (DRAM-bound there).
