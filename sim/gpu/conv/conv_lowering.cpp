@@ -65,6 +65,12 @@ bool nchw_gemm(const Dims& d) {
   return d.pass != Pass::weight_grad || partials < d.x + d.y;
 }
 
+// A layout conversion of `bytes` between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
+// nhwcToNchwKernel, filter reorders): it reads and writes them, its lanes one element each.
+StreamingKernel layout_conversion(const char* what, double bytes, const Dims& d) {
+  return {what, bytes, bytes, 0, int(d.e)};
+}
+
 // A GEMM step before planning. Footprints are per batch instance.
 struct GemmShape {
   i64 m = 0, n = 0, k = 0, batch = 1;
@@ -175,7 +181,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // (nchwToNhwcKernel) and the kernel's epilogue writes NCHW itself (the "_nhwc2nchw_" kernels
   // in nvprof listings: apache/mxnet#9774, NVIDIA/apex#666). A filter reorder is not charged:
   // the measured times show no room for one.
-  auto transpose = [&](const char* what, double bytes) { L.helpers.push_back({what, bytes, bytes, 0, int(d.e)}); };
+  auto transpose = [&](const char* what, double bytes) { L.helpers.push_back(layout_conversion(what, bytes, d)); };
   if (d.pass != Pass::data_grad) transpose("NCHW->NHWC transpose of the input", d.x);
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
   // cuDNN 9 on sm_90 also reorders the filter between KCRS and the KRSC its NHWC kernels use: before
@@ -410,9 +416,9 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
       // nhwcToNchwKernel, where Volta's epilogue writes NCHW itself (lower_implicit). The H100
       // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
       if (d.sm90_nchw_tensor() && !nchw_gemm(d)) {
-        if (k.pass == Pass::forward) L.helpers.push_back({"NHWC->NCHW transpose of the output", d.y, d.y, 0, int(d.e)});
+        if (k.pass == Pass::forward) L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the output", d.y, d));
         if (k.pass == Pass::data_grad)
-          L.helpers.push_back({"NHWC->NCHW transpose of the input gradient", d.x, d.x, 0, int(d.e)});
+          L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the input gradient", d.x, d));
       }
       break;
     case ConvAlgo::winograd: lower_winograd_fused(d, L, s); break;

@@ -250,13 +250,12 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
       l.issue_instructions_per_element = kLayerNormGradInputInstructions;
     else if (rms_flag)
       l.issue_instructions_per_element = kRmsNormLayerKernelInstructions + kRmsNormRowInstructionsPerThread * 128.0 / double(r);
-    else if (vec && memory_element_bytes(k) <= 2) {
+    else if (vec) {
       l.instructions_per_element = kLayerNormInstructions;
       l.issue_instructions_per_element =
-          kLayerNormHalfInstructions - kLayerNormInstructions + kLayerNormHalfRowInstructionsPerThread * 128.0 / double(r);
-    } else if (vec) {
-      l.instructions_per_element = kLayerNormInstructions;
-      l.issue_instructions_per_element = kLayerNormRowInstructionsPerThread * 128.0 / double(r);
+          memory_element_bytes(k) <= 2
+              ? kLayerNormHalfInstructions - kLayerNormInstructions + kLayerNormHalfRowInstructionsPerThread * 128.0 / double(r)
+              : kLayerNormRowInstructionsPerThread * 128.0 / double(r);
     }
     l.kernel = std::string(backward ? (vec ? "layer_norm_grad_input_kernel_vectorized" : "layer_norm_grad_input_kernel")
                                     : (vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel")) +
