@@ -1,7 +1,7 @@
 // Memory-bound kernels against measured PyTorch ops (skipped without shared/): NeuSight's FP32
 // elementwise, softmax and layer-norm kernels on V100 PCIe and A100 PCIe (timed around the op
 // call: host overhead included), and Vidur's fp16 memory operators (embedding, norms, rope,
-// activation, residual add) on A100 SXM 80 GB (GPU time).
+// activation, residual add) and projections on A100 80GB PCIe (GPU time).
 // The bounds are the MAPE reached today (sim/gpu/README.md, "Memory-bound kernels"), a little
 // above; the project's target is 15% per family. Each host's parameters were fitted on its own
 // direct torch calls (add, mul, div, pow, tanh); the other ops, softmax and layer norm are checks.
@@ -86,7 +86,7 @@ TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe") {
   CHECK(group_mape(a100, "layer_norm fp32") <= 7.0);   // 5.70
 }
 
-TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A100 SXM 80 GB") {
+TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A100 80GB PCIe") {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: Vidur MAPE test skipped");
@@ -95,7 +95,7 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) {
     return r.kernel.kind == Kernel::Kind::memory && r.group != "vidur add";
   });
-  const gpu::GpuModel model(gpu::test::shipped("a100_80gb"));
+  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
   const auto rep = engine::validate(model, rows, 2);
   CHECK(rep.skipped == 0);
   char buf[256];
@@ -113,11 +113,13 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // row of layer norm on the H200): emb 30.44 -> 14.99 (index_select's 128-thread CTAs), input
   // norm 18.53 -> 17.45 (phi-2's fp16 layer norm count: 19.3 -> 15.2 on its rows), post norm
   // 20.56 -> 20.11, rope 24.47 -> 25.09 (already over-predicted: +20%), mlp_act 17.63 -> 17.44.
+  // On the A100 80GB PCIe, the board Vidur profiled on (configs/gpu/README.md, "Which board"; the
+  // figures above are the SXM config's): emb 14.99, norms 16.85 / 19.74, rope 24.97, mlp_act 15.71.
   CHECK(group_mape(rep, "vidur emb") <= 16.0);                       // 14.99
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 18.5);           // 17.45
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 21.0);  // 20.11
-  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 25.09
-  CHECK(group_mape(rep, "vidur mlp_act") <= 18.0);                   // 17.44
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 18.0);           // 16.85
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 20.5);  // 19.74
+  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 24.97
+  CHECK(group_mape(rep, "vidur mlp_act") <= 16.5);                   // 15.71
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {
@@ -156,7 +158,7 @@ TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe an
 #endif
 }
 
-TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 SXM 80 GB") {
+TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 80GB PCIe") {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: Vidur MAPE test skipped");
@@ -164,9 +166,43 @@ TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 SXM 8
   }
   const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) { return r.group == "vidur add"; });
   REQUIRE(rows.size() == 3129);
-  const gpu::GpuModel model(gpu::test::shipped("a100_80gb"));
+  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
   const auto rep = engine::validate(model, rows, 2);
   const double mape = rep.overall().errors.mape_pct;  // one group: only "all"
   MESSAGE("Vidur add MAPE " << mape << "%");
-  CHECK(mape <= 19.0);  // 17.74: tiny kernels run 2 us, the model says launch + one trip
+  CHECK(mape <= 19.0);  // 18.44 (SXM config 17.74): tiny kernels run 2 us, the model says launch + one trip
+}
+
+TEST_CASE("Vidur projections (cuBLAS fp16 GEMMs, 1-4096 tokens, TP 1-8) on A100 80GB PCIe: at most 10% per operator") {
+  const auto shared = tcsim::test::shared_dir();
+  if (shared.empty()) {
+    MESSAGE("shared/ not found: Vidur projection MAPE test skipped");
+    return;
+  }
+#ifdef TCSIM_SANITIZED
+  const std::size_t stride = 64;  // a sample: the sanitizer build only checks that the path runs cleanly
+#else
+  const std::size_t stride = 1;
+#endif
+  const auto all = vidur_rows(shared, [](const workload::MeasuredRow& r) { return r.kernel.kind == Kernel::Kind::gemm; });
+  REQUIRE(all.size() == 4 * 3129);
+  std::vector<workload::MeasuredRow> rows;
+  for (std::size_t i = 0; i < all.size(); i += stride) rows.push_back(all[i]);
+  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
+  const auto rep = engine::validate(model, rows, 2);
+  CHECK(rep.skipped == 0);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "Vidur projections MAPE: pre %.2f%%, post %.2f%%, up %.2f%%, down %.2f%%",
+                group_mape(rep, "vidur attn_pre_proj"), group_mape(rep, "vidur attn_post_proj"),
+                group_mape(rep, "vidur mlp_up_proj"), group_mape(rep, "vidur mlp_down_proj"));
+  MESSAGE(buf);
+  // Vidur's A100 profiles come from a 300 W A100 80GB PCIe (configs/gpu/README.md, "Which board"):
+  // on the 400 W SXM config the same rows give 13.40 / 13.10 / 14.91 / 10.98 (bias -10..-15%: the
+  // compute-bound rows run at 217-236 TFLOP/s measured, the SXM4 board's LLMCompass GEMMs at 287-293).
+#ifndef TCSIM_SANITIZED
+  CHECK(group_mape(rep, "vidur attn_pre_proj") <= 10.0);   // 9.50
+  CHECK(group_mape(rep, "vidur attn_post_proj") <= 10.0);  // 8.71
+  CHECK(group_mape(rep, "vidur mlp_up_proj") <= 10.0);     // 9.95
+  CHECK(group_mape(rep, "vidur mlp_down_proj") <= 10.0);   // 7.21
+#endif
 }

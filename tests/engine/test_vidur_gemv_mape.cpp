@@ -1,4 +1,4 @@
-// Vidur's decode-step projections (1 token: GEMMs with M = 1, fp16, A100 SXM 80 GB; skipped without
+// Vidur's decode-step projections (1 token: GEMMs with M = 1, fp16, A100 80GB PCIe, the board Vidur profiled on; skipped without
 // shared/) run cuBLAS's matrix-vector kernel in the model. Guards today's MAPE and bias (sim/gpu/README.md,
 // "GEMV kernels"): nothing is fitted on these rows.
 #include <doctest/doctest.h>
@@ -15,13 +15,13 @@
 
 using namespace tcsim;
 
-TEST_CASE("Vidur one-token projections run the GEMV kernel; MAPE on A100 SXM 80 GB") {
+TEST_CASE("Vidur one-token projections run the GEMV kernel; MAPE on A100 80GB PCIe") {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: Vidur GEMV MAPE test skipped");
     return;
   }
-  const gpu::GpuConfig g = gpu::test::shipped("a100_80gb");
+  const gpu::GpuConfig g = gpu::test::shipped("a100_80gb_pcie");
   std::vector<workload::MeasuredRow> rows;
   for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
     const auto s = workload::read_measured(shared / "data" / "vidur" / "a100" / model / "mlp.csv");
@@ -34,6 +34,6 @@ TEST_CASE("Vidur one-token projections run the GEMV kernel; MAPE on A100 SXM 80 
   CHECK(rep.skipped == 0);
   const auto e = rep.overall().errors;
   MESSAGE("Vidur 1-token projections: MAPE " << e.mape_pct << "%, bias " << e.bias_pct << "%");
-  CHECK(e.mape_pct <= 16.0);  // 14.82
-  CHECK(e.bias_pct >= -16.0);  // -14.82: the weight streams run at ~0.82 of the DRAM peak, the model at 0.92
+  CHECK(e.mape_pct <= 13.0);  // 11.77 (SXM config, 2039 GB/s: 14.82)
+  CHECK(e.bias_pct >= -12.0);  // -10.23: the weight streams run at ~0.80 of the DRAM peak, the model at 0.92
 }
