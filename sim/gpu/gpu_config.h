@@ -127,6 +127,14 @@ struct GpuConfig {
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
   double empty_kernel_s = 0;                   // profiled duration of an empty kernel (0: not measured)
+  // A memory kernel's fixed cost beyond its work. After the same kernel (Kernel::follows_itself) it is
+  // what an empty kernel measures back to back (kernel.empty_duration: a one-element add) less that
+  // add's own two L2 trips, a load and the store, which the model counts as its work (so a repeated
+  // one-element add predicts the measurement); else, or without the measurement, the launch.
+  double kernel_fixed_s(bool follows_itself) const {
+    if (!follows_itself || empty_kernel_s <= 0) return launch_overhead_s;
+    return std::max(0.0, empty_kernel_s - 2 * l2_hit_latency() / clock_hz);
+  }
   // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;

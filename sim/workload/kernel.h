@@ -118,6 +118,12 @@ struct Kernel {
   // Timed back to back (benchmark loops: DeepBench, NeuSight): operands that fit in L2 are still
   // there from the previous call, so they are read from L2, not DRAM (sim/gpu/README.md).
   bool l2_warm = false;
+  // The same kernel, with the same shapes, ran just before on the stream (a benchmark loop's
+  // repeats): its code and launch state are still cached on the GPU. A memory kernel then costs the
+  // measured back-to-back duration of an empty kernel (kernel.empty_duration), not a launch after
+  // another kernel (kernel.launch_overhead); GEMMs keep the launch (GpuConfig::kernel_fixed_s). Set
+  // by the profile mapping (workload/profile/profile_mapping.cpp).
+  bool follows_itself = false;
 
   // kind == memory: bytes moved, (non-tensor) flops and the op's shape. a_format is the data format.
   std::uint64_t bytes_read = 0, bytes_written = 0;

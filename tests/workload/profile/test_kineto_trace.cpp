@@ -296,4 +296,8 @@ TEST_CASE("profile mapping: an op right after a fill larger than any L2 (a bench
   REQUIRE(adds[1]->sim.kernels.size() == 1);
   CHECK(adds[0]->sim.kernels[0].memory.evicted_bytes == doctest::Approx(256.0 * 1024 * 1024));
   CHECK(adds[1]->sim.kernels[0].memory.evicted_bytes == 0);
+  // The second add repeats the first (op, shapes, types and kernel): its kernel runs right after
+  // itself (Kernel::follows_itself); the first follows the fill.
+  CHECK_FALSE(adds[0]->sim.kernels[0].follows_itself);
+  CHECK(adds[1]->sim.kernels[0].follows_itself);
 }
