@@ -10,7 +10,9 @@
 #include <filesystem>
 
 #include <cstdio>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/validation.h"
@@ -55,6 +57,28 @@ std::vector<workload::MeasuredRow> vidur_rows(const std::filesystem::path& share
   return rows;
 }
 
+// Vidur's rows validated on the board they were measured on, the 300 W A100 80GB PCIe
+// (configs/gpu/README.md, "Which board a measured set ran on").
+engine::ValidationReport vidur_report(const std::vector<workload::MeasuredRow>& rows) {
+  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
+  auto rep = engine::validate(model, rows, 2);
+  CHECK(rep.skipped == 0);
+  return rep;
+}
+
+// "label: a 1.23%, b 4.56%": the MAPE of each (short name, group) for a test's message.
+std::string group_mapes(const engine::ValidationReport& rep, const std::string& label,
+                        std::initializer_list<std::pair<const char*, const char*>> groups) {
+  std::string out = label + ":";
+  char buf[64];
+  for (const auto& [name, group] : groups) {
+    std::snprintf(buf, sizeof buf, " %s %.2f%%,", name, group_mape(rep, group));
+    out += buf;
+  }
+  out.pop_back();
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe") {
@@ -95,15 +119,10 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) {
     return r.kernel.kind == Kernel::Kind::memory && r.group != "vidur add";
   });
-  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
-  const auto rep = engine::validate(model, rows, 2);
-  CHECK(rep.skipped == 0);
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "Vidur MAPE: emb %.2f%%, norms %.2f%% / %.2f%%, rope %.2f%%, mlp_act %.2f%%",
-                group_mape(rep, "vidur emb"), group_mape(rep, "vidur input_layernorm"),
-                group_mape(rep, "vidur post_attention_layernorm"), group_mape(rep, "vidur attn_rope"),
-                group_mape(rep, "vidur mlp_act"));
-  MESSAGE(buf);
+  const auto rep = vidur_report(rows);
+  MESSAGE(group_mapes(rep, "Vidur MAPE", {{"emb", "vidur emb"}, {"input norm", "vidur input_layernorm"},
+                                          {"post norm", "vidur post_attention_layernorm"},
+                                          {"rope", "vidur attn_rope"}, {"mlp_act", "vidur mlp_act"}}));
   // Today's figures (sim/gpu/README.md, "Memory-bound kernels"), short of the 10% target.
   // Norms before the lockstep phases of barrier kernels: 24.91, 24.83.
   // Since the A100's instruction energy is calibrated (672 pJ: configs/gpu/a100.yaml) the 400 W
@@ -166,8 +185,7 @@ TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 80GB 
   }
   const auto rows = vidur_rows(shared, [](const workload::MeasuredRow& r) { return r.group == "vidur add"; });
   REQUIRE(rows.size() == 3129);
-  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
-  const auto rep = engine::validate(model, rows, 2);
+  const auto rep = vidur_report(rows);
   const double mape = rep.overall().errors.mape_pct;  // one group: only "all"
   MESSAGE("Vidur add MAPE " << mape << "%");
   CHECK(mape <= 19.0);  // 18.44 (SXM config 17.74): tiny kernels run 2 us, the model says launch + one trip
@@ -188,14 +206,9 @@ TEST_CASE("Vidur projections (cuBLAS fp16 GEMMs, 1-4096 tokens, TP 1-8) on A100 
   REQUIRE(all.size() == 4 * 3129);
   std::vector<workload::MeasuredRow> rows;
   for (std::size_t i = 0; i < all.size(); i += stride) rows.push_back(all[i]);
-  const gpu::GpuModel model(gpu::test::shipped("a100_80gb_pcie"));
-  const auto rep = engine::validate(model, rows, 2);
-  CHECK(rep.skipped == 0);
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "Vidur projections MAPE: pre %.2f%%, post %.2f%%, up %.2f%%, down %.2f%%",
-                group_mape(rep, "vidur attn_pre_proj"), group_mape(rep, "vidur attn_post_proj"),
-                group_mape(rep, "vidur mlp_up_proj"), group_mape(rep, "vidur mlp_down_proj"));
-  MESSAGE(buf);
+  const auto rep = vidur_report(rows);
+  MESSAGE(group_mapes(rep, "Vidur projections MAPE", {{"pre", "vidur attn_pre_proj"}, {"post", "vidur attn_post_proj"},
+                                                      {"up", "vidur mlp_up_proj"}, {"down", "vidur mlp_down_proj"}}));
   // Vidur's A100 profiles come from a 300 W A100 80GB PCIe (configs/gpu/README.md, "Which board"):
   // on the 400 W SXM config the same rows give 13.40 / 13.10 / 14.91 / 10.98 (bias -10..-15%: the
   // compute-bound rows run at 217-236 TFLOP/s measured, the SXM4 board's LLMCompass GEMMs at 287-293).
