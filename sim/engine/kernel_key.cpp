@@ -10,7 +10,7 @@ std::string kernel_key(const Kernel& k) {
   const AttentionShape& a = k.attention;
   os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
      << int(k.b_format) << ',' << int(k.c_format) << ',' << int(k.d_format) << '|' << int(k.layout) << ','
-     << int(k.pass) << ',' << k.sparse_a << k.l2_warm << k.follows_itself;
+     << int(k.pass) << ',' << k.sparse_a << k.l2_warm;
   if (k.kind == Kernel::Kind::conv)
     os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
        << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','
@@ -20,7 +20,8 @@ std::string kernel_key(const Kernel& k) {
        << a.head_dim << ',' << a.causal;
   if (k.kind == Kernel::Kind::memory)
     os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
-       << k.memory.elements << ',' << k.memory.row_length << ',' << k.memory.strided_dims << ',' << k.memory.cast << ',' << k.memory.operands << ',' << k.memory.cold << ',' << k.memory.evicted_bytes;
+       << k.memory.elements << ',' << k.memory.row_length << ',' << k.memory.strided_dims << ',' << k.memory.cast << ',' << k.memory.operands << ',' << k.memory.cold << ',' << k.memory.evicted_bytes << ','
+       << k.follows_itself;  // only memory kernels' fixed cost reads it (GpuConfig::kernel_fixed_s)
   return os.str();
 }
 

@@ -26,6 +26,13 @@ fs::path write_trace(const fs::path& d, const std::string& text) {
   std::ofstream(f) << text;
   return f;
 }
+// validation/measured/<board>/<name>.json.xz unpacked to <into>: the path of the JSON.
+fs::path unpack_measured(const std::string& board, const std::string& name, const fs::path& into) {
+  const fs::path xz = tcsim::test::source_dir() / "validation/measured" / board / (name + ".json.xz");
+  const fs::path json = into / (board + "_" + fs::path(name).filename().string() + ".json");
+  REQUIRE(std::system(("xz -dc '" + xz.string() + "' > '" + json.string() + "'").c_str()) == 0);
+  return json;
+}
 }  // namespace
 
 TEST_CASE("tcsim validate on a PyTorch profiler trace: calls, families, not mapped, step, -o") {
@@ -158,9 +165,7 @@ TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/
     CAPTURE(c.board);
     CAPTURE(c.name);
     const std::string board = c.board;
-    const fs::path xz = tcsim::test::source_dir() / "validation/measured" / board / "profiles" / (std::string(c.name) + ".json.xz");
-    const fs::path json = d / (board + "_" + c.name + ".json");
-    REQUIRE(std::system(("xz -dc '" + xz.string() + "' > '" + json.string() + "'").c_str()) == 0);
+    const fs::path json = unpack_measured(board, std::string("profiles/") + c.name, d);
     const fs::path out = d / (board + "_" + c.name);
     const char* cfg = board == "H100" ? "h100.yaml" : "h200.yaml";
     auto r = run_tcsim("validate -c '" + config(cfg) + "' '" + json.string() + "' -j 2 -o '" + out.string() + "'");
@@ -219,9 +224,7 @@ TEST_CASE("tcsim validate on the lent H100's and H200's single memory ops timed 
   const fs::path d = tcsim::test::temp_dir("llm_ops_warm");
   for (const auto& [board, cfg, max_mape] : {std::tuple{"H100", "h100.yaml", "16.5"}, std::tuple{"H200", "h200.yaml", "20.5"}}) {
     CAPTURE(board);
-    const fs::path xz = tcsim::test::source_dir() / "validation/measured" / board / "op_profile" / "llm_ops_warm.json.xz";
-    const fs::path json = d / (std::string(board) + ".json");
-    REQUIRE(std::system(("xz -dc '" + xz.string() + "' > '" + json.string() + "'").c_str()) == 0);
+    const fs::path json = unpack_measured(board, "op_profile/llm_ops_warm", d);
     auto r = run_tcsim("validate -c '" + config(cfg) + "' '" + json.string() + "' -j 2 --max-mape " + max_mape);
     CHECK(r.err.find("567 calls compared") != std::string::npos);
     CHECK(r.exit_code == 0);

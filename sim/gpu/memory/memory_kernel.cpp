@@ -173,7 +173,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.cycles = top->cycles + l.tail_trips * g.l2_hit_latency();
   r.bound = top->bound;
   if (l.tail_trips * g.l2_hit_latency() > top->cycles) r.bound = "latency";
-  r.time_s = r.cycles / g.clock_hz + g.kernel_fixed_s(k.follows_itself);
+  const double fixed_s = g.kernel_fixed_s(k.follows_itself);
+  r.time_s = r.cycles / g.clock_hz + fixed_s;
 
   const double dram_read = l2_resident ? 0.0 : level_bytes - bytes_written;
   r.set("dram_read_bytes", dram_read);
@@ -187,7 +188,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
   if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(resident));
-  r.set("launch_overhead_us", g.kernel_fixed_s(k.follows_itself) * 1e6);
+  r.set("launch_overhead_us", fixed_s * 1e6);
   // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
   // loads/stores when the instructions are not counted, 2 register sources per instruction.
   Activity act;

@@ -86,9 +86,9 @@ void mark_flushed_inputs(ProfileMapping& m) {
 // A call that repeats the call before it (the same op, shapes and kernels: a benchmark loop) runs
 // kernels the GPU has just run: they cost an empty kernel's back-to-back duration, not a launch
 // after another kernel (Kernel::follows_itself).
-void mark_repeated_calls(ProfileMapping& m, const std::vector<std::string>& keys) {
+void mark_repeated_calls(ProfileMapping& m, const std::vector<const OpKernels*>& mapped_as) {
   for (std::size_t i = 1; i < m.calls.size(); ++i) {
-    if (keys[i].empty() || keys[i] != keys[i - 1]) continue;
+    if (!mapped_as[i] || mapped_as[i] != mapped_as[i - 1]) continue;
     for (Kernel& k : m.calls[i].sim.kernels) k.follows_itself = true;
   }
 }
@@ -125,7 +125,8 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
 
   // Op calls with the same op, shapes and kernel names map the same way: map each once.
   std::unordered_map<std::string, OpKernels> cache;
-  std::vector<std::string> keys(m.calls.size());  // each mapped call's key ("" when not mapped)
+  // Each call's cache entry (null when not mapped): equal entries are identical calls.
+  std::vector<const OpKernels*> mapped_as(m.calls.size(), nullptr);
   for (std::size_t ci = 0; ci < m.calls.size(); ++ci) {
     ProfiledCall& c = m.calls[ci];
     std::vector<KernelNameClass> classes;
@@ -174,16 +175,16 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
     for (const auto& l : op.input_lists)
       for (const auto& d : l)
         for (auto v : d) key += std::to_string(v) + ',';
-    keys[ci] = key;
     auto it = cache.find(key);
     if (it == cache.end()) it = cache.emplace(std::move(key), op_kernels(op, classes, precision)).first;
+    mapped_as[ci] = &it->second;
     c.sim = it->second;
     if (casts_a_parameter(p, c.op))
       for (Kernel& k : c.sim.kernels)
         if (k.kind == Kernel::Kind::memory) k.memory.cold = true;
   }
   mark_flushed_inputs(m);
-  mark_repeated_calls(m, keys);
+  mark_repeated_calls(m, mapped_as);
   return m;
 }
 
