@@ -139,6 +139,7 @@ struct GpuConfig {
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
+  bool cudnn_benchmark = true;                 // library.cudnn_benchmark: cudnnFind (true) or cuDNN's heuristic
   int pytorch_version = 201;                   // library.pytorch_version as major * 100 + minor (2.11 -> 211)
   // library.sgemm_tile: the one cuBLAS SIMT tile FP32 CUDA-core GEMMs run (0 x 0: auto, the model's choice)
   int sgemm_tile_m = 0, sgemm_tile_n = 0;

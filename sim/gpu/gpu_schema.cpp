@@ -171,6 +171,10 @@ Schema make_schema() {
          "follow the rules learnt from cuDNN 7.6's heuristic; from 8 on, benchmark mode (the fastest modelled "
          "algorithm), as PyTorch with cudnn.benchmark runs it. See sim/gpu/README.md, Convolutions",
          5, 20});
+  s.add({"library.cudnn_benchmark", ParamType::boolean, "true",
+         "true: cuDNN >= 8 convolutions run the fastest modelled algorithm (PyTorch's cudnn.benchmark = True); "
+         "false: cuDNN's own heuristic (PyTorch's default), modelled from cuDNN 9 on: its FP32 forward "
+         "convolutions run implicit GEMM, never Winograd or FFT (the H100 trace, sim/gpu/README.md, Convolutions)"});
   s.add({"library.pytorch_version", ParamType::string, "2.1",
          "PyTorch release whose ATen kernels the memory-bound ops run (major.minor, e.g. 2.11): the "
          "softmax forward's block size and its shared-memory and register paths changed after 2.1. "

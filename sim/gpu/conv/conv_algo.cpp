@@ -55,6 +55,23 @@ void check_conv(const Kernel& k) {
                                 std::to_string(c.groups) + ")");
 }
 
+namespace {
+
+// Implicit GEMM on the CUDA cores. The precomputed-index variant is picked for square 5x5 filters
+// and for 1x1 filters that widen (K > C) or stride; the two cost the same here.
+ConvChoice cuda_core_implicit_gemm(const ConvShape& c) {
+  const bool unit_stride = c.stride_h == 1 && c.stride_w == 1;
+  const bool one = c.filter_h == 1 && c.filter_w == 1;
+  const bool precomp = (c.filter_h == 5 && c.filter_w == 5) ||
+                       (one && (c.num_filters > c.channels || (!unit_stride && 2 * c.num_filters >= c.channels)));
+  ConvChoice out;
+  out.algo = precomp ? ConvAlgo::implicit_precomp_gemm : ConvAlgo::implicit_gemm;
+  out.why = "FP32 implicit GEMM on the CUDA cores";
+  return out;
+}
+
+}  // namespace
+
 ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
   const ConvShape& c = k.conv;
   ConvChoice out;
@@ -94,14 +111,7 @@ ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
                                 : "5x5 stride 1, 32 <= C < 256: FFT with 32x32 tiles";
     return out;
   }
-  // Implicit GEMM on the CUDA cores. The precomputed-index variant is picked for square 5x5
-  // filters and for 1x1 filters that widen (K > C) or stride; the two cost the same here.
-  const bool one = c.filter_h == 1 && c.filter_w == 1;
-  const bool precomp = (c.filter_h == 5 && c.filter_w == 5) ||
-                       (one && (c.num_filters > c.channels || (!unit_stride && 2 * c.num_filters >= c.channels)));
-  out.algo = precomp ? ConvAlgo::implicit_precomp_gemm : ConvAlgo::implicit_gemm;
-  out.why = "FP32 implicit GEMM on the CUDA cores";
-  return out;
+  return cuda_core_implicit_gemm(c);
 }
 
 double cudnn_version(const GpuConfig& g, const Kernel& k) {
@@ -117,6 +127,18 @@ std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   // them (README "Convolutions"). The candidates are the algorithms whose cost the model checks.
   if (cudnn_version(g, k) < 8 || rule.tensor_cores || rule.algo == ConvAlgo::direct_depthwise) return out;
   const ConvShape& c = k.conv;
+  // cuDNN 9's heuristic (cudnn.benchmark off, PyTorch's default) keeps FP32 forward convolutions on
+  // implicit GEMM: in the H100 trace (cuDNN 9.19, validation/measured/H100/conv_deepbench, FP32
+  // NCHW) every one of DeepBench's 90 forward shapes ran sm80_xmma_fprop_implicit_gemm_f32f32_* or
+  // implicit_convolve_sgemm, the 27 3x3 and 3 5x5 stride-1 ones that benchmark mode runs as
+  // Winograd or FFT included. Its data and weight gradients mix legacy engines (dgrad_engine,
+  // wgrad_alg0_engine), FFT and, for the weight gradient, nonfused Winograd: not learnt, the
+  // benchmark candidates stand in for them.
+  if (!g.cudnn_benchmark && cudnn_version(g, k) >= 9 && k.pass == Pass::forward) {
+    ConvChoice heuristic = cuda_core_implicit_gemm(c);
+    heuristic.why = "cuDNN 9 heuristic (benchmark off): FP32 forward convolutions run implicit GEMM on the CUDA cores";
+    return {heuristic};
+  }
   auto implicit = [](ConvAlgo a) { return a == ConvAlgo::implicit_gemm || a == ConvAlgo::implicit_precomp_gemm; };
   auto add = [&](ConvAlgo a, const char* why) {
     for (const auto& o : out)

@@ -87,6 +87,35 @@ TEST_CASE("candidates: one algorithm for cuDNN < 8 and tensor cores; cuDNN 8 FP3
   CHECK(names(test::conv_kernel(a)) == "IMPLICIT_PRECOMP_GEMM ");
 }
 
+TEST_CASE("cuDNN 9's heuristic (benchmark off) runs FP32 forward convolutions as implicit GEMM") {
+  GpuConfig g = test::shipped("h100");  // cuDNN 9.19, benchmark off: the measured runs' settings
+  CHECK(g.cudnn_version == doctest::Approx(9.19));
+  CHECK_FALSE(g.cudnn_benchmark);
+  test::ConvArgs a;
+  a.format = FormatId::fp32, a.c = 128;
+  auto names = [&](const Kernel& kk) {
+    std::string s;
+    for (const auto& c : conv_candidates(g, kk)) s += std::string(cudnn_name(c.algo)) + " ";
+    return s;
+  };
+  Kernel k = test::conv_kernel(a);
+  CHECK(names(k) == "IMPLICIT_GEMM ");  // 3x3 stride 1: no Winograd
+  k.conv.filter_h = k.conv.filter_w = 5, k.conv.pad_h = k.conv.pad_w = 2;
+  CHECK(names(k) == "IMPLICIT_PRECOMP_GEMM ");  // 5x5: no FFT either
+  k = test::conv_kernel(a);
+  k.pass = Pass::data_grad;  // the gradients are not learnt: the benchmark candidates stand in
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  k.pass = Pass::forward;
+  g.cudnn_benchmark = true;  // cudnn.benchmark = True: the fastest modelled candidate
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  g.cudnn_benchmark = false;
+  g.cudnn_version = 8.9;  // no cuDNN 8 heuristic is modelled: benchmark mode stands in
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  g.cudnn_version = 9.19;
+  a.format = FormatId::fp16;  // tensor cores: unchanged
+  CHECK(names(test::conv_kernel(a)) == "IMPLICIT_PRECOMP_GEMM ");
+}
+
 TEST_CASE("depthwise convolutions run a direct kernel, not tensor cores") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;
