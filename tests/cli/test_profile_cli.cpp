@@ -2,7 +2,6 @@
 // (sim/cli/profile_commands.cpp).
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "test_support.h"
+#include "workload/csv_text.h"
 #include "workload/profile/nsys_test_db.h"
 #include "workload/profile/small_kineto_trace.h"
 
@@ -247,29 +247,15 @@ TEST_CASE("tcsim validate on the H100's and H200's FP32 NCHW convolutions: forwa
     const fs::path out = d / board;
     auto r = run_tcsim("validate -c '" + config(cfg) + "' '" + json.string() + "' -j 2 -o '" + out.string() + "'");
     REQUIRE(r.exit_code == 0);
-    std::istringstream rows(slurp(out / "summary.csv"));
-    std::string header, line;
-    std::getline(rows, header);
-    std::vector<std::string> names;
-    for (std::istringstream h(header); std::getline(h, line, ',');) names.push_back(line);
-    auto index = [&](const std::string& n) { return std::size_t(std::find(names.begin(), names.end(), n) - names.begin()); };
-    const std::size_t family = index("family"), shape = index("shape"), error = index("error_pct");
-    REQUIRE(error < names.size());
+    const tcsim::workload::CsvText t = tcsim::workload::read_csv(out / "summary.csv");
+    const int family = t.column("family"), shape = t.column("shape"), error = t.column("error_pct");
+    REQUIRE(error >= 0);
     double sum = 0;
     int n = 0;
-    while (std::getline(rows, line)) {
-      // The kernel-name columns are quoted and hold commas: split on commas outside quotes.
-      std::vector<std::string> f(1);
-      bool quoted = false;
-      for (char ch : line) {
-        if (ch == '"') quoted = !quoted;
-        else if (ch == ',' && !quoted) f.emplace_back();
-        else f.back() += ch;
-      }
-      if (f.size() <= error || f[family] != "conv") continue;
-      const std::string s = f[shape];
-      if (s.ends_with("dgrad") || s.ends_with("wgrad")) continue;
-      sum += std::abs(std::stod(f[error]));
+    for (const auto& row : t.rows) {
+      const std::string& s = t.field(row, shape);
+      if (t.field(row, family) != "conv" || s.ends_with("dgrad") || s.ends_with("wgrad")) continue;
+      sum += std::abs(std::stod(t.field(row, error)));
       ++n;
     }
     CHECK(n == 188);  // 94 shapes x 2 calls
