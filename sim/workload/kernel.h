@@ -73,6 +73,9 @@ struct MemoryShape {
   // Tensors a contiguous casting op loads or stores per element: its tensor inputs and its output
   // (a mixed-dtype add three, a casting copy two); 0: two.
   int operands = 0;
+  // rope: elements of each row that are query heads, rotated by the kernel's first loop (the rest,
+  // key heads, by its second); 0: the row is one tensor (a separate rope per tensor).
+  std::int64_t rope_query = 0;
   // Inputs read from DRAM however small they are: a training step's parameters, last written by the
   // previous step's optimizer (AMP's casts of the fp32 weights). Otherwise a footprint that fits in
   // L2 is taken as there (back-to-back runs).

@@ -68,7 +68,9 @@ Kernel op_kernel(const std::string& op, const Layer& l, const std::string& name)
   if (op == "attn_rope") {
     // q and k heads of this GPU, rotated in place; cos/sin rows of head_dim per token.
     const std::int64_t row = (l.heads + l.kv_heads) / l.tp * d;
-    return memory(name, "rope", t * row, row, 1, 1, 2 * std::uint64_t(t * d) + 8 * std::uint64_t(t), 3);
+    Kernel k = memory(name, "rope", t * row, row, 1, 1, 2 * std::uint64_t(t * d) + 8 * std::uint64_t(t), 3);
+    k.memory.rope_query = l.heads / l.tp * d;  // the kernel's CTA is sized by the query heads
+    return k;
   }
   if (op == "mlp_act") {
     const std::int64_t row = l.expanded / l.tp;

@@ -134,10 +134,12 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // 20.56 -> 20.11, rope 24.47 -> 25.09 (already over-predicted: +20%), mlp_act 17.63 -> 17.44.
   // On the A100 80GB PCIe, the board Vidur profiled on (configs/gpu/README.md, "Which board"; the
   // figures above are the SXM config's): emb 14.99, norms 16.85 / 19.74, rope 24.97, mlp_act 15.71.
+  // Since the rotary kernel's CTA is sized by the query heads and its cos/sin loads share a trip
+  // with each (x, y) pair (Sarathi's pos_encoding_kernels.cu): rope 24.97 -> 23.97.
   CHECK(group_mape(rep, "vidur emb") <= 16.0);                       // 14.99
   CHECK(group_mape(rep, "vidur input_layernorm") <= 18.0);           // 16.85
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 20.5);  // 19.74
-  CHECK(group_mape(rep, "vidur attn_rope") <= 26.0);                 // 24.97
+  CHECK(group_mape(rep, "vidur attn_rope") <= 25.0);                 // 23.97
   CHECK(group_mape(rep, "vidur mlp_act") <= 16.5);                   // 15.71
 }
 

@@ -68,6 +68,7 @@ TEST_CASE("vidur: GEMMs with the tensor-parallel split, memory ops per model fam
   const Kernel& rope = s.rows[5].kernel;
   CHECK(rope.memory.op == "rope");
   CHECK(rope.memory.row_length == (32 + 8) / 2 * 128);
+  CHECK(rope.memory.rope_query == 32 / 2 * 128);  // the query heads size the kernel's CTA
   CHECK(s.rows[6].kernel.memory.op == "embedding");
   const Kernel& add = s.rows[7].kernel;
   CHECK(add.memory.op == "add");

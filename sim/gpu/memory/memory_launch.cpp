@@ -524,15 +524,16 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   }
   if (op == "rope" && s.row_length > 0) {
     // Sarathi/vLLM rotary_embedding_kernel (csrc/pos_encoding_kernels.cu): a CTA per token of
-    // min(heads x rot_dim / 2, 512) threads; the token's position, then its cos/sin row, are
-    // loaded first (two dependent trips), then a loop over the q pairs and one over the k pairs,
-    // each iteration loading and storing one (x, y) pair. The row here is q and k together, so
-    // the two loops are taken as ceil(pairs / threads) + 1 iterations.
-    const std::int64_t pairs = std::max<std::int64_t>(1, r / 2);
+    // min(query heads x rot_dim / 2, 512) threads (the query's pairs size the CTA, the key's do not);
+    // the token's position is loaded first, then a loop over the query's pairs and one over the
+    // key's, each iteration loading its cos/sin values and one (x, y) pair together and storing the
+    // pair: one dependent trip for the position and one per iteration of the two loops.
+    const std::int64_t query = s.rope_query > 0 && s.rope_query < r ? s.rope_query : r;
+    const std::int64_t q_pairs = std::max<std::int64_t>(1, query / 2), k_pairs = (r - query) / 2;
     MemoryLaunch l;
-    l.threads_per_cta = int(std::min<std::int64_t>(pairs, 512));
+    l.threads_per_cta = int(std::min<std::int64_t>(q_pairs, 512));
     l.ctas = rows;
-    l.dependent_loads = 2.0 + double(ceil_div(pairs, l.threads_per_cta) + (pairs > l.threads_per_cta ? 1 : 0));
+    l.dependent_loads = 1.0 + double(ceil_div(q_pairs, l.threads_per_cta) + ceil_div(k_pairs, l.threads_per_cta));
     l.instructions_per_element = kRopeInstructionsPerPair / 2;
     l.independent_chains = 2;  // a pair's two outputs, x cos - y sin and y cos + x sin
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +

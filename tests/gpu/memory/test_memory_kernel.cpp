@@ -287,6 +287,35 @@ TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels iss
   CHECK(rg.cycles > 1.4 * double(gelu.bytes_read + gelu.bytes_written) / g.dram_bytes_per_clk());
 }
 
+TEST_CASE("memory launch: Sarathi's rotary embedding sizes its CTA by the query heads, one trip per loop iteration") {
+  const GpuConfig g = gpu::test::shipped("a100_80gb");
+  // Llama-2-7B at TP 8: 4 query and 4 key heads of 128 per token. The CTA has min(4 x 64, 512)
+  // = 256 threads; the position load, then one iteration over the query pairs and one over the key
+  // pairs: 3 dependent trips.
+  Kernel k = memory_kernel("rope", 1024 * 1024, 1024, 1, FormatId::fp16);
+  k.memory.rope_query = 512;
+  MemoryLaunch l = memory_launch(g, k);
+  CHECK(l.threads_per_cta == 256);
+  CHECK(l.ctas == 1024);
+  CHECK(l.dependent_loads == 3);
+  // Llama-3-8B at TP 1: 32 query heads (2048 pairs: 512 threads, 4 iterations) and 8 key heads
+  // (512 pairs: 1 iteration): 1 + 4 + 1 trips.
+  k = memory_kernel("rope", 16 * 5120, 5120, 1, FormatId::fp16);
+  k.memory.rope_query = 4096;
+  l = memory_launch(g, k);
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.dependent_loads == 6);
+  // Without the split (a network's q_rope or k_rope layer) the row is one tensor: 4096 elements,
+  // 2048 pairs on 512 threads, the position and 4 iterations.
+  l = memory_launch(g, memory_kernel("rope", 16 * 4096, 4096, 1, FormatId::fp16));
+  CHECK(l.threads_per_cta == 512);
+  CHECK(l.dependent_loads == 5);
+  // A key-only split is no split (rope_query >= row): the same as one tensor.
+  k = memory_kernel("rope", 16 * 4096, 4096, 1, FormatId::fp16);
+  k.memory.rope_query = 4096;
+  CHECK(memory_launch(g, k).dependent_loads == 5);
+}
+
 TEST_CASE("gpu model: host overhead and launch delay come from the config") {
   GpuConfig g = gpu::test::shipped("v100");
   const GpuModel m(g);
