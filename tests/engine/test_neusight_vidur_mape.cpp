@@ -136,11 +136,16 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // figures above are the SXM config's): emb 14.99, norms 16.85 / 19.74, rope 24.97, mlp_act 15.71.
   // Since the rotary kernel's CTA is sized by the query heads and its cos/sin loads share a trip
   // with each (x, y) pair (Sarathi's pos_encoding_kernels.cu): rope 24.97 -> 23.97.
-  CHECK(group_mape(rep, "vidur emb") <= 16.0);                       // 14.99
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 18.0);           // 16.85
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 20.5);  // 19.74
-  CHECK(group_mape(rep, "vidur attn_rope") <= 25.0);                 // 23.97
-  CHECK(group_mape(rep, "vidur mlp_act") <= 16.5);                   // 15.71
+  // Since the loop kernels' instructions are counted in their SASS (scripts/sass_loops.py: the
+  // compiler hoists a runtime divisor's reciprocal out of the loop), index_select 82 -> 100 per
+  // element, rope 84 -> 64 per pair, rms_norm 30 -> 27, silu_and_mul 49 -> 47: emb 14.99 -> 8.46
+  // (its large rows were issue-bound and fast), rope 23.97 -> 20.56, and what the higher PTX counts
+  // hid: norms 16.85 / 19.74 -> 18.85 / 21.87 (their large rows, -21..-27%), mlp_act 15.71 -> 16.70.
+  CHECK(group_mape(rep, "vidur emb") <= 9.5);                        // 8.46
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 19.5);           // 18.85
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 22.5);  // 21.87
+  CHECK(group_mape(rep, "vidur attn_rope") <= 21.5);                 // 20.56
+  CHECK(group_mape(rep, "vidur mlp_act") <= 17.5);                   // 16.70
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {

@@ -37,27 +37,32 @@ std::int64_t last_pow2(std::int64_t v) {
   return p;
 }
 
-// Thread instructions per element of kernels bound by instruction issue, counted in the PTX that
-// nvcc 13.0 (-O2, sm_80: the flags of Sarathi's setup.py) emits for the kernels' public sources,
-// without register moves, negations (operand modifiers in SASS) and parameter loads, a 64-bit
-// integer add or shift counted twice (the SM's integer ALUs are 32-bit: IADD3 + IADD3.X), plus the SASS
-// expansion of the PTX instructions that are subroutines (div.rn.f32: MUFU.RCP, 4 FFMA, FCHK and a
-// branch, +8; div.s32: I2F, MUFU.RCP, F2I and the integer corrections, about +20; div.u32 and
-// rem.u32 about +13 each). The Sarathi kernels were compiled with a replica of c10::Half (the type
-// their dispatch macro gives: every operation converts to float and back).
+// Thread instructions per element of kernels bound by instruction issue. The Sarathi loop kernels
+// and index_select are counted in the SASS that nvcc 13.0 emits for sm_80 (-O3 device code; their
+// public sources, the Sarathi ones with a replica of c10::Half, the type their dispatch macro gives:
+// every operation converts to float and back): the instructions of the loop body per iteration,
+// read from the cubin by scripts/sass_loops.py (this toolkit has no disassembler: a backward BRA
+// closes the loop; a forward BRA over a slow path, IEEE division's subroutine call or a device
+// assert, leaves that block out). The compiler keeps loop-invariant work, such as the reciprocal of
+// a runtime divisor, out of the loop: the PTX counts these replaced (a division's whole expansion
+// per iteration) were 84 per rope pair, 82 per gathered element, 49 and 30.
 //  - silu_and_mul_kernel (Sarathi/vLLM csrc/activation_kernels.cu): one element per thread per loop
-//    iteration: 64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store:
-//    32 + 9 (64-bit) + 8.
-//  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair: a signed
-//    division and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, six
-//    half operations through float: 52 + 12 (64-bit) + 20.
-//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 8 + 1 per element in the sum-of-squares loop,
-//    18 + 3 in the normalising loop (re-load, scale, weight, store).
+//    iteration (64-bit index arithmetic, two 2-byte loads, accurate expf, IEEE division, a store): 47.
+//  - rotary_embedding_kernel (csrc/pos_encoding_kernels.cu), per rotated (x, y) pair (a division
+//    and remainder of the pair index by rot_dim / 2, four 2-byte loads, two stores, six half
+//    operations through float): 64.
+//  - rms_norm_kernel (csrc/layernorm_kernels.cu): 9 per element in the sum-of-squares loop, 18 in
+//    the normalising loop (re-load, scale, weight, store).
+//  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2,
+//    true>), per element: 100 on the hot path (119 in the loop, 19 of them the index assert's call):
+//    the index load, the output's and the table's IndexToOffset, divisions by runtime sizes.
+// The others in the PTX of the same compiler, without register moves, negations (operand
+// modifiers in SASS) and parameter loads, a 64-bit integer add or shift counted twice (IADD3 +
+// IADD3.X), plus the SASS expansion of subroutine PTX instructions (div.rn.f32 +8; div.s32 about
+// +20; div.u32 and rem.u32 about +13 each):
 //  - PyTorch's GELU (erf form, native/cuda/ActivationGeluKernel.cu) in vectorized_elementwise_kernel<4>:
-//    erff is a branch-free polynomial with selects (CUDA math library): 125 + 3 per 4-element vector.
-//  - indexSelectLargeIndex (ATen native/cuda/Indexing.cu, 32-bit indexing, 2-D tensors: <2, 2, -2>),
-//    per element: 27 + 3 on the hot path, of which three 32-bit unsigned divisions and a remainder
-//    by runtime sizes (linearIndex / innerSize, and IndexToOffset of the output and of the table).
+//    erff is a branch-free polynomial with selects (CUDA math library): 125 + 3 per 4-element vector
+//    (a replica's SASS, 4 GELUs between a vector load and store: 130 for the thread, the same).
 //  - cunn_SoftMaxForward<4, float> (ATen native/cuda/SoftMax.cu, v2.1), per 4-element vector: the max
 //    pass 11 + 2 (64-bit), the sum-of-exp pass 47 + 2 (expf: range reduction, ex2, scale), the write
 //    pass 53 + 3 + 4 x 8 (expf again, an IEEE division by the sum per element): 150 per 4 elements.
@@ -113,10 +118,10 @@ constexpr double kGeluBackwardInstructions = 43.9;
 constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 // fused_dropout_kernel_vec: PTX of a replica (launch_for), 160 per 4-element vector.
 constexpr double kDropoutInstructions = 160 / 4.0;
-constexpr double kSiluAndMulInstructions = 32 + 9 + 8;
-constexpr double kIndexSelectLargeInstructions = 27 + 3 + 4 * 13;
-constexpr double kRopeInstructionsPerPair = 52 + 12 + 20;
-constexpr double kRmsNormInstructions = 8 + 1 + 18 + 3;
+constexpr double kSiluAndMulInstructions = 47;
+constexpr double kIndexSelectLargeInstructions = 100;
+constexpr double kRopeInstructionsPerPair = 64;
+constexpr double kRmsNormInstructions = 9 + 18;
 constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
