@@ -23,7 +23,12 @@ BRA, EXIT = 0x947, 0x94D
 
 def text_sections(path):
     """(name, file offset, size) of each kernel's .text section, from readelf."""
-    out = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True, check=True).stdout
+    run = subprocess.run(["readelf", "-S", "-W", path], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"sass_loops.py: {path}: not an ELF file readelf can read (expected an nvcc -cubin output): "
+              f"{run.stderr.strip()}", file=sys.stderr)
+        sys.exit(2)
+    out = run.stdout
     for line in out.splitlines():
         m = re.search(r"\]\s+(\.text\.\S+)\s+PROGBITS\s+\S+\s+(\S+)\s+(\S+)", line)
         if m:
@@ -62,7 +67,14 @@ def loops(ins):
 
 
 def report(path):
-    data = open(path, "rb").read()
+    try:
+        data = open(path, "rb").read()
+    except OSError as e:
+        print(f"sass_loops.py: {path}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
+    if not any(True for _ in text_sections(path)):
+        print(f"sass_loops.py: {path}: no .text.<kernel> section (expected an nvcc -cubin output)", file=sys.stderr)
+        sys.exit(2)
     for name, offset, size in text_sections(path):
         ins = instructions(data[offset:offset + size])
         print(f"{name}: {len(ins)} instructions, {sum(op == EXIT for op, _ in ins)} EXIT")

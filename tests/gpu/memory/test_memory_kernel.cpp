@@ -312,7 +312,7 @@ TEST_CASE("memory launch: Sarathi's rotary embedding sizes its CTA by the query 
   l = memory_launch(g, memory_kernel("rope", 16 * 4096, 4096, 1, FormatId::fp16));
   CHECK(l.threads_per_cta == 512);
   CHECK(l.dependent_loads == 5);
-  // A key-only split is no split (rope_query >= row): the same as one tensor.
+  // A split at or past the row's end (rope_query >= row) leaves no key part: the same as one tensor.
   k = memory_kernel("rope", 16 * 4096, 4096, 1, FormatId::fp16);
   k.memory.rope_query = 4096;
   CHECK(memory_launch(g, k).dependent_loads == 5);
