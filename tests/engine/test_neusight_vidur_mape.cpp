@@ -141,11 +141,41 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // element, rope 84 -> 64 per pair, rms_norm 30 -> 27, silu_and_mul 49 -> 47: emb 14.99 -> 8.46
   // (its large rows were issue-bound and fast), rope 23.97 -> 20.56, and what the higher PTX counts
   // hid: norms 16.85 / 19.74 -> 18.85 / 21.87 (their large rows, -21..-27%), mlp_act 15.71 -> 16.70.
-  CHECK(group_mape(rep, "vidur emb") <= 9.5);                        // 8.46
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 19.5);           // 18.85
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 22.5);  // 21.87
-  CHECK(group_mape(rep, "vidur attn_rope") <= 21.5);                 // 20.56
-  CHECK(group_mape(rep, "vidur mlp_act") <= 17.5);                   // 16.70
+  // Since a scalar loop's trip waits for the SM's burst of reads (MemoryLaunch::scalar_loop,
+  // measured on the H200: validation/measured/H200/row_probe): emb 8.46 -> 6.15, norms 18.85 /
+  // 21.87 -> 11.77 / 13.35, rope 20.56 -> 19.90, mlp_act 16.70 -> 14.03.
+  CHECK(group_mape(rep, "vidur emb") <= 7.0);                        // 6.15
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 12.5);           // 11.77
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 14.0);  // 13.35
+  CHECK(group_mape(rep, "vidur attn_rope") <= 21.0);                 // 19.90
+  CHECK(group_mape(rep, "vidur mlp_act") <= 15.0);                   // 14.03
+}
+
+TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, held out)") {
+  // validation/measured/H200/vidur_layer: the same ten ops of the same three models, timed as Vidur
+  // times them, through PyTorch 2.11 and Sarathi's three kernels restated (validation/gpu).
+  std::vector<workload::MeasuredRow> rows;
+  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
+    const auto s = workload::read_measured(tcsim::test::source_dir() / "validation" / "measured" / "H200" /
+                                           "vidur_layer" / model / "mlp.csv");
+    for (const auto& r : s.rows)
+      if (r.kernel.kind == Kernel::Kind::memory) rows.push_back(r);
+  }
+  REQUIRE(rows.size() == 117 * 5 + 104);
+  const gpu::GpuModel model(gpu::test::shipped("h200"));
+  const auto rep = engine::validate(model, rows, 2);
+  CHECK(rep.skipped == 0);
+  MESSAGE(group_mapes(rep, "H200 Vidur-style MAPE",
+                      {{"emb", "vidur emb"}, {"input norm", "vidur input_layernorm"},
+                       {"post norm", "vidur post_attention_layernorm"}, {"rope", "vidur attn_rope"},
+                       {"mlp_act", "vidur mlp_act"}, {"add", "vidur add"}}));
+  // Before the scalar loops' bursts: norms 23.63 / 20.31, rope 20.67, mlp_act 25.50.
+  CHECK(group_mape(rep, "vidur emb") <= 15.5);                        // 14.74
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 20.5);            // 19.70
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 16.5);   // 15.87
+  CHECK(group_mape(rep, "vidur attn_rope") <= 21.0);                  // 19.96
+  CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.34
+  CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.22
 }
 
 TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {

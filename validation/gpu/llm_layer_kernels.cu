@@ -6,8 +6,11 @@
 // embedding gather, the residual add, the GEMMs). Built into a shared library with nvcc and
 // loaded through ctypes: no PyTorch extension build needed.
 //
-//   nvcc -O3 -shared -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a \
+//   nvcc -O3 -shared -Xcompiler -fPIC -cudart shared -gencode arch=compute_90a,code=sm_90a
 //        -gencode arch=compute_80,code=sm_80 -o llm_layer_kernels.so validation/gpu/llm_layer_kernels.cu
+//
+// (one command; validation/run_vidur_layer_loan.sh builds it so, and validation/CMakeLists.txt as
+// the module llm_layer_kernels).
 //
 // Every entry point takes device pointers and a cudaStream_t (PyTorch's current stream) and
 // returns the cudaError_t of the launch.

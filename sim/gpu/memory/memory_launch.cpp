@@ -245,6 +245,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
     l.instructions_per_element = kRmsNormInstructions;
+    l.scalar_loop = true;
     l.kernel = "rms_norm_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
                std::to_string(l.ctas) + " CTAs)";
   } else {
@@ -476,6 +477,7 @@ MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t in
   }
   l.dependent_loads = 2 * steps;
   l.dram_trips = steps;
+  l.scalar_loop = true;
   return l;
 }
 
@@ -540,6 +542,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = 1.0 + double(ceil_div(q_pairs, l.threads_per_cta) + ceil_div(k_pairs, l.threads_per_cta));
     l.instructions_per_element = kRopeInstructionsPerPair / 2;
+    l.scalar_loop = true;
     l.independent_chains = 2;  // a pair's two outputs, x cos - y sin and y cos + x sin
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";
@@ -554,6 +557,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
     l.sfu_per_element = 1;  // ex2 in silu's sigmoid / in tanh
+    l.scalar_loop = true;
     if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
     l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
                std::to_string(l.ctas) + " CTAs)";

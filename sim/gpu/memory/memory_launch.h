@@ -37,6 +37,13 @@ struct MemoryLaunch {
   // loads per loop iteration, all warps in step, one CTA per SM): a trip is its latency, the
   // transfer of its bytes at the SM's L1 rate and the work, one after the other.
   bool serial_trips = false;
+  // A loop of one element (or rotated pair) per thread per iteration, each iteration's loads used
+  // before the next are issued (the SASS of Sarathi's norm, activation and rotary kernels and of
+  // ATen's index_select: one un-unrolled loop): the SM's resident CTAs start together and stay in
+  // step, so a trip's loads leave the SM as one burst and the trip lasts the latency plus that
+  // burst's read bytes at the SM's share of the bandwidth (memory_kernel.cpp; measured on the H200:
+  // validation/measured/H200/vidur_layer and row_probe).
+  bool scalar_loop = false;
   // A persistent grid whose CTAs meet at a grid-wide barrier in every round (cuDNN's channels-last
   // batch norm: per block of channels, the statistics, the barrier, the normalising pass): the
   // rounds and their passes do not overlap, each costs `barrier_cycles` beyond its bytes.

@@ -318,6 +318,33 @@ TEST_CASE("memory launch: Sarathi's rotary embedding sizes its CTA by the query 
   CHECK(memory_launch(g, k).dependent_loads == 5);
 }
 
+TEST_CASE("memory kernel: a scalar loop's trip waits for the SM's burst of reads (Sarathi's kernels, index_select)") {
+  const GpuConfig g = gpu::test::shipped("h200");
+  // The loops whose SASS issues one element's loads per iteration, and not PyTorch's vectorized kernels.
+  CHECK(memory_launch(g, memory_kernel("rms_norm", 64 * 4096, 4096, 1, FormatId::fp16)).scalar_loop);
+  CHECK(memory_launch(g, memory_kernel("silu_and_mul", 64 * 11008, 11008, 2, FormatId::fp16)).scalar_loop);
+  CHECK(memory_launch(g, memory_kernel("rope", 64 * 4096, 4096, 1, FormatId::fp16)).scalar_loop);
+  CHECK_FALSE(memory_launch(g, memory_kernel("layer_norm", 64 * 4096, 4096, 1, FormatId::fp16)).scalar_loop);
+  CHECK_FALSE(memory_launch(g, memory_kernel("add", 64 * 4096, 0, 2, FormatId::fp16)).scalar_loop);
+  // SiLU x up over 4096 x 11008 (Llama-2-7B, TP 1): 270 MB, from DRAM. Two CTAs of 1024 threads per
+  // SM load 2 x 11008 x 2 B / 11 iterations each per trip, together: the trip lasts at least the
+  // DRAM latency plus those bytes at the SM's share of the DRAM rate (without the burst the trip
+  // was the round's instruction issue, 2 x 11008 x 47 / 128 / 11 cycles, shorter).
+  Kernel k = memory_kernel("silu_and_mul", std::int64_t(4096) * 11008, 11008, 2, FormatId::fp16);
+  k.flops_nontensor = 0;
+  const KernelResult r = run_memory_kernel(g, k);
+  const double share = g.dram_bytes_per_clk() * g.dram_efficiency / g.sm_count;
+  const double burst = 2 * (2.0 * 11008 * 2 / 11) / share;
+  const double issue_trip = 2 * 11008 * 47.0 / g.issue_lanes_per_clk() / 11;
+  REQUIRE(r.get("cta_latency_cycles").has_value());
+  CHECK(*r.get("cta_latency_cycles") >= 11 * (g.dram_latency + burst));
+  CHECK(g.dram_latency + burst > issue_trip);
+  // Held out: the lent H200 measured 126.3 us (validation/measured/H200/vidur_layer, the
+  // profiler's kernel time); 86.8 us before the burst.
+  MESSAGE("H200 SiLU x up 4096 x 11008: " << r.time_s * 1e6 << " us (126.3 measured)");
+  CHECK(r.time_s * 1e6 == doctest::Approx(126.3).epsilon(0.15));
+}
+
 TEST_CASE("gpu model: host overhead and launch delay come from the config") {
   GpuConfig g = gpu::test::shipped("v100");
   const GpuModel m(g);
