@@ -22,8 +22,9 @@ constant loads; uniform: the U* datapath).
 
 The operation names come from `cuobjdump --dump-sass` of nvcc 13.0 cubins for sm_80 and sm_90a
 (validation/measured/H200/vidur_layer/sass.txt.xz, read on a lent GPU): the 87 opcodes there, no
-name clash in the low 9 bits; an opcode not among them prints as op_<hex>. The loops and counts of
-all twelve sm_80 kernels of that listing match this reader's (validation/sass/check_sass_loops.py).
+name clash in the low 9 bits; an opcode not among them prints as op_<hex>. The instructions, stall
+counts and loops of all twelve sm_80 kernels listed on the loan matched this reader's; the committed
+listing keeps seven of them, which validation/sass/check_sass_loops.py compares in CTest.
 """
 import re
 import struct
