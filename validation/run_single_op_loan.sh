@@ -18,12 +18,7 @@ SHAPES=$1; OUT=$2
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 G=$ROOT/validation/gpu
 R=$(mktemp -d /tmp/single_op.XXXXXX)
-mkdir -p "$OUT" || exit 2
-export PYTHONUNBUFFERED=1
-START=$(date +%s)
-exec > >(tee -a "$OUT/log.txt") 2>&1
-say() { echo "[$(( $(date +%s) - START ))s] $*" >&2; }  # stderr: a step's stdout may be its output
-step() { local cap=$1; shift; say "start (limit ${cap}s): $*"; timeout "$cap" "$@"; say "exit $?: $1 $2"; }
+source "$ROOT/validation/loan_log.sh"
 
 nvidia-smi -q >"$OUT/nvidia-smi.txt" 2>&1
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \

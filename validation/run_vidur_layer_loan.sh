@@ -19,12 +19,7 @@ OUT=$1; shift
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 G=$ROOT/validation/gpu
 R=$(mktemp -d /tmp/vidur_layer.XXXXXX)
-mkdir -p "$OUT" || exit 2
-export PYTHONUNBUFFERED=1
-START=$(date +%s)
-exec > >(tee -a "$OUT/log.txt") 2>&1
-say() { echo "[$(( $(date +%s) - START ))s] $*" >&2; }
-step() { local cap=$1; shift; say "start (limit ${cap}s): $*"; timeout "$cap" "$@"; say "exit $?: $1 $2"; }
+source "$ROOT/validation/loan_log.sh"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,power.limit --format=csv
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \

@@ -67,8 +67,22 @@ __device__ float cta_sum(float v) {
   return v;
 }
 
-// `row` holds `n` accesses of VEC halves. Each trip a thread loads UNROLL accesses (independent
-// loads in flight), then uses them.
+// One trip of a thread: its UNROLL loads of the row from access i on (independent, in flight
+// together), and the matching stores.
+template <class T, int UNROLL>
+__device__ void load_trip(T (&v)[UNROLL], const T* row, int i, int n) {
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (i + u * blockDim.x < n) v[u] = row[i + u * blockDim.x];
+}
+template <class A, class T, int UNROLL>
+__device__ void store_trip(T* out_row, T (&v)[UNROLL], int i, int n, float scale) {
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (i + u * blockDim.x < n) out_row[i + u * blockDim.x] = A::scale(v[u], scale);
+}
+
+// `row` holds `n` accesses of VEC halves. Each trip a thread loads UNROLL accesses, then uses them.
 template <int VEC, int UNROLL, int PASSES>
 __global__ void row_kernel(__half* out, const __half* in, int n) {
   using A = Access<VEC>;
@@ -80,12 +94,8 @@ __global__ void row_kernel(__half* out, const __half* in, int n) {
   if (PASSES == 1) {
     for (int i = threadIdx.x; i < n; i += blockDim.x * UNROLL) {
       T v[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (i + u * blockDim.x < n) v[u] = row[i + u * blockDim.x];
-#pragma unroll
-      for (int u = 0; u < UNROLL; ++u)
-        if (i + u * blockDim.x < n) out_row[i + u * blockDim.x] = A::scale(v[u], 1.5f);
+      load_trip(v, row, i, n);
+      store_trip<A>(out_row, v, i, n, 1.5f);
     }
     return;
   }
@@ -93,9 +103,7 @@ __global__ void row_kernel(__half* out, const __half* in, int n) {
   float s = 0;
   for (int i = threadIdx.x; i < n; i += blockDim.x * UNROLL) {
     T v[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      if (i + u * blockDim.x < n) v[u] = row[i + u * blockDim.x];
+    load_trip(v, row, i, n);
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
       if (i + u * blockDim.x < n) s += A::sum_sq(v[u]);
@@ -105,12 +113,8 @@ __global__ void row_kernel(__half* out, const __half* in, int n) {
   __syncthreads();
   for (int i = threadIdx.x; i < n; i += blockDim.x * UNROLL) {
     T v[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      if (i + u * blockDim.x < n) v[u] = row[i + u * blockDim.x];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      if (i + u * blockDim.x < n) out_row[i + u * blockDim.x] = A::scale(v[u], inv);
+    load_trip(v, row, i, n);
+    store_trip<A>(out_row, v, i, n, inv);
   }
 }
 
