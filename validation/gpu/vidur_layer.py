@@ -186,18 +186,6 @@ def kernel_times(trace_path):
     return out
 
 
-def function_event_times(prof):
-    """The same from the profiler's own events when the trace has no GPU-side spans: each range's
-    device time (its kernels and its child ops' kernels), without kernel names."""
-    out = {}
-    for ev in prof.events():
-        us = getattr(ev, "device_time_total", None)
-        if us is None:
-            us = ev.cuda_time_total
-        out.setdefault(ev.name, []).append((float(us), []))
-    return out
-
-
 def write_atomic(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
@@ -277,8 +265,9 @@ def main():
                 prof.export_chrome_trace(trace)
                 times = kernel_times(trace)
             if not any("|" in name for name in times):
-                print("vidur_layer: the trace has no GPU-side ranges; using the profiler's events", file=sys.stderr)
-                times = function_event_times(prof)
+                print("vidur_layer: the profiler's trace has no GPU-side ranges (gpu_user_annotation): cannot "
+                      "assign kernels to ops", file=sys.stderr)
+                sys.exit(1)
             for t in tokens:
                 row = {}
                 for op in ops:

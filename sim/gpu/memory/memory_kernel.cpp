@@ -70,7 +70,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
 
   // Bandwidth: the level the data lives in, the L2 (every access that misses L1 passes it), and
   // the load/store paths of the SMs that have work.
-  const double level_bw = l2_resident ? g.l2_bytes_per_clk * g.l2_efficiency : g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double dram_bw = g.dram_bytes_per_clk() * g.dram_efficiency;
+  const double level_bw = l2_resident ? g.l2_bytes_per_clk * g.l2_efficiency : dram_bw;
   const double mem_cycles = std::max({level_bytes / level_bw, l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency),
                                       (bytes + reread_bytes) / (active_sms * g.l1_bytes_per_clk)});
 
@@ -108,7 +109,6 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // at the SM's share of the bandwidth (stores are posted and do not hold the loop). The H200's
   // Nsight Compute counts of Sarathi's SiLU x up at 4096 tokens: 1160 cycles of memory wait per
   // trip, its latency (672) plus 8 KiB at 16.8 B/clk (validation/measured/H200/vidur_layer).
-  const double dram_bw = g.dram_bytes_per_clk() * g.dram_efficiency;
   auto burst = [&](std::int64_t n, double bw) {
     return l.scalar_loop ? double(n) * trip_bytes * active_sms / bw : 0.0;
   };
