@@ -39,7 +39,7 @@ std::map<std::string, int> algos(const std::filesystem::path& csv) {
 
 }  // namespace
 
-TEST_CASE("cuBLAS's vector width: the largest of 16/8/4/2 bytes dividing M, N and K, as all 232 H100 tensor-core choices show") {
+TEST_CASE("cuBLAS's vector width: the largest of 16/8/4/2 bytes dividing the operands' strides, as all 232 H100 tensor-core choices show") {
   const GpuConfig h100 = test::shipped("h100");
   int rows = 0;
   for (const char* set : {"gemm_deepbench", "gemm_h100_timing", "gemm_transformer_layer", "gemm_square"}) {
@@ -58,6 +58,25 @@ TEST_CASE("cuBLAS's vector width: the largest of 16/8/4/2 bytes dividing M, N an
     }
   }
   CHECK(rows == 232);
+}
+
+TEST_CASE("A decode GEMM's few tokens are an extent, not a stride: TMA kernels on sm_90 unless a leading dimension is misaligned") {
+  const GpuConfig h200 = test::shipped("h200");
+  for (std::int64_t tokens = 1; tokens <= 7; ++tokens) {
+    CAPTURE(tokens);
+    // nn.Linear, y = x W^T: x is tokens x 4096 and W 11008 x 4096, both K-major; y's rows are 11008 long.
+    Kernel k = make_gemm("decode", tokens, 11008, 4096, FormatId::fp16, FormatId::fp32);
+    k.layout = Layout::NT;
+    const GemmPlan nt = plan_gemm(h200, k);
+    CHECK(nt.problem.copy_width == 16);
+    CHECK(h200.mma[nt.mma_row].kind == MmaKind::wgmma);
+    // The same product with x stored transposed (4096 x tokens): its leading dimension is the token
+    // count, 2-14 bytes, which no TMA descriptor takes.
+    k.layout = Layout::TT;
+    const GemmPlan tt = plan_gemm(h200, k);
+    CHECK(tt.problem.copy_width < 16);
+    CHECK(h200.mma[tt.mma_row].kind != MmaKind::wgmma);
+  }
 }
 
 TEST_CASE("2-byte aligned operands go through registers (cp.async copies 4, 8 or 16 bytes)") {
