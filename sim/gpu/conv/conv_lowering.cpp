@@ -78,6 +78,10 @@ struct GemmShape {
   bool a_k_contiguous = false, b_k_contiguous = false;
   double out_bytes = 0;  // bytes per stored GEMM output element
   double epilogue_smem_bytes = 0, epilogue_ops = 0;  // GemmProblem::epilogue_*
+  // cuDNN runs the GEMM as an sm_80 CUTLASS kernel (mma.sync, cp.async of copy_width bytes) even
+  // where the GPU has wgmma (lower_implicit: NCHW 1x1 convolutions on sm_90).
+  bool sm80_kernel = false;
+  int copy_width = 16;
 };
 
 GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, bool tensor) {
@@ -91,10 +95,10 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
   GemmPlan p = plan_gemm(g, gk);
   // cuDNN's kernels vectorise along channels by their own rules: the implicit GEMM's dimensions
   // say nothing about cuBLAS's _align kernels.
-  if (p.problem.copy_width < 16) {
-    p.problem.copy_width = 16;
-    std::erase_if(p.notes, [](const std::string& n) { return n.rfind("leading dimensions ", 0) == 0; });
-  }
+  std::erase_if(p.notes, [](const std::string& n) { return n.rfind("leading dimensions ", 0) == 0; });
+  p.problem.copy_width = s.copy_width;
+  if (s.sm80_kernel && p.path == MathPath::tensor && g.mma[p.mma_row].kind == MmaKind::wgmma)
+    if (const MmaInstr* sync = g.find_sync_mma(gk.a_format, gk.c_format)) p.mma_row = int(sync - g.mma.data());
   p.problem.m = s.m;
   p.problem.k = s.k;
   p.problem.a_footprint_bytes = s.a_footprint;
@@ -169,6 +173,24 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     // A 1x1 convolution of NCHW tensors is a (strided) GEMM per image: no transposes
     // (DeepBench: a 1x1 stride-2 forward of 12.8 MB runs in 16 us, less than a transpose).
     L.notes.push_back("1x1 convolution on NCHW tensors: a GEMM per image, no layout transposes");
+    // cuDNN 9 on sm_90 runs these GEMMs as sm_80 CUTLASS kernels, not wgmma ones, in TF32 always
+    // (cutlass_80_tensorop_s1688gemm_*_align4: 86 of the 108 forward and data-gradient calls of the
+    // H100's DeepBench TF32 NCHW trace, the rest 7x7 images; the ResNet-50 traces' per-image weight
+    // gradients) and in fp16 when an image's pixels, its stride, are not a multiple of 16 bytes
+    // (cutlass_80_tensorop_*s16816gemm_*_align2 on 14x14 images; 28x28 and larger run sm90_xmma
+    // kernels): validation/measured/H100/conv_deepbench.
+    const double image_bytes = double(d.P * d.Q) * d.e;
+    if (d.sm90 && (d.e == 4 || std::fmod(image_bytes, 16.0) != 0)) {
+      s.sm80_kernel = true;
+      for (int a : {16, 8, 4, 2})
+        if (std::fmod(image_bytes, double(a)) == 0) {
+          s.copy_width = a;
+          break;
+        }
+      L.notes.push_back(std::string("cuDNN 9 runs it as an sm_80 CUTLASS GEMM (mma.sync") +
+                        (s.copy_width < 16 ? ", " + std::to_string(s.copy_width) + "-byte copies: an image's pixels are not a multiple of 16 bytes)"
+                                           : ")"));
+    }
     s.a_k_contiguous = d.pass == Pass::weight_grad;
     if (d.pass == Pass::weight_grad) s.b_k_contiguous = true;
     if (per_image && d.pass == Pass::forward) {

@@ -501,6 +501,40 @@ TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a s
   CHECK(lower_conv(test::shipped("v100"), test::conv_kernel(a)).gemm.problem.batch == 1);
 }
 
+TEST_CASE("run_conv on sm_90: NCHW 1x1 GEMMs per image run cuDNN's sm_80 CUTLASS kernels in TF32, and in fp16 off 16-byte images") {
+  // validation/measured/H100/conv_deepbench: cutlass_80_tensorop_s1688gemm_*_align4 (TF32, every image
+  // size), cutlass_80_tensorop_*s16816gemm_*_align2 (fp16 14x14 images: 392-byte rows), sm90_xmma
+  // kernels for fp16 28x28 and larger.
+  const GpuConfig g = test::shipped("h100");
+  auto kind = [&](const ConvLowering& l) { return g.mma[l.gemm.mma_row].kind; };
+  test::ConvArgs a;
+  a.n = 8, a.c = a.k = 256, a.r = a.s = 1, a.pad = 0;
+  for (Pass pass : {Pass::forward, Pass::data_grad, Pass::weight_grad}) {
+    CAPTURE(int(pass));
+    a.pass = pass;
+    a.format = FormatId::tf32, a.h = a.w = 28;
+    const ConvLowering tf32 = lower_conv(g, test::conv_kernel(a));
+    CHECK(kind(tf32) == MmaKind::sync);
+    CHECK(tf32.gemm.problem.copy_width == 16);
+    a.format = FormatId::fp16, a.h = a.w = 14;
+    if (pass != Pass::weight_grad) {  // (this weight gradient's per-image partials outweigh its tensors: NHWC kernels)
+      const ConvLowering odd = lower_conv(g, test::conv_kernel(a));
+      CHECK(kind(odd) == MmaKind::sync);
+      CHECK(odd.gemm.problem.copy_width == 8);  // 196 pixels x 2 bytes: 8-byte aligned
+    }
+    a.h = a.w = 28;
+    const ConvLowering even = lower_conv(g, test::conv_kernel(a));
+    CHECK(kind(even) == MmaKind::wgmma);
+    CHECK(even.gemm.problem.copy_width == 16);
+    // Channels-last and 3x3 convolutions keep cuDNN's sm_90 kernels.
+    a.format = FormatId::tf32, a.layout = TensorLayout::nhwc;
+    CHECK(kind(lower_conv(g, test::conv_kernel(a))) == MmaKind::wgmma);
+    a.layout = TensorLayout::nchw, a.r = a.s = 3, a.pad = 1;
+    CHECK(kind(lower_conv(g, test::conv_kernel(a))) == MmaKind::wgmma);
+    a.r = a.s = 1, a.pad = 0;
+  }
+}
+
 TEST_CASE("run_conv on sm_80+: an NCHW 1x1 convolution of images smaller than a 64-row tile runs through NHWC kernels") {
   // The H100 TF32 ResNet-50 trace (validation/measured/H100/profiles/resnet50_tf32_b128): the 7x7
   // (49-pixel) 1x1 convolutions run nchwToNhwcKernel + sm90_xmma_*_nhwckrsc_nhwc + nhwcToNchwKernel
