@@ -171,7 +171,7 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
                        {"post norm", "vidur post_attention_layernorm"}, {"rope", "vidur attn_rope"},
                        {"mlp_act", "vidur mlp_act"}, {"add", "vidur add"}}));
   // Before the scalar loops' bursts: norms 23.63 / 20.31, rope 20.67, mlp_act 25.50.
-  CHECK(group_mape(rep, "vidur emb") <= 15.5);                        // 14.74
+  CHECK(group_mape(rep, "vidur emb") <= 9.5);                         // 8.89 (14.74 with the rows and writes from L2)
   CHECK(group_mape(rep, "vidur input_layernorm") <= 20.5);            // 19.70
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 16.5);   // 15.87
   CHECK(group_mape(rep, "vidur attn_rope") <= 21.0);                  // 19.96

@@ -72,8 +72,13 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // the load/store paths of the SMs that have work.
   const double dram_bw = g.dram_bytes_per_clk() * g.dram_efficiency;
   const double level_bw = l2_resident ? g.l2_bytes_per_clk * g.l2_efficiency : dram_bw;
+  // A gather's rows (MemoryLaunch::dram_trip_bytes) and its writes go to DRAM even when the
+  // footprint fits in L2.
+  const double gathered = l2_resident ? std::min(l.dram_trip_bytes, bytes_read) : 0.0;
+  const double gather_dram_bytes = gathered > 0 ? gathered + bytes_written : 0.0;
+  const double gather_cycles = gather_dram_bytes / dram_bw;
   const double mem_cycles = std::max({level_bytes / level_bw, l2_bytes / (g.l2_bytes_per_clk * g.l2_efficiency),
-                                      (bytes + reread_bytes) / (active_sms * g.l1_bytes_per_clk)});
+                                      (bytes + reread_bytes) / (active_sms * g.l1_bytes_per_clk), gather_cycles});
 
   // One CTA's serial path: its memory round trips, its re-reads, its reductions, and the store's
   // trip to L2. Rounds of resident CTAs follow each other (in lockstep, as the GEMM rounds): Little's
@@ -169,7 +174,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // each round's barrier and two pipeline fills (a trip to where the data lives) add up.
   const double barrier_rounds_cycles =
       l.barrier_cycles > 0 ? mem_cycles + double(rounds) * (l.barrier_cycles + 2 * mem_latency) : 0.0;
-  const Term terms[] = {{l2_resident || !level_bound ? "l2" : "dram", mem_cycles},
+  const bool dram_bound = l2_resident ? gathered > 0 && gather_cycles >= mem_cycles : level_bound;
+  const Term terms[] = {{dram_bound ? "dram" : "l2", mem_cycles},
                         {"barriers", barrier_rounds_cycles},
                         {"l1_requests", narrow_cycles},
                         {"int32", int_cycles},
@@ -186,12 +192,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double fixed_s = g.kernel_fixed_s(k.follows_itself);
   r.time_s = r.cycles / g.clock_hz + fixed_s;
 
-  const double dram_read = l2_resident ? 0.0 : level_bytes - bytes_written;
+  const double dram_read = l2_resident ? gathered : level_bytes - bytes_written;
   r.set("dram_read_bytes", dram_read);
-  r.set("dram_write_bytes", l2_resident ? 0.0 : bytes_written);
+  r.set("dram_write_bytes", l2_resident && gathered == 0 ? 0.0 : bytes_written);
   r.set("l2_read_bytes", l2_bytes - bytes_written);
   r.set("l2_write_bytes", bytes_written);
-  r.set("dram_util_pct", 100 * (l2_resident ? 0.0 : level_bytes) / (g.dram_bytes_per_clk() * r.cycles));
+  r.set("dram_util_pct", 100 * (l2_resident ? gather_dram_bytes : level_bytes) / (g.dram_bytes_per_clk() * r.cycles));
   r.set("l2_util_pct", 100 * l2_bytes / (g.l2_bytes_per_clk * r.cycles));
   r.set("ctas", double(l.ctas));
   r.set("ctas_per_sm", double(resident));

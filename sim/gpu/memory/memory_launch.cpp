@@ -457,6 +457,7 @@ MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t in
     l.ctas = indices * chunks;
     l.dependent_loads = 1 + double(ceil_div(vectors, chunks * l.threads_per_cta));
     l.dram_trips = l.dependent_loads - 1;
+    l.dram_trip_bytes = double(indices) * row_bytes;
     l.kernel = "vectorized_gather_kernel<16> (" + std::to_string(l.threads_per_cta) + " threads, " +
                std::to_string(l.ctas) + " CTAs: a CTA per index and 4 KiB of its row)";
     return l;
@@ -477,6 +478,7 @@ MemoryLaunch embedding(const GpuConfig& g, const MemoryShape& s, std::int64_t in
   }
   l.dependent_loads = 2 * steps;
   l.dram_trips = steps;
+  if (forward) l.dram_trip_bytes = double(indices) * row_bytes;
   l.scalar_loop = true;
   return l;
 }

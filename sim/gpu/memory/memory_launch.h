@@ -23,6 +23,10 @@ struct MemoryLaunch {
   // Of those, the trips that go to DRAM whatever the op's footprint: a gather's rows from a table
   // that is not in L2 (an LLM's embedding table, vocab x hidden, hundreds of MB, random rows).
   double dram_trips = 0;
+  // The bytes those trips read (the gathered rows). They come from DRAM even when the op's
+  // footprint fits in L2, and so do the op's writes: the lines they allocate evict other data's
+  // dirty lines, not the op's own from a previous run.
+  double dram_trip_bytes = 0;
   // Further passes over the CTA's input after the first (layer norm's normalising pass, softmax's
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
