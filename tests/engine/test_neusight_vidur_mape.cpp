@@ -58,6 +58,19 @@ std::vector<workload::MeasuredRow> vidur_rows(const std::filesystem::path& share
   return rows;
 }
 
+// The rows of one kind (memory or gemm) of the Vidur-style profile measured on the lent H200
+// (validation/measured/H200/vidur_layer, in the repository).
+std::vector<workload::MeasuredRow> h200_vidur_rows(Kernel::Kind kind) {
+  std::vector<workload::MeasuredRow> rows;
+  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
+    const auto s = workload::read_measured(tcsim::test::source_dir() / "validation" / "measured" / "H200" /
+                                           "vidur_layer" / model / "mlp.csv");
+    for (const auto& r : s.rows)
+      if (r.kernel.kind == kind) rows.push_back(r);
+  }
+  return rows;
+}
+
 // Vidur's rows validated on the board they were measured on, the 300 W A100 80GB PCIe
 // (configs/gpu/README.md, "Which board a measured set ran on").
 engine::ValidationReport vidur_report(const std::vector<workload::MeasuredRow>& rows) {
@@ -155,13 +168,7 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
 TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, held out)") {
   // validation/measured/H200/vidur_layer: the same ten ops of the same three models, timed as Vidur
   // times them, through PyTorch 2.11 and Sarathi's three kernels restated (validation/gpu).
-  std::vector<workload::MeasuredRow> rows;
-  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
-    const auto s = workload::read_measured(tcsim::test::source_dir() / "validation" / "measured" / "H200" /
-                                           "vidur_layer" / model / "mlp.csv");
-    for (const auto& r : s.rows)
-      if (r.kernel.kind == Kernel::Kind::memory) rows.push_back(r);
-  }
+  const auto rows = h200_vidur_rows(Kernel::Kind::memory);
   REQUIRE(rows.size() == 117 * 5 + 104);
   const gpu::GpuModel model(gpu::test::shipped("h200"));
   const auto rep = engine::validate(model, rows, 2);
@@ -183,13 +190,7 @@ TEST_CASE("H200 Vidur-style projections: decode GEMMs of 2-7 tokens run cuBLAS's
   // validation/measured/H200/vidur_layer: PyTorch 2.11's cuBLAS runs nvjet_sm90_hsh_*x8 kernels (wgmma,
   // TMA) for 1-8 tokens, whose strides (K, N) are 16-byte aligned although M is not; the model ran
   // them as sm_80 mma.sync kernels until the alignment rule looked at strides, not extents.
-  std::vector<workload::MeasuredRow> rows;
-  for (const char* model : {"Llama-2-7b-hf", "Meta-Llama-3-8B", "phi-2"}) {
-    const auto s = workload::read_measured(tcsim::test::source_dir() / "validation" / "measured" / "H200" /
-                                           "vidur_layer" / model / "mlp.csv");
-    for (const auto& r : s.rows)
-      if (r.kernel.kind == Kernel::Kind::gemm) rows.push_back(r);
-  }
+  const auto rows = h200_vidur_rows(Kernel::Kind::gemm);
   REQUIRE(rows.size() == 117 * 4);
   const gpu::GpuModel model(gpu::test::shipped("h200"));
   const auto rep = engine::validate(model, rows, 2);
