@@ -19,7 +19,7 @@ std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m *
 // when transposed; C: N) and, batched, their matrix sizes; a convolution's implicit GEMM reads its
 // tensors along all three extents. The rule holds for every one of the 232 tensor-core cuBLASLt
 // choices measured on the H100 (validation/measured/H100/gemm_*: 16 B -> algo 66/21 TMA kernels, 8
-// or 4 B -> algo 23, 2 B -> algo 24; 5124x9124x4096 TN, A's leading dimension 5124: algo 23), and
+// or 4 B -> algo 23, 2 B -> algo 24; DeepSpeech's 5124x9124 rows: C's leading dimension 9124, algo 23), and
 // for the decode GEMMs of 2-7 tokens (an extent that is no stride) that PyTorch 2.11's cuBLAS runs
 // as nvjet_sm90 TMA kernels on the H100 and H200 (validation/measured/H200/vidur_layer).
 int leading_alignment(const Kernel& kernel, const Kernel& k) {
