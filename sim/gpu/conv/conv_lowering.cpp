@@ -179,14 +179,10 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     // gradients) and in fp16 when an image's pixels, its stride, are not a multiple of 16 bytes
     // (cutlass_80_tensorop_*s16816gemm_*_align2 on 14x14 images; 28x28 and larger run sm90_xmma
     // kernels): validation/measured/H100/conv_deepbench.
-    const double image_bytes = double(d.P * d.Q) * d.e;
-    if (d.sm90 && (d.e == 4 || std::fmod(image_bytes, 16.0) != 0)) {
+    const int image_alignment = stride_alignment({double(d.P * d.Q) * d.e});
+    if (d.sm90 && (d.e == 4 || image_alignment < 16)) {
       s.sm80_kernel = true;
-      for (int a : {16, 8, 4, 2})
-        if (std::fmod(image_bytes, double(a)) == 0) {
-          s.copy_width = a;
-          break;
-        }
+      s.copy_width = image_alignment;
       L.notes.push_back(std::string("cuDNN 9 runs it as an sm_80 CUTLASS GEMM (mma.sync") +
                         (s.copy_width < 16 ? ", " + std::to_string(s.copy_width) + "-byte copies: an image's pixels are not a multiple of 16 bytes)"
                                            : ")"));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
@@ -12,32 +11,35 @@ namespace {
 
 std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
-// The largest of 16, 8, 4, 2, 1 bytes that the operands' strides in A's element size are all
-// multiples of: cuBLAS picks its kernel's vector width by it (CUTLASS's _align<N>), and its TMA
-// (sm_90) kernels need 16 (a TMA descriptor's strides must be multiples of 16 bytes). A GEMM's
-// strides are its operands' leading dimensions (row-major A: K, or M when transposed; B: N, or K
-// when transposed; C: N) and, batched, their matrix sizes; a convolution's implicit GEMM reads its
-// tensors along all three extents. The rule holds for every one of the 232 tensor-core cuBLASLt
-// choices measured on the H100 (validation/measured/H100/gemm_*: 16 B -> algo 66/21 TMA kernels, 8
-// or 4 B -> algo 23, 2 B -> algo 24; DeepSpeech's 5124x9124 rows: C's leading dimension 9124, algo 23), and
-// for the decode GEMMs of 2-7 tokens (an extent that is no stride) that PyTorch 2.11's cuBLAS runs
-// as nvjet_sm90 TMA kernels on the H100 and H200 (validation/measured/H200/vidur_layer).
-int leading_alignment(const Kernel& kernel, const Kernel& k) {
+// The stride_alignment of the operands' strides (in A's element size): cuBLAS picks its kernel's
+// vector width by it (CUTLASS's _align<N>), and its TMA (sm_90) kernels need 16 (a TMA descriptor's
+// strides must be multiples of 16 bytes). A GEMM's strides are its operands' leading dimensions
+// (row-major A: K, or M when transposed; B: N, or K when transposed; C: N) and, batched, their
+// matrix sizes; a convolution's implicit GEMM reads its tensors along all three extents. The rule
+// holds for every one of the 232 tensor-core cuBLASLt choices measured on the H100
+// (validation/measured/H100/gemm_*: 16 B -> algo 66/21 TMA kernels, 8 or 4 B -> algo 23, 2 B ->
+// algo 24; DeepSpeech's 5124x9124 rows: C's leading dimension 9124, algo 23), and for the decode
+// GEMMs of 2-7 tokens (an extent that is no stride) that PyTorch 2.11's cuBLAS runs as nvjet_sm90
+// TMA kernels on the H100 and H200 (validation/measured/H200/vidur_layer).
+int leading_alignment(const Kernel& k, bool implicit_gemm) {
   const double eb = format_bits(k.a_format) / 8.0;
-  std::vector<std::int64_t> strides{k.m, k.n, k.k};
-  if (kernel.kind == Kernel::Kind::gemm) {
-    const bool a_t = k.layout == Layout::TN || k.layout == Layout::TT;
-    const bool b_t = k.layout == Layout::NT || k.layout == Layout::TT;
-    strides = {a_t ? k.m : k.k, b_t ? k.k : k.n, k.n};
-    if (k.batch > 1) strides.insert(strides.end(), {k.m * k.k, k.k * k.n, k.m * k.n});
-  }
-  auto ok = [&](std::int64_t dim, int a) { return std::fmod(double(dim) * eb, double(a)) == 0.0; };
-  for (int a : {16, 8, 4, 2})
-    if (std::all_of(strides.begin(), strides.end(), [&](std::int64_t d) { return ok(d, a); })) return a;
-  return 1;
+  if (implicit_gemm) return stride_alignment({double(k.m) * eb, double(k.n) * eb, double(k.k) * eb});
+  const bool a_t = k.layout == Layout::TN || k.layout == Layout::TT;
+  const bool b_t = k.layout == Layout::NT || k.layout == Layout::TT;
+  const double a = double(a_t ? k.m : k.k) * eb, b = double(b_t ? k.k : k.n) * eb, c = double(k.n) * eb;
+  if (k.batch <= 1) return stride_alignment({a, b, c});
+  return stride_alignment({a, b, c, double(k.m) * double(k.k) * eb, double(k.k) * double(k.n) * eb,
+                           double(k.m) * double(k.n) * eb});
 }
 
 }  // namespace
+
+int stride_alignment(std::initializer_list<double> stride_bytes) {
+  for (int a : {16, 8, 4, 2})
+    if (std::all_of(stride_bytes.begin(), stride_bytes.end(), [&](double b) { return std::fmod(b, double(a)) == 0.0; }))
+      return a;
+  return 1;
+}
 
 GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
   const Kernel k = gemm_view(kernel);
@@ -68,7 +70,7 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
     // API, cuTensorMapEncodeTiled), so an operand whose leading dimension is not cannot feed
     // wgmma's TMA pipeline: cuBLAS runs its sm_80 mma.sync kernels instead (the H100 traces show
     // cutlass_80_tensorop_s1688gemm_128x256_32x3_*_align1 for BERT's 30522-wide vocabulary GEMMs).
-    const int alignment = leading_alignment(kernel, k);
+    const int alignment = leading_alignment(k, kernel.kind == Kernel::Kind::conv);
     if (row->kind == MmaKind::wgmma && alignment < 16) {
       if (const MmaInstr* sync = g.find_sync_mma(k.a_format, k.c_format, k.sparse_a)) {
         plan.mma_row = int(sync - g.mma.data());

@@ -1,6 +1,7 @@
 #pragma once
 // How the GPU will run a kernel's GEMM: the math path (tensor cores or CUDA cores), the MMA
 // instruction, padding, and the split-K factors worth trying; with notes saying why.
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,10 @@ struct GemmPlan {
 
 // Throws InputError for dimensions that are zero/negative or formats no unit of this GPU runs.
 GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel);
+
+// The largest of 16, 8, 4 and 2 bytes that every one of these strides (in bytes) is a multiple of,
+// 1 if none: the vector width of a library's copies (CUTLASS's _align<N>); TMA needs 16.
+int stride_alignment(std::initializer_list<double> stride_bytes);
 
 // Split-K factors to evaluate for a mapping: 1, and more when the M x N tiles cannot fill the GPU.
 std::vector<int> split_options(const GpuConfig& g, const GemmProblem& p, const Mapping& m);
