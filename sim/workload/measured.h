@@ -31,6 +31,12 @@ struct MeasuredRow {
   // paths with Python wrappers (nn.Module, lambdas; workload/neusight.h). Validation predicts
   // such rows as host and kernel overlapped (engine/validation.h).
   double host_calls = 0;
+  // The profiler truncated each kernel's duration to this resolution before the row's kernels were
+  // summed (0: not truncated). PyTorch's profiler before its nanosecond traces wrote whole
+  // microseconds, cut, not rounded (libkineto's nsToUs, "No rounding!"): Vidur's A100 profiles.
+  // Validation compares the prediction as such a profiler reports it, half the resolution less per
+  // kernel launch: the expected truncation of a duration whose fraction is uniform.
+  double truncated_to_s = 0;
 };
 
 struct MeasuredSet {

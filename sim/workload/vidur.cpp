@@ -1,5 +1,6 @@
 #include "workload/vidur.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "common/files/atomic_file.h"
@@ -121,6 +122,20 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
   MeasuredSet out;
   out.source = f;
   out.schema = "vidur-mlp";
+  // Whole microseconds in every sample (each op's min) mean a profiler that truncated each kernel's
+  // duration (MeasuredRow::truncated_to_s): Vidur's A100 files; a nanosecond trace has fractions.
+  std::vector<int> min_cols;
+  for (const auto& [op, col] : ops)
+    if (const int c = csv.column("time_stats." + op + ".min"); c >= 0) min_cols.push_back(c);
+  bool whole_us = !min_cols.empty() && !csv.rows.empty();
+  for (const CsvRow& row : csv.rows)
+    for (const int c : min_cols) {
+      const std::string text(trim(csv.field(row, c)));
+      if (text.empty()) continue;
+      const double us = parse_time_seconds(text, 1e-3, "ms", f, row.line, csv.header[std::size_t(c)]) * 1e6;
+      whole_us = whole_us && std::abs(us - std::round(us)) < 1e-6;
+    }
+  const double truncated_to_s = whole_us ? 1e-6 : 0.0;
   for (const CsvRow& row : csv.rows) {
     const long ln = row.line;
     auto dim = [&](int i) { return parse_dimension(csv.field(row, cfg[i]), f, ln, kConfigCols[i]); };
@@ -138,11 +153,12 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
       const std::string field = "time_stats." + op + ".median";
       const double time_s = parse_time_seconds(csv.field(row, col), 1e-3, "ms", f, ln, field);
       const std::string name = model + "_" + op + "_t" + std::to_string(l.tokens) + "_tp" + std::to_string(l.tp);
-      out.rows.push_back({op_kernel(op, l, name), time_s, location(f, ln), "vidur " + op, 0});
+      out.rows.push_back({op_kernel(op, l, name), time_s, location(f, ln), "vidur " + op, 0, truncated_to_s});
     }
   }
   out.meta.emplace_back("source_format", "Vidur operator profile CSV (torch.profiler GPU time, median, fp16)");
   out.meta.emplace_back("model", model);
+  if (whole_us) out.meta.emplace_back("kernel_times", "whole microseconds, truncated per kernel by the profiler");
   return out;
 }
 

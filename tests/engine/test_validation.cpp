@@ -131,3 +131,32 @@ TEST_CASE("validate: rows timed around a framework call overlap host and kernel"
   rows[0].host_calls = 1;
   CHECK(validate(acc, rows, 1).rows[0].predicted_s() == doctest::Approx(10e-6 + 100e-6));
 }
+
+TEST_CASE("validate: durations the profiler truncated are compared as it reports them") {
+  // Vidur's A100 profiles hold whole microseconds, each kernel's duration cut (libkineto's nsToUs):
+  // the prediction loses half a microsecond per launch in expectation; below 1 us, half of it.
+  const test::FakeAccelerator acc(1e12);  // 10 x 100 x 50: 0.1 us; m = 1000: 10 us
+  std::vector<workload::MeasuredRow> rows = {row("long", 1000, 9e-6, "g"), row("tiny", 10, 1e-6, "g"),
+                                             row("exact", 1000, 10e-6, "g")};
+  rows[0].truncated_to_s = rows[1].truncated_to_s = 1e-6;
+  const ValidationReport rep = validate(acc, rows, 1);
+  CHECK(rep.rows[0].predicted_s() == doctest::Approx(9.5e-6));
+  CHECK(rep.rows[0].result.get("untruncated_us").value() == doctest::Approx(10));
+  CHECK(rep.rows[1].predicted_s() == doctest::Approx(0.05e-6));
+  CHECK(rep.rows[2].predicted_s() == doctest::Approx(10e-6));  // not truncated: as the model says
+  CHECK_FALSE(rep.rows[2].result.get("untruncated_us"));
+}
+
+TEST_CASE("validate: a truncated row loses half the resolution per kernel launch") {
+  // A split-K GEMM is two kernels, each cut on its own.
+  class TwoLaunches : public test::FakeAccelerator {
+    KernelResult run(const Kernel& k) const override {
+      KernelResult r = FakeAccelerator::run(k);
+      r.set("launches", 2);
+      return r;
+    }
+  };
+  std::vector<workload::MeasuredRow> rows = {row("split", 1000, 9e-6, "g")};
+  rows[0].truncated_to_s = 1e-6;
+  CHECK(validate(TwoLaunches(), rows, 1).rows[0].predicted_s() == doctest::Approx(9e-6));
+}

@@ -34,6 +34,8 @@ TEST_CASE("Vidur one-token projections run the GEMV kernel; MAPE on A100 80GB PC
   CHECK(rep.skipped == 0);
   const auto e = rep.overall().errors;
   MESSAGE("Vidur 1-token projections: MAPE " << e.mape_pct << "%, bias " << e.bias_pct << "%");
-  CHECK(e.mape_pct <= 13.0);  // 11.77 (SXM config, 2039 GB/s: 14.82)
-  CHECK(e.bias_pct >= -12.0);  // -10.23: the weight streams run at ~0.80 of the DRAM peak, the model at 0.92
+  // Compared as Vidur's profiler truncated each kernel's duration to whole microseconds
+  // (MeasuredRow::truncated_to_s): 11.77% / -10.23% compared untruncated.
+  CHECK(e.mape_pct <= 14.5);   // 14.07 (SXM config, 2039 GB/s, untruncated: 14.82)
+  CHECK(e.bias_pct >= -13.5);  // -12.88: the weight streams run at ~0.80 of the DRAM peak, the model at 0.92
 }

@@ -107,3 +107,23 @@ TEST_CASE("vidur: read_measured detects the format by header") {
   REQUIRE(s.rows.size() == 1);
   CHECK(s.rows[0].kernel.name == "phi-2_add_t8_tp1");
 }
+
+TEST_CASE("vidur: whole-microsecond samples mark durations the profiler truncated") {
+  // Each op's min is one sample: all whole microseconds (Vidur's A100 files, PyTorch's profiler
+  // before nanosecond traces) mark every row; one fraction anywhere, or no min column, none.
+  const std::string whole = "0.012,0.0125,0.3,0.01,0.02,0.03,0.04,0.05,0.06,32,8,4096,14336,128256,True,256,2\n"
+                            "0.004,0.0045,0.3,0.01,0.02,0.03,0.04,0.05,0.06,32,8,4096,14336,128256,True,8,2\n";
+  const auto s = parse_vidur(csv(kLlamaOps, whole), "a100/model/mlp.csv");
+  REQUIRE(s.rows.size() == 16);  // eight operators, two rows
+  for (const auto& r : s.rows) CHECK(r.truncated_to_s == 1e-6);
+  bool noted = false;
+  for (const auto& [key, value] : s.meta) noted = noted || key == "kernel_times";
+  CHECK(noted);
+  const std::string fraction = "0.0123,0.0125,0.3,0.01,0.02,0.03,0.04,0.05,0.06,32,8,4096,14336,128256,True,256,2\n"
+                               "0.004,0.0045,0.3,0.01,0.02,0.03,0.04,0.05,0.06,32,8,4096,14336,128256,True,8,2\n";
+  for (const auto& r : parse_vidur(csv(kLlamaOps, fraction), "h200/model/mlp.csv").rows) CHECK(r.truncated_to_s == 0);
+  const std::string medians_only =
+      "time_stats.attn_pre_proj.median,time_stats.add.median";
+  for (const auto& r : parse_vidur(csv(medians_only, "0.012,0.002,32,8,4096,14336,128256,True,256,2\n"), "m/mlp.csv").rows)
+    CHECK(r.truncated_to_s == 0);
+}

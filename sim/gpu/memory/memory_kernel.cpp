@@ -191,6 +191,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   if (l.tail_trips * g.l2_hit_latency() > top->cycles) r.bound = "latency";
   const double fixed_s = g.kernel_fixed_s(k.follows_itself);
   r.time_s = r.cycles / g.clock_hz + fixed_s;
+  r.set("launches", 1);
 
   const double dram_read = l2_resident ? gathered : level_bytes - bytes_written;
   r.set("dram_read_bytes", dram_read);

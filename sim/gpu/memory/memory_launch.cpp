@@ -122,6 +122,12 @@ constexpr double kSiluAndMulInstructions = 47;
 constexpr double kIndexSelectLargeInstructions = 100;
 constexpr double kRopeInstructionsPerPair = 64;
 constexpr double kRmsNormInstructions = 9 + 18;
+// Sarathi's rms_norm_kernel beyond its two loops, per thread per row: its blockReduceSum (two warp
+// reductions of five SHFL.BFLY + FADD, the shared-memory exchange, two barriers), the rsqrt, the
+// index set-up and parameter loads. Nsight Compute on the H200 counts 169.7 warp instructions per
+// warp for rows of 4096 with 1024 threads (every one of its 36 calls at 1-4096 tokens,
+// validation/measured/H200/vidur_layer/ncu_llm_layer.csv.xz), 4 x 27 of them the loops' own.
+constexpr double kRmsNormRowInstructionsPerThreadSarathi = 169.7 - 4 * kRmsNormInstructions;
 constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
@@ -245,6 +251,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
     l.instructions_per_element = kRmsNormInstructions;
+    l.issue_instructions_per_element = kRmsNormRowInstructionsPerThreadSarathi * double(l.threads_per_cta) / double(r);
     l.scalar_loop = true;
     l.kernel = "rms_norm_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per row, " +
                std::to_string(l.ctas) + " CTAs)";
