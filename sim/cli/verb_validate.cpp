@@ -150,6 +150,14 @@ int validate_verb(const std::vector<std::string>& args) {
         break;
       }
   }
+  std::size_t truncated = 0;
+  double resolution_s = 0;
+  for (const auto& r : report.rows)
+    if (r.simulated && r.measured.truncated_to_s > 0) ++truncated, resolution_s = r.measured.truncated_to_s;
+  if (truncated > 0)
+    std::cerr << "tcsim validate: " << truncated << " rows compared as their profiler reported them: each kernel's duration "
+              << "truncated to " << format_number("%g", resolution_s * 1e6) << " us, half of it less per kernel launch "
+              << "(predicted_us; each row's notes give the model's own time)\n";
   const engine::GroupSummary& all = report.overall();
   const engine::ErrorSummary& e = all.errors;
   std::cerr << "tcsim validate: " << e.rows << " rows on " << loaded.accelerator->name() << ": MAPE "

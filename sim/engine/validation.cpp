@@ -84,9 +84,9 @@ ValidationReport validate(const Accelerator& acc, const std::vector<workload::Me
         const double untruncated = v.result.time_s, each = untruncated / launches;
         v.result.time_s = launches * (each >= r ? each - 0.5 * r : 0.5 * each);
         v.result.set("untruncated_us", untruncated * 1e6);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%.4g us as the profiler reports it (durations truncated to %.3g us, %g kernel%s)",
-                      v.result.time_s * 1e6, r * 1e6, launches, launches == 1 ? "" : "s");
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%.4g us as the profiler reports it (the model's %.4g us; durations truncated to %.3g us, %g kernel%s)",
+                      v.result.time_s * 1e6, untruncated * 1e6, r * 1e6, launches, launches == 1 ? "" : "s");
         v.result.notes.push_back(buf);
       }
       if (!(v.result.time_s > 0) || !std::isfinite(v.result.time_s)) {

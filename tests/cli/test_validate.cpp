@@ -94,6 +94,23 @@ TEST_CASE("tcsim validate: NeuSight kernel tables (detected by header, not as an
   CHECK(r.err.find("tcsim validate: 1400 rows on ") != std::string::npos);
 }
 
+TEST_CASE("tcsim validate: a Vidur profile of whole microseconds is compared as its profiler truncated it") {
+  if (!have_v100()) return;
+  const fs::path d = temp_dir("vidur") / "model";
+  fs::create_directories(d);
+  // Two ops, one row; times made up (whole microseconds: 12 and 3 us).
+  std::ofstream(d / "mlp.csv") << "time_stats.attn_pre_proj.min,time_stats.attn_pre_proj.median,time_stats.add.min,"
+                                  "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,"
+                                  "num_tokens,num_tensor_parallel_workers\n"
+                               << "0.012,0.012,0.003,0.003,32,32,4096,11008,32000,True,64,1\n";
+  auto r = run_tcsim("validate -c '" + v100() + "' '" + (d / "mlp.csv").string() + "' -o '" + (d / "o").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.err.find("tcsim validate: 2 rows compared as their profiler reported them") != std::string::npos);
+  CHECK(slurp(d / "o/summary.csv").find("as the profiler reports it") != std::string::npos);
+  CHECK(slurp(d / "o/summary.json").find("truncated per kernel by the profiler") != std::string::npos);
+  fs::remove_all(d.parent_path());
+}
+
 TEST_CASE("tcsim validate: bad input exits 2") {
   if (!have_v100()) return;
   const fs::path d = temp_dir("bad");
