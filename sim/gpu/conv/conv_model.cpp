@@ -86,9 +86,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     // Launches are asynchronous: in a stream of calls the host enqueues a helper while the
     // previous kernel runs, so a helper adds its GPU time; the host's launch rate (one
     // launch_overhead per kernel) is the floor of the whole call.
-    const double main_launches = std::max(1.0, std::round(r.get("launch_overhead_us").value_or(0) /
-                                                          (g.launch_overhead_s * 1e6)));
-    const double launches = main_launches + double(L.helpers.size());
+    const double launches = r.get("launches").value_or(1) + double(L.helpers.size());
     r.time_s = std::max(r.time_s + helper_s, launches * g.launch_overhead_s);
     r.cycles += helper_cycles;
     r.mapping += "; + " + names;
