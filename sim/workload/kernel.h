@@ -83,6 +83,12 @@ struct MemoryShape {
   // Bytes of other data written just before this op (a benchmark's L2 flush: a 256 MiB zero_
   // between calls); inputs are read from DRAM when this exceeds the L2. 0: none seen.
   double evicted_bytes = 0;
+  // Bytes of its reads that other kernels' traffic has evicted from L2 since they were written (in a
+  // layer timed as a whole: Vidur's residual, written several kernels and a layer's weights
+  // earlier): read from DRAM however small the footprint, and then its writes go to DRAM too, as
+  // a gather's do (the L2 is full of the earlier kernels' lines). The rest of its reads decide
+  // whether the footprint stays in L2. 0: none.
+  double cold_read_bytes = 0;
 };
 
 // The MemoryShape op of a training batch norm run by cuDNN as PyTorch calls it: the per-channel

@@ -80,9 +80,15 @@ Kernel op_kernel(const std::string& op, const Layer& l, const std::string& name)
     return l.gated ? memory(name, "silu_and_mul", t * row, row, 2, 1, 0, 5)
                    : memory(name, "gelu", t * row, 0, 1, 1, 0, 5);
   }
-  // "add": residual + hidden; without a post-attention norm (phi-2's parallel block) it is
-  // attn + mlp + residual, two elementwise adds, costed as one pass over their traffic.
-  return l.post_attn_norm ? memory(name, "add", t * e, 0, 2, 1, 0, 1) : memory(name, "add", t * e, 0, 4, 2, 0, 2);
+  // "add": residual + hidden (the down projection's output); without a post-attention norm
+  // (phi-2's parallel block) attn + mlp + residual, two elementwise kernels (the H200's
+  // kernels.csv names two per call), each adding the tensor the previous kernel wrote to one
+  // written before the MLP. Vidur times the layer as a whole, so that older input (the residual;
+  // phi-2's attention output) has been evicted from L2 by the layer's weights in between: cold.
+  Kernel k = memory(name, "add", t * e, 0, 2, 1, 0, 1);
+  k.memory.cold_read_bytes = 2.0 * double(t * e);
+  k.count = l.post_attn_norm ? 1 : 2;
+  return k;
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 13.0);   // 12.19
   CHECK(group_mape(rep, "vidur attn_rope") <= 21.0);                  // 19.96
   CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.34
-  CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.22
+  CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.94 (29.22 while phi-2's two kernels were one)
 }
 
 TEST_CASE("H200 Vidur-style projections: decode GEMMs of 2-7 tokens run cuBLAS's TMA kernels (held out)") {
@@ -270,8 +270,12 @@ TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 80GB 
   const double mape = rep.overall().errors.mape_pct;  // one group: only "all"
   MESSAGE("Vidur add MAPE " << mape << "%");
   // 18.44 compared untruncated (SXM config 17.74): tiny kernels measure 2 us (2-3 us before the
-  // profiler's truncation), the model says launch + one trip.
-  CHECK(mape <= 18.75);  // 18.22
+  // profiler's truncation), the model says launch + one trip. 18.22 compared truncated. Since the
+  // residual comes from DRAM and the writes go there (Vidur times the layer as a whole: the MLP's
+  // weights evicted the residual; MemoryShape::cold_read_bytes), and phi-2's add is two kernels:
+  // 16.01 (512-1023 tokens -30 -> +17%, 1024-2047 +4 -> -10%; the 1-127-token rows stay +55..+100%,
+  // the 3.55 us launch against ~2 us measured).
+  CHECK(mape <= 16.5);  // 16.01
 }
 
 TEST_CASE("Vidur projections (cuBLAS fp16 GEMMs, 1-4096 tokens, TP 1-8) on A100 80GB PCIe: the 10% target per operator") {

@@ -73,6 +73,8 @@ TEST_CASE("vidur: GEMMs with the tensor-parallel split, memory ops per model fam
   const Kernel& add = s.rows[7].kernel;
   CHECK(add.memory.op == "add");
   CHECK(add.bytes_read == 2u * 2u * 256u * 4096u);
+  CHECK(add.memory.cold_read_bytes == 2.0 * 256 * 4096);  // the residual: written before the MLP's weights streamed
+  CHECK(add.count == 1);
 }
 
 TEST_CASE("vidur: without a post-attention norm (phi-2) norms are LayerNorm, the add is two adds") {
@@ -81,7 +83,10 @@ TEST_CASE("vidur: without a post-attention norm (phi-2) norms are LayerNorm, the
                              "phi-2/mlp.csv");
   REQUIRE(s.rows.size() == 3);
   CHECK(s.rows[0].kernel.memory.op == "layer_norm");
-  CHECK(s.rows[1].kernel.bytes_read == 4u * 2u * 8u * 2560u);
+  // Two elementwise kernels (attn + mlp, then + residual), each with one input from before the MLP.
+  CHECK(s.rows[1].kernel.count == 2);
+  CHECK(s.rows[1].kernel.bytes_read == 2u * 2u * 8u * 2560u);
+  CHECK(s.rows[1].kernel.memory.cold_read_bytes == 2.0 * 8 * 2560);
   CHECK(s.rows[2].kernel.memory.op == "gelu");
 }
 
