@@ -160,3 +160,17 @@ TEST_CASE("validate: a truncated row loses half the resolution per kernel launch
   rows[0].truncated_to_s = 1e-6;
   CHECK(validate(TwoLaunches(), rows, 1).rows[0].predicted_s() == doctest::Approx(9e-6));
 }
+
+TEST_CASE("validate: a row whose time sums several runs of its kernel predicts them all") {
+  // Vidur's phi-2 add is two elementwise kernels in one profiler range (Kernel::count = 2); each is
+  // truncated on its own.
+  const test::FakeAccelerator acc(1e12);  // m = 1000: 10 us a run
+  std::vector<workload::MeasuredRow> rows = {row("twice", 1000, 20e-6, "g"), row("twice_cut", 1000, 19e-6, "g")};
+  rows[0].kernel.count = rows[1].kernel.count = 2;
+  rows[1].truncated_to_s = 1e-6;
+  const ValidationReport rep = validate(acc, rows, 1);
+  CHECK(rep.rows[0].predicted_s() == doctest::Approx(20e-6));
+  CHECK(rep.rows[0].result.get("launches").value() == doctest::Approx(2));
+  CHECK(rep.rows[0].result.flops == doctest::Approx(2 * 2.0 * 1000 * 100 * 50));
+  CHECK(rep.rows[1].predicted_s() == doctest::Approx(19e-6));  // 2 x (10 - 0.5)
+}
