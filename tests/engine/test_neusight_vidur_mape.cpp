@@ -162,10 +162,12 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // whole microseconds (MeasuredRow::truncated_to_s): emb 6.15 -> 5.37, norms 11.77 / 13.35 -> 11.47 /
   // 12.91, rope 19.90 -> 17.04, mlp_act 14.03 -> 12.35. Since Sarathi's RMS norm counts its
   // reduction and set-up (169.7 instructions per thread, Nsight Compute on the H200): norms 10.47 / 11.92.
+  // Since the rotary kernel counts its set-up (63 instructions per thread per row beyond its loops,
+  // Nsight Compute on the H200): rope 17.04 -> 15.83.
   CHECK(group_mape(rep, "vidur emb") <= 6.0);                        // 5.37
   CHECK(group_mape(rep, "vidur input_layernorm") <= 11.0);           // 10.47
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.5);  // 11.92
-  CHECK(group_mape(rep, "vidur attn_rope") <= 18.0);                 // 17.04
+  CHECK(group_mape(rep, "vidur attn_rope") <= 16.5);                 // 15.83
   CHECK(group_mape(rep, "vidur mlp_act") <= 13.0);                   // 12.35
 }
 
@@ -187,7 +189,7 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   CHECK(group_mape(rep, "vidur emb") <= 9.5);                         // 8.89 (14.74 with the rows and writes from L2)
   CHECK(group_mape(rep, "vidur input_layernorm") <= 15.0);            // 14.45
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 13.0);   // 12.19
-  CHECK(group_mape(rep, "vidur attn_rope") <= 21.0);                  // 19.96
+  CHECK(group_mape(rep, "vidur attn_rope") <= 19.0);                  // 18.29 (19.96 before its set-up count)
   CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.34
   CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.94 (29.22 while phi-2's two kernels were one)
 }

@@ -129,6 +129,13 @@ constexpr double kRmsNormInstructions = 9 + 18;
 // validation/measured/H200/vidur_layer/ncu_llm_layer.csv.xz), 4 x 27 of them the loops' own.
 constexpr double kRmsNormRowInstructionsPerThreadSarathi = 169.7 - 4 * kRmsNormInstructions;
 constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
+// Sarathi's rotary_embedding_kernel beyond its two loops, per thread per row: the position load,
+// the cos/sin row's pointer, the loops' bounds and preambles (a reciprocal of rot_dim / 2 each).
+// Nsight Compute on the H200 counts 591 warp instructions per warp for Llama-2 at TP 1 (8 pairs per
+// thread) and 195 for phi-2 (2 pairs), both 63 beyond the restated kernel's 66-instruction loop
+// body (validation/measured/H200/vidur_layer: ncu_llm_layer.csv.xz, sass.txt.xz); Llama-3 at TP 8,
+// where 6 of 8 warps skip the key loop and its preamble: 132, 50 beyond the loops.
+constexpr double kRopeRowInstructionsPerThread = 63;
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
 // unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one
@@ -551,6 +558,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.ctas = rows;
     l.dependent_loads = 1.0 + double(ceil_div(q_pairs, l.threads_per_cta) + ceil_div(k_pairs, l.threads_per_cta));
     l.instructions_per_element = kRopeInstructionsPerPair / 2;
+    l.issue_instructions_per_element = kRopeRowInstructionsPerThread * double(l.threads_per_cta) / double(r);
     l.scalar_loop = true;
     l.independent_chains = 2;  // a pair's two outputs, x cos - y sin and y cos + x sin
     l.kernel = "rotary_embedding_kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
