@@ -163,10 +163,11 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // 12.91, rope 19.90 -> 17.04, mlp_act 14.03 -> 12.35. Since Sarathi's RMS norm counts its
   // reduction and set-up (169.7 instructions per thread, Nsight Compute on the H200): norms 10.47 / 11.92.
   // Since the rotary kernel counts its set-up (63 instructions per thread per row beyond its loops,
-  // Nsight Compute on the H200): rope 17.04 -> 15.83.
+  // Nsight Compute on the H200): rope 17.04 -> 15.83. Since a CTA with barriers issues its warps'
+  // work after each trip (Nsight Compute, a lone rms_norm_kernel CTA): norms 9.46 / 9.76, the 10% target.
   CHECK(group_mape(rep, "vidur emb") <= 6.0);                        // 5.37
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 11.0);           // 10.47
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.5);  // 11.92
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 10.0);           // 9.46
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 10.0);  // 9.76
   CHECK(group_mape(rep, "vidur attn_rope") <= 16.5);                 // 15.83
   CHECK(group_mape(rep, "vidur mlp_act") <= 13.0);                   // 12.35
 }
@@ -187,8 +188,8 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   // RMS norm counted its reduction and set-up (Nsight Compute, this set's ncu_llm_layer): 19.70 / 15.87.
   // Nanosecond durations here: not truncated, the comparison is the model's time.
   CHECK(group_mape(rep, "vidur emb") <= 9.5);                         // 8.89 (14.74 with the rows and writes from L2)
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 15.0);            // 14.45
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 13.0);   // 12.19
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 11.0);            // 10.43 (14.45 before the barrier kernels' lockstep issue)
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.49 (12.19)
   CHECK(group_mape(rep, "vidur attn_rope") <= 19.0);                  // 18.29 (19.96 before its set-up count)
   CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.34
   CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.94 (29.22 while phi-2's two kernels were one)

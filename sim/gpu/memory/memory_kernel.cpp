@@ -91,8 +91,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // between its trips: per trip a CTA issues `issue` cycles of work on the SM's 16-lane pipes, each
   // of its w warps per sub-core a 1/w share, and the n CTAs of a round share the pipes; a trip takes
   // the longer of the round's work and one warp's latency plus its own share (the sub-core runs the
-  // other warps' work meanwhile): max(n x issue, latency + issue / w). Without counted instructions
-  // this is the latency alone.
+  // other warps' work meanwhile): max(n x issue, latency + issue / w); a CTA with barriers, the
+  // latency plus its whole issue (below). Without counted instructions this is the latency alone.
   const double trips = l.dependent_loads + l.reread_trips;
   // Cycles per element on the SM: the FP32 lanes for the counted lane work, the issue slots for
   // all counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 FP32 bounds first).
@@ -109,9 +109,17 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // (Nsight Compute, one row of layer norm on the H200: 6.3 cycles per instruction besides the
   // memory waits).
   const double dependent_interval = std::max(1.0, g.ffma_latency / double(std::max(1, l.independent_chains)));
+  // A CTA whose warps meet at barriers every row (block reductions: RMS and layer norm, softmax)
+  // issues as one: woken together by each trip, its warps issue in turn, so the trip lasts the
+  // latency plus the CTA's whole issue; the SM's other CTAs overlap it. Nsight Compute on the H200:
+  // a lone rms_norm_kernel CTA waits 11.4 cycles per instruction besides memory, its 8 warps per
+  // scheduler (validation/measured/H200/vidur_layer). Barrier-free loops (SiLU x up, rotary) drift
+  // apart once several CTAs share the SM (5.8-5.9 cycles there at 4096 tokens): one warp's chain.
   auto trip = [&](std::int64_t n, double latency) {
     if (l.serial_trips) return latency + double(n) * (trip_bytes / g.l1_bytes_per_clk + issue);
-    return std::max(double(n) * issue, latency + issue / warps_per_subcore * dependent_interval);
+    const double chain = issue / warps_per_subcore * dependent_interval;
+    if (l.block_reductions > 0) return std::max(double(n) * issue, latency + std::max(issue, chain));
+    return std::max(double(n) * issue, latency + chain);
   };
   // The first pass over the CTA's data (its loads from where the data lives). A scalar loop's trips
   // (MemoryLaunch::scalar_loop) wait for a burst: the SM's n resident CTAs issue a trip's loads
