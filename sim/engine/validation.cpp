@@ -140,12 +140,12 @@ io::Table validation_rows_table(const ValidationReport& report) {
       {"batch", "batched GEMMs", gemm([](const Kernel& g) { return g.batch; })},
       {"layout", "operand layout (tcsim letters, row-major)",
        gemm([](const Kernel& g) { return std::string(workload::layout_name(g.layout)); })},
-      {"measured_us", "measured time of one run", [](const ValidationRow& r) { return io::Cell(r.measured.time_s * 1e6); }},
+      {"measured_us", "measured time of the row: one run of its kernel (the sum where the kernel has a count)", [](const ValidationRow& r) { return io::Cell(r.measured.time_s * 1e6); }},
       {"measured_tflops", "useful flops / measured time",
        [](const ValidationRow& r) {
          return io::Cell(r.measured.kernel.flops() * double(r.measured.kernel.count) / r.measured.time_s / 1e12);
        }},
-      {"predicted_us", "simulated time of one run", predicted([](const ValidationRow& r) { return r.predicted_s() * 1e6; })},
+      {"predicted_us", "simulated time of the row, as measured_us", predicted([](const ValidationRow& r) { return r.predicted_s() * 1e6; })},
       {"error_pct", "(predicted - measured) / measured",
        predicted([](const ValidationRow& r) { return error_pct(r.measured.time_s, r.predicted_s()); })},
       {"predicted_tflops", "useful flops / simulated time",

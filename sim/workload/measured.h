@@ -22,7 +22,7 @@ namespace tcsim::workload {
 
 struct MeasuredRow {
   Kernel kernel;         // what ran (name, shape, formats, layout, pass)
-  double time_s = 0;     // measured time of one run
+  double time_s = 0;     // measured time of one run (of kernel.count runs, summed, where count > 1)
   std::string origin;    // "file:line" of the row, for reports
   std::string group;     // rows that belong together in summaries, e.g. "gemm fp16", "conv fwd fp32"
   // Host work inside the measured time, in units of one plain eager op call
