@@ -21,6 +21,12 @@ struct KernelResult {
   double tflops() const { return time_s > 0 ? flops / time_s / 1e12 : 0; }
   void set(const std::string& metric, double value);
   std::optional<double> get(const std::string& metric) const;
+  // The kernel launches a run makes and the fixed time each adds: the "launches" metric (what a
+  // truncating profiler cuts per kernel, engine/validation.cpp) and "launch_overhead_us".
+  void set_launches(double launches, double each_s) {
+    set("launch_overhead_us", launches * each_s * 1e6);
+    set("launches", launches);
+  }
 };
 
 }  // namespace tcsim

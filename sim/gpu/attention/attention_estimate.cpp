@@ -248,8 +248,7 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   r.set("tile_iterations", tile_iters);
   r.set("sm_bandwidth_share_bytes_per_clk", env.global_bytes_per_clk);
   r.set("global_latency_cycles", env.global_latency);
-  r.set("launch_overhead_us", p.launches * g.launch_overhead_s * 1e6);
-  r.set("launches", p.launches);
+  r.set_launches(p.launches, g.launch_overhead_s);
   // Events for the energy model. Register reads are estimated per instruction, not counted by the
   // attention program: 2 sources per FP32-pipe instruction, 1 per MUFU, and per SASS MMA its A, B
   // and C fragments (m x k + k x n + m x n elements over 32 lanes, 2 fp16 per register).

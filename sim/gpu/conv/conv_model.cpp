@@ -52,8 +52,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r.set("dram_write_bytes", L.direct.write_bytes);
     r.set("l2_read_bytes", L.direct.read_bytes);
     r.set("l2_write_bytes", L.direct.write_bytes);
-    r.set("launch_overhead_us", g.launch_overhead_s * 1e6);
-    r.set("launches", 1);
+    r.set_launches(1, g.launch_overhead_s);
     streaming_activity(L.direct).record(r);
   }
   r.name = k.name;
@@ -97,8 +96,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     Activity act = Activity::of(r);
     for (const auto& h : L.helpers) act.add(streaming_activity(h));
     act.record(r);
-    r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
-    r.set("launches", launches);
+    r.set_launches(launches, g.launch_overhead_s);
   }
   r.set("helper_kernels", double(L.helpers.size()));
   r.set("helper_time_us", helper_s * 1e6);

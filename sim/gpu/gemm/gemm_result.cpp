@@ -70,8 +70,7 @@ KernelResult gemm_result(const GpuConfig& g, const GemmPlan& plan, const Estimat
   r.set("k_iterations", double(best.iterations));
   r.set("sm_bandwidth_share_bytes_per_clk", best.env.global_bytes_per_clk);
   r.set("global_latency_cycles", best.env.global_latency);
-  r.set("launch_overhead_us", best.launches * g.launch_overhead_s * 1e6);
-  r.set("launches", best.launches);
+  r.set_launches(best.launches, g.launch_overhead_s);
 
   // Events for the energy model (power/activity.h), scaled from the simulated SM run like smem_bytes.
   Activity act;

@@ -97,8 +97,7 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   r.set("k_iterations", trips);
   r.set("cta_latency_cycles", cta_path);
   r.set("global_latency_cycles", latency);
-  r.set("launch_overhead_us", launches * g.launch_overhead_s * 1e6);
-  r.set("launches", launches);
+  r.set_launches(launches, g.launch_overhead_s);
 
   // Events for the energy model: the arithmetic lane ops, every lane op (loads included) as warp
   // instructions, two register sources per instruction, every load through L1.
