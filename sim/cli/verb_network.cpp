@@ -153,6 +153,7 @@ int network_verb(const std::vector<std::string>& args) {
       engine::read_network_workload(wargs, "--precision", "--pass", vm.count("seq") ? "--seq" : "--kv-len").network;
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
+  engine::require_clock(*loaded.accelerator, config_path);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<engine::NetworkEstimate> estimates;
   for (auto m : modes) {

@@ -70,6 +70,19 @@ TEST_CASE("tcsim network on a systolic array: GEMM-like layers on the array, the
   CHECK(r.out.find("not modelled") != std::string::npos);
 }
 
+TEST_CASE("tcsim network on a SCALE-Sim config without a clock: exit 2 saying so, not a table of 0 us") {
+  const std::string base = "network -c " + src("configs/systolic/scalesim_32x32_os.yaml") + " " +
+                           src("models/resnet18.yaml") + " --batch 1";
+  const auto r = run_tcsim(base);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("scalesim_32x32_os.yaml: clock: none") != std::string::npos, r.err);
+  CHECK(r.out.empty());
+  const auto clocked = run_tcsim(base + " --set clock=1GHz");
+  REQUIRE_MESSAGE(clocked.exit_code == 0, clocked.err);
+  CHECK(clocked.out.find("Total: 0 ms") == std::string::npos);
+  CHECK(clocked.out.find("Total: ") != std::string::npos);
+}
+
 TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
   const std::string base = "network -c " + src("configs/gpu/a100.yaml") + " ";
   struct Case {
@@ -133,6 +146,18 @@ TEST_CASE("tcsim validate on NVIDIA's published network throughputs") {
   const auto strict = run_tcsim("validate -c " + src("configs/gpu/v100.yaml") + " " + csv + " --models " +
                                 src("models") + " --max-mape 0.001");
   CHECK(strict.exit_code == 3);
+}
+
+TEST_CASE("tcsim validate of network throughputs on a systolic config: exit 2, not a MAPE of nan") {
+  const auto shared = tcsim::test::shared_dir();
+  if (shared.empty()) {
+    MESSAGE("skipped: no shared/ data");
+    return;
+  }
+  const std::string csv = "'" + (shared / "data/networks/dle_single_gpu.csv").string() + "'";
+  const auto r = run_tcsim("validate -c " + src("configs/systolic/tpu_v1.yaml") + " " + csv);
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("this is a systolic config") != std::string::npos, r.err);
 }
 
 TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare shows what each mode saves") {

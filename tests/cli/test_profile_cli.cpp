@@ -93,6 +93,14 @@ TEST_CASE("tcsim replay: a profiled run on another GPU and precision") {
   auto no_bf16 = run_tcsim("replay -c '" + config("v100.yaml") + "' '" + trace.string() + "' --precision amp-bf16");
   CHECK(no_bf16.exit_code == 2);
   CHECK(no_bf16.err.find("amp-bf16 is not available on") != std::string::npos);
+  // A GPU profile on a systolic array: refused (it used to print a step of the unmapped calls only).
+  const std::string tpu = (tcsim::test::source_dir() / "configs/systolic/tpu_v1.yaml").string();
+  for (const char* verb : {"replay", "validate"}) {
+    auto sys = run_tcsim(std::string(verb) + " -c '" + tpu + "' '" + trace.string() + "'");
+    CHECK(sys.exit_code == 2);
+    CHECK_MESSAGE(sys.err.find("tpu_v1.yaml: " + std::string(verb)) != std::string::npos, sys.err);
+    CHECK(sys.err.find("this is a systolic config") != std::string::npos);
+  }
 }
 
 TEST_CASE("tcsim validate/replay: a truncated trace is bad input (exit 2, file:line:column)") {

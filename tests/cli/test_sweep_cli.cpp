@@ -189,3 +189,20 @@ TEST_CASE("tcsim sweep: bad input exits 2 with file:line: key and leaves no outp
   CHECK(wrong_shard.exit_code == 2);
   CHECK(wrong_shard.err.find("holds shard 1/3") != std::string::npos);
 }
+
+TEST_CASE("tcsim sweep over a SCALE-Sim config without a clock: a point says so in status, one with a clock runs") {
+  const auto dir = temp_dir("sweep_clockless");
+  const fs::path spec = dir / "spec.yaml";
+  std::ofstream(spec) << "name: clockless\nbase: " << (source_dir() / "configs/systolic/scalesim_32x32_os.yaml").string()
+                      << "\nmode: zip\naxes:\n  - path: array.dataflow\n    values: [os, ws]\n"
+                      << "  - name: clock\n    presets:\n      none: {}\n      1GHz: {clock: 1GHz}\n"
+                      << "workloads:\n  - {model: " << (source_dir() / "models/resnet18.yaml").string()
+                      << ", batch: 1, precision: int8}\n"
+                      << "metrics: [step_time_s]\n";
+  const auto r = run_tcsim("sweep " + q(spec) + " -o " + q(dir / "out") + " -j 1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string csv = slurp(dir / "out/summary.csv");
+  CHECK_MESSAGE(csv.find("0,resnet18,os,none,\"config: clock: none: ") != std::string::npos, csv);
+  CHECK(csv.find("1,resnet18,ws,1GHz,ok,") != std::string::npos);
+  CHECK(csv.find(",ok,sample,0\n") == std::string::npos);  // no step of 0 s reported as ok
+}

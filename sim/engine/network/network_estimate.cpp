@@ -78,7 +78,15 @@ bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& 
 
 }  // namespace
 
+void require_clock(const Accelerator& acc, const std::string& where) {
+  if (acc.clock_hz() > 0) return;
+  throw InputError(where + ": clock", "none: " + acc.name() + " counts cycles only (SCALE-Sim semantics), and " +
+                                          "a network or sweep estimate is a time; add one to the config (clock: 1GHz) " +
+                                          "or override it (--set clock=1GHz, or a sweep axis on clock)");
+}
+
 NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network& net, const NetworkRunOptions& opt) {
+  require_clock(acc, "config");
   check_precision(acc, opt);
   workload::LoweringOptions lo;
   lo.precision = opt.precision;

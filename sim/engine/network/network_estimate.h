@@ -73,7 +73,13 @@ struct NetworkEstimate {
   const char* throughput_unit() const { return tokens ? "tokens/s" : "samples/s"; }
 };
 
-// Throws InputError when the accelerator cannot run the precision (naming it), for a kernel the
+// A network estimate (and a sweep's step time) is a time: throws InputError, naming `where` (the
+// config file, or the accelerator), when the accelerator counts cycles only (a systolic config
+// with SCALE-Sim semantics and no clock), whose every kernel would otherwise read 0 us.
+void require_clock(const Accelerator& acc, const std::string& where);
+
+// Throws InputError when the accelerator has no clock (require_clock), when it cannot run the
+// precision (naming it), for a kernel the
 // model rejects that is a GEMM, convolution or attention kernel (naming its layer), and for
 // lowering errors. Memory-bound kernels a model rejects (a systolic array has no vector unit)
 // are kept, marked not modelled, and counted.

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "engine/kernel_key.h"
+#include "engine/network/network_estimate.h"
 #include "workload/op_trace.h"
 
 namespace tcsim::engine::sweep {
@@ -32,6 +33,7 @@ LoadedWorkload load_workload(const WorkloadSpec& w, const std::string& spec_file
 WorkloadRun run_workload(const Accelerator& acc, const LoadedWorkload& w) {
   WorkloadRun r;
   try {
+    require_clock(acc, "config");  // a point without a clock: its status says so, not 0 s
     if (w.network) {
       const NetworkEstimate e = estimate_network(acc, w.network->network, w.network->options);
       r.item = e.tokens ? "token" : "sample";
