@@ -165,11 +165,14 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // Since the rotary kernel counts its set-up (63 instructions per thread per row beyond its loops,
   // Nsight Compute on the H200): rope 17.04 -> 15.83. Since a CTA with barriers issues its warps'
   // work after each trip (Nsight Compute, a lone rms_norm_kernel CTA): norms 9.46 / 9.76, the 10% target.
+  // Since PyTorch's erf GELU counts its SASS by pipe (Nsight Compute on the H200: 14 FP32, 11.5
+  // integer/logic, 4.1 issue-only instructions per element, where the PTX count had 32 FP32 lane
+  // instructions): mlp_act 12.35 -> 10.78 (phi-2's rows from 512 tokens: +22..+29% -> +3..+11%).
   CHECK(group_mape(rep, "vidur emb") <= 6.0);                        // 5.37
   CHECK(group_mape(rep, "vidur input_layernorm") <= 10.0);           // 9.46
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 10.0);  // 9.76
   CHECK(group_mape(rep, "vidur attn_rope") <= 16.5);                 // 15.83
-  CHECK(group_mape(rep, "vidur mlp_act") <= 13.0);                   // 12.35
+  CHECK(group_mape(rep, "vidur mlp_act") <= 11.3);                   // 10.78
 }
 
 TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, held out)") {
@@ -191,7 +194,7 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   CHECK(group_mape(rep, "vidur input_layernorm") <= 11.0);            // 10.43 (14.45 before the barrier kernels' lockstep issue)
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.49 (12.19)
   CHECK(group_mape(rep, "vidur attn_rope") <= 19.0);                  // 18.29 (19.96 before its set-up count)
-  CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.34
+  CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.74 (22.34 with the GELU's PTX count)
   CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.94 (29.22 while phi-2's two kernels were one)
 }
 

@@ -97,8 +97,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // Cycles per element on the SM: the FP32 lanes for the counted lane work, the issue slots for
   // all counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 FP32 bounds first).
   const double issue_per_element =
-      std::max(l.instructions_per_element / g.peak_ffma_per_clk(),
-               (l.instructions_per_element + l.issue_instructions_per_element + l.integer_instructions_per_element) /
+      std::max(l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
+               (l.instructions_per_element + l.logic_instructions_per_element + l.issue_instructions_per_element +
+                l.integer_instructions_per_element) /
                    g.issue_lanes_per_clk());
   const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
@@ -224,7 +225,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   Activity act;
   act.ffma = lane_ops;
   act.mufu = double(l.elements) * l.sfu_per_element;
-  act.warp_instructions = lane_ops / 32 + double(l.elements) * l.issue_instructions_per_element / 32 + act.mufu / 32 +
+  act.warp_instructions = lane_ops / 32 +
+                          double(l.elements) * (l.issue_instructions_per_element + l.logic_instructions_per_element) / 32 +
+                          act.mufu / 32 +
                           (l.instructions_per_element > 0 ? 0.0 : (bytes + reread_bytes) / (32 * 16));
   act.rf_reads = 2 * act.warp_instructions;
   act.l1_bytes = bytes + reread_bytes;

@@ -128,7 +128,18 @@ constexpr double kRmsNormInstructions = 9 + 18;
 // warp for rows of 4096 with 1024 threads (every one of its 36 calls at 1-4096 tokens,
 // validation/measured/H200/vidur_layer/ncu_llm_layer.csv.xz), 4 x 27 of them the loops' own.
 constexpr double kRmsNormRowInstructionsPerThreadSarathi = 169.7 - 4 * kRmsNormInstructions;
-constexpr double kGeluErfInstructions = (125.0 + 3) / 4;
+// PyTorch's erf GELU (GeluCUDAKernelImpl, GeluType::None), per element: Nsight Compute on the lent
+// H200 counts 29.6 thread instructions of vectorized_elementwise_kernel<8> in fp16 (phi-2's 1024 x
+// 10240; sass__inst_executed_per_opcode, validation/measured/H200/vidur_layer/
+// ncu_llm_layer_opcodes.csv.xz): 14 on the FMA pipe (FFMA 7, FMUL 4, FADD 2, IMAD 1), 11.5 on the
+// integer/logic pipe (FSEL 9, FSETP 1, LOP3 1, shifts, compares, adds and moves 0.5), and 4.1 that
+// take issue slots only (MUFU 1, HADD2/HFMA2 1.25, F2FP 0.5, loads, stores, constants, branches).
+// The logic pipe's 16 lanes after the FP32 pipe's 32 give sm_90 (14/32 + 11.5/16) / (29.6/32) =
+// 1.25 cycles per instruction, 80% of the issue rate; Nsight Compute measured 72% (2.87 warp
+// instructions per SM-cycle, 54.8 us at 4096 tokens: the issue-only instructions' own pipes are
+// the rest). The PTX count it replaces, 128 per 4-element vector all as FP32 lane work, made
+// phi-2's GELU 22-29% slow on Vidur's A100 from 512 tokens on.
+constexpr double kGeluErfFmaInstructions = 14, kGeluErfLogicInstructions = 11.5, kGeluErfIssueInstructions = 4.125;
 // Sarathi's rotary_embedding_kernel beyond its two loops, per thread per row: the position load,
 // the cos/sin row's pointer, the loops' bounds and preambles (a reciprocal of rot_dim / 2 each).
 // Nsight Compute on the H200 counts 591 warp instructions per warp for Llama-2 at TP 1 (8 pairs per
@@ -161,7 +172,11 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
              " elements, " + std::to_string(l.ctas) + " CTAs)";
   const std::string op = to_lower(k.memory.op);
   l.sfu_per_element = sfu_per_element(op);
-  if (op == "gelu") l.instructions_per_element = kGeluErfInstructions;
+  if (op == "gelu") {
+    l.instructions_per_element = kGeluErfFmaInstructions;
+    l.logic_instructions_per_element = kGeluErfLogicInstructions;
+    l.issue_instructions_per_element = kGeluErfIssueInstructions;
+  }
   if (op == "gelu_backward") l.issue_instructions_per_element = kGeluBackwardInstructions;
   return l;
 }

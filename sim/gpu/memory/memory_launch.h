@@ -74,6 +74,11 @@ struct MemoryLaunch {
   // 32-bit integer instructions per element (index arithmetic) on the SM's integer lanes
   // (sm.int32_lanes_per_subcore), a bound of their own.
   double integer_instructions_per_element = 0;
+  // Instructions per element on the integer/logic pipe (FSEL, FSETP, LOP3, shifts, compares: the
+  // sm.int32_lanes_per_subcore lanes) between the FP32 lane work: charged after it, not beside it
+  // (the two pipes do not dual-issue, as the FP32 count above assumes on V100/A100). On sm_90,
+  // whose FP32 pipe has 32 lanes, this is what holds a kernel below one instruction per clock.
+  double logic_instructions_per_element = 0;
   // Independent instruction chains a thread interleaves (the elements an elementwise thread owns);
   // a warp with one chain waits sm.ffma_latency between dependent instructions (row kernels'
   // Welford updates and reductions, gathers' index arithmetic).
