@@ -94,8 +94,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // other warps' work meanwhile): max(n x issue, latency + issue / w); a CTA with barriers, the
   // latency plus its whole issue (below). Without counted instructions this is the latency alone.
   const double trips = l.dependent_loads + l.reread_trips;
-  // Cycles per element on the SM: the FP32 lanes for the counted lane work, the issue slots for
-  // all counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 FP32 bounds first).
+  // Cycles per element on the SM: the FP32 lanes for the counted lane work and after them the
+  // integer/logic lanes for the logic-pipe instructions (no dual issue), or the issue slots for all
+  // counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 the pipes bound first).
   const double issue_per_element =
       std::max(l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
                (l.instructions_per_element + l.logic_instructions_per_element + l.issue_instructions_per_element +
