@@ -106,6 +106,15 @@ TEST_CASE("launch queue: a long kernel hides the launches behind it") {
   CHECK(q.host_s() == doctest::Approx(20e-6));
 }
 
+TEST_CASE("launch queue: after a synchronize (.item()) the launches cannot hide behind the GPU") {
+  LaunchQueue q(5e-6);
+  q.launch(100e-6);   // ends at 105 us
+  q.synchronize();    // the host waits until 105 us
+  q.launch(1e-6, 3);  // launched at 110, 115, 120 us: each waits for its launch
+  CHECK(q.finish_s() == doctest::Approx(121e-6));
+  CHECK(q.host_s() == doctest::Approx(120e-6));
+}
+
 TEST_CASE("network estimate: memory kernels a model lacks are listed as not modelled") {
   CountingAccelerator acc;
   acc.memory_kernels = false;

@@ -322,6 +322,35 @@ TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits")
   CHECK(l.weight_tensors == 1 + 3 + 2 + 2);
 }
 
+TEST_CASE("lowering: BertAdam is a gradient norm read back to the host, then ten kernels per tensor, twelve with decay") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
+  LoweringOptions o;
+  o.training = true;
+  o.bert_adam = true;
+  const Lowering l = lower_network(net, o);
+  CHECK_FALSE(find(l, "optimizer.sgd"));
+  const LoweredKernel* norm = find(l, "optimizer.bert_adam.grad_norm");
+  REQUIRE(norm);
+  CHECK_FALSE(norm->host_sync);
+  // Weights decay (conv1, the block's conv, fc.weight), biases and batch norm's scale and shift do not.
+  CHECK(count_named(l, "optimizer.bert_adam.conv1.weight.") == 12);
+  CHECK(count_named(l, "optimizer.bert_adam.block.conv.weight.") == 12);
+  CHECK(count_named(l, "optimizer.bert_adam.bn1.") == 2 * 10);
+  CHECK(count_named(l, "optimizer.bert_adam.fc.bias.") == 10);
+  CHECK(count_named(l, "optimizer.bert_adam.") == 1 + 3 * 12 + 3 * 10);
+  // The loop starts after the norm's .item(): its first kernel waits for the GPU, the others queue.
+  int syncs = 0;
+  for (const auto& k : l.kernels) syncs += k.host_sync ? 1 : 0;
+  CHECK(syncs == 1);
+  const LoweredKernel* first = find(l, "optimizer.bert_adam.conv1.weight.m.mul_");
+  REQUIRE(first);
+  CHECK(first->host_sync);
+  const LoweredKernel* block = find(l, "optimizer.bert_adam.block.conv.weight.v.addcmul_");
+  REQUIRE(block);
+  CHECK(block->kernel.count == 3);  // once per copy of the repeated block
+  CHECK(block->kernel.bytes_read == 3 * block->kernel.bytes_written);
+}
+
 TEST_CASE("lowering: fused epilogues fold conv + batch norm + relu at inference, keep the gradients in training") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml");
   LoweringOptions o;

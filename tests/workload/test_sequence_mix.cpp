@@ -69,9 +69,19 @@ TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL
          "BERT-large pretrain,PyTorch,pytorch:21.11,A100-80GB (DGX A100),AMP(FP16),256,128,train throughput,580,seq/s,x,\n"
          "BERT-large pretrain,TensorFlow1,20.06-py3,A100-40GB (DGX A100),AMP(FP16),16,512,train throughput,70.856,seq/s,x,\n"
          "BERT-large pretrain,PyTorch,pytorch:21.03,A100-80GB (DGX A100),AMP(FP16),32,512,train throughput,200,seq/s,x,\n"
-         "BERT-large SQuAD finetune,PyTorch,pytorch:22.06,A100-80GB (DGX A100),AMP(FP16),32,512,train throughput,100,seq/s,x,\n";
+         "BERT-large SQuAD finetune,PyTorch,pytorch:22.06,A100-80GB (DGX A100),AMP(FP16),32,512,train throughput,100,seq/s,x,\n"
+         "BERT-large SQuAD finetune,PyTorch,pytorch:21.11,A100-80GB (DGX A100),TF32,32,384?,train throughput,61.5,seq/s,x,\n"
+         "BERT-large SQuAD inference,PyTorch,pytorch:21.11,A100-80GB (DGX A100),TF32,32,384,inference throughput,216,seq/s,x,\n"
+         "BERT-large SQuAD finetune,TensorFlow1,20.06-py3,A100-40GB (DGX A100),TF32,16,384?,train throughput,61.364,seq/s,x,\n";
   const auto rows = read_dle_throughput_csv(csv);
-  REQUIRE(rows.size() == 5);
+  REQUIRE(rows.size() == 8);
+  // run_squad.py: apex's FusedAdam under --fp16, its BertAdam otherwise; inference has no optimizer,
+  // TensorFlow its own fused update.
+  CHECK_FALSE(rows[4].bert_adam);
+  CHECK(rows[5].bert_adam);
+  CHECK_FALSE(rows[6].bert_adam);
+  CHECK_FALSE(rows[7].bert_adam);
+  CHECK_FALSE(rows[0].bert_adam);  // pre-training steps with a fused LAMB
   REQUIRE(rows[0].seq_mix.size() == 8);
   CHECK(rows[0].seq == 512);
   CHECK(rows[0].seq_mix.back().seq == 512);

@@ -19,6 +19,8 @@ class LaunchQueue {
       busy_ += gpu_s;
     }
   }
+  // The host waits for the GPU to drain (a value read back, `.item()`) before its next launch.
+  void synchronize() { cpu_ = std::max(cpu_, gpu_); }
   // One CUDA-graph launch before the kernels (host cost of the whole step, paid once).
   void graph_launch(double host_s) {
     cpu_ += host_s;

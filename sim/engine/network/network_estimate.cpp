@@ -95,6 +95,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.per_channel_batch_norm = opt.per_channel_batch_norm;
   lo.fuse_epilogues = opt.fuse_epilogues;
   lo.optimizer_step = opt.optimizer_step;
+  lo.bert_adam = opt.bert_adam;
   lo.fused_attention = fused_attention_available(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +
@@ -257,6 +258,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
       for (std::size_t j = i; j < end; ++j) {
         const KernelEstimate& k = e.kernels[j];
         const std::int64_t n = k.lowered.kernel.count;
+        if (k.lowered.host_sync && c == 0) q.synchronize();
         q.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies);
       }
     i = end;

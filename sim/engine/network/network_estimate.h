@@ -19,6 +19,7 @@ struct NetworkRunOptions {
   workload::AttentionImpl attention = workload::AttentionImpl::automatic;  // overrides every layer's impl unless automatic
   bool fuse_epilogues = false;
   bool optimizer_step = true;  // training: the optimizer's kernels (NeuSight times forward + backward only)
+  bool bert_adam = false;      // the optimizer is DeepLearningExamples' BertAdam (LoweringOptions::bert_adam)
   bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
   int jobs = 0;
 };

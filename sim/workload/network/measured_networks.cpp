@@ -195,6 +195,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
       r.seq_mix = binned_sequence_mix(wikipedia_pretraining_lengths_512(), 64);
       loader = " LDDL bins of 64";
     }
+    // DeepLearningExamples' run_squad.py steps with apex's FusedAdam under --fp16 and with its own
+    // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
+    r.bert_adam = r.training && r.model == "bert_large_qa" && to_lower(csv.field(row, c_fw)) == "pytorch" &&
+                  r.precision != Precision::amp_fp16;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader + " (" + r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");

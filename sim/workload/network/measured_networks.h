@@ -25,6 +25,7 @@ struct MeasuredNetworkRow {
   std::string gpu;           // the GPU as the data names it
   bool training = false;
   bool optimizer_step = true;
+  bool bert_adam = false;    // DeepLearningExamples' SQuAD fine-tuning outside fp16 (LoweringOptions::bert_adam)
   std::int64_t batch = 0, seq = 0;
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.

@@ -49,6 +49,65 @@ std::int64_t multi_tensor_launches(int depth, std::int64_t tensors, std::int64_t
   return std::max<std::int64_t>(1, std::max(by_tensors, by_chunks));
 }
 
+// DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/optimization.py, BertAdam.step):
+// multi_tensor_l2norm over every gradient and `.item()` of the result (the host waits for the GPU),
+// then per parameter tensor, in order: next_m.mul_(b1).add_(1 - b1, grad); next_v.mul_(b2)
+// .addcmul_(1 - b2, grad, grad); update = next_m / (next_v.sqrt() + e) (three kernels); with weight
+// decay (every tensor but biases and LayerNorm's, run_squad.py's no_decay) update += wd * p.data (two);
+// update_with_lr = lr * update; p.data.add_(-update_with_lr) (three). Elements read and written each.
+void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
+  const FormatId m = c.f.master;
+  Kernel norm = memory_kernel("optimizer.bert_adam.grad_norm", "norm", m, params, 0, double(params), 0, 2,
+                              multi_tensor_launches(1, tensors, params));
+  out.push_back({norm, -1, StepPhase::optimizer});
+  struct Op {
+    const char* name;
+    const char* op;
+    double reads, writes;
+  };
+  static const Op moments[] = {{"m.mul_", "mul", 1, 1},     {"m.add_", "add", 2, 1},  {"v.mul_", "mul", 1, 1},
+                               {"v.addcmul_", "addcmul", 3, 1}, {"v.sqrt", "sqrt", 1, 1}, {"add_eps", "add", 1, 1},
+                               {"div", "div", 2, 1}};
+  static const Op decay[] = {{"wd_mul", "mul", 1, 1}, {"update.add_", "add", 2, 1}};
+  static const Op apply[] = {{"lr_mul", "mul", 1, 1}, {"neg", "neg", 1, 1}, {"p.add_", "add", 2, 1}};
+  bool first = true;
+  auto tensor = [&](const std::string& name, std::int64_t n, bool decayed, std::int64_t count) {
+    if (n <= 0) return;
+    auto emit = [&](const Op& o) {
+      LoweredKernel k{memory_kernel("optimizer.bert_adam." + name + "." + o.name, o.op, m, n, 0, o.reads * double(n),
+                                    o.writes * double(n), 1, count),
+                      -1, StepPhase::optimizer};
+      k.host_sync = first;  // global_grad_norm's .item(): the loop starts on an idle GPU
+      first = false;
+      out.push_back(std::move(k));
+    };
+    for (const Op& o : moments) emit(o);
+    if (decayed)
+      for (const Op& o : decay) emit(o);
+    for (const Op& o : apply) emit(o);
+  };
+  for (const Layer& l : c.net.layers) {
+    const std::int64_t p = l.params();
+    if (p <= 0) continue;
+    switch (l.kind) {
+      case LayerKind::linear:
+      case LayerKind::conv2d: {
+        const std::int64_t bias = l.bias ? (l.kind == LayerKind::linear ? l.out_features : l.out_channels) : 0;
+        tensor(l.name + ".weight", p - bias, true, l.count);
+        tensor(l.name + ".bias", bias, false, l.count);
+        break;
+      }
+      case LayerKind::layer_norm:
+      case LayerKind::batch_norm:
+        tensor(l.name + ".weight", p / 2, false, l.count);
+        tensor(l.name + ".bias", p / 2, false, l.count);
+        break;
+      case LayerKind::rms_norm: tensor(l.name + ".weight", p, false, l.count); break;
+      default: tensor(l.name + ".weight", p, true, l.count); break;
+    }
+  }
+}
+
 void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
   if (params <= 0) return;
   const FormatId m = c.f.master;
@@ -63,7 +122,9 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
   if (c.f.loss_scaling)  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
     step_kernel("grad_scaler.unscale", "unscale", 1, 1, 1, 2);
   const std::string& opt = c.net.optimizer;
-  if (opt == "sgd")  // p, grad, momentum read; p, momentum written
+  if (c.opt.bert_adam)
+    bert_adam_kernels(c, out, params, tensors);
+  else if (opt == "sgd")  // p, grad, momentum read; p, momentum written
     step_kernel("optimizer.sgd", "sgd", 3, 3, 2, 4);
   else  // adam / adamw: p, grad, exp_avg, exp_avg_sq read; p and both moments written
     step_kernel("optimizer." + opt, opt, 4, 4, 3, 12);

@@ -21,6 +21,9 @@ struct LoweredKernel {
   Kernel kernel;       // kernel.count = how many times one step runs it (repeats included)
   int layer = -1;      // index into Network::layers; -1 for step-level kernels (optimizer, scaler)
   StepPhase phase = StepPhase::forward;
+  // The host waits for the GPU to finish everything before it launches this kernel (the step read
+  // a value back, a `.item()`): the kernels after it cannot be queued ahead.
+  bool host_sync = false;
 };
 
 struct LoweringOptions {
@@ -39,6 +42,11 @@ struct LoweringOptions {
   // PyTorch fuses only a linear layer's bias).
   bool fuse_epilogues = false;
   bool optimizer_step = true;  // training: include the optimizer (and loss-scaler) kernels
+  // The optimizer is NVIDIA DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/
+  // optimization.py), what its run_squad.py trains with outside fp16: the global gradient norm
+  // read back to the host, then a Python loop over the parameter tensors, ten elementwise kernels
+  // each (twelve with weight decay), instead of a fused multi-tensor step.
+  bool bert_adam = false;
 };
 
 struct Lowering {
