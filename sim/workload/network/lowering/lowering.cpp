@@ -57,8 +57,9 @@ std::int64_t multi_tensor_launches(int depth, std::int64_t tensors, std::int64_t
 // update_with_lr = lr * update; p.data.add_(-update_with_lr) (three). Elements read and written each.
 void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
   const FormatId m = c.f.master;
-  Kernel norm = memory_kernel("optimizer.bert_adam.grad_norm", "norm", m, params, 0, double(params), 0, 2,
-                              multi_tensor_launches(1, tensors, params));
+  const std::int64_t launches = multi_tensor_launches(1, tensors, params);
+  Kernel norm = memory_kernel("optimizer.bert_adam.grad_norm", "norm", m, (params + launches - 1) / launches, 0,
+                              double(params) / double(launches), 0, 2, launches);
   out.push_back({norm, -1, StepPhase::optimizer});
   struct Op {
     const char* name;
