@@ -21,11 +21,9 @@ int run_profile_command(const ProfileRequest& req) {
     throw InputError(req.input, "no GPU kernels in the profile (torch.profiler: activities must include "
                                 "ProfilerActivity.CUDA; nsys: --trace=cuda)");
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(req.config_path, req.overrides);
-  if (loaded.kind != "gpu")
-    throw InputError(req.config_path, std::string(req.replay ? "replay re-times a GPU profile's kernels on" : "validate compares a GPU "
-                                                                                    "profile's kernels with") +
-                                          " a GPU model; this is a " + loaded.kind +
-                                          " config (give a `kind: gpu` config, e.g. configs/gpu/h100.yaml)");
+  engine::require_gpu_config(loaded, req.config_path,
+                             req.replay ? "replay re-times a GPU profile's kernels on a GPU model"
+                                        : "validate compares a GPU profile's kernels with a GPU model");
   const engine::ProfileEstimate e = engine::estimate_profile(*loaded.accelerator, profile, req.precision, req.jobs);
 
   Attributes more = {{"profile", req.input}, {"profile_format", profile.format}};

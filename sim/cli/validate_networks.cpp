@@ -34,9 +34,7 @@ int validate_network_files(const NetworkValidateRequest& req) {
     }
   }
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(req.config_path, req.overrides);
-  if (loaded.kind != "gpu")
-    throw InputError(req.config_path, "validate compares measured GPU network throughputs with a GPU model; this is a " +
-                                          loaded.kind + " config (give a `kind: gpu` config, e.g. configs/gpu/a100.yaml)");
+  engine::require_gpu_config(loaded, req.config_path, "validate compares measured GPU network throughputs with a GPU model");
   const engine::NetworkValidationReport rep =
       engine::validate_networks(*loaded.accelerator, rows, req.models_dir, req.jobs);
 

@@ -119,10 +119,7 @@ int validate_verb(const std::vector<std::string>& args) {
   if (rows.empty()) throw InputError(join(inputs, " "), "no measured rows");
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
-  if (loaded.kind != "gpu")
-    throw InputError(config_path, "validate compares measured GPU kernel times with a GPU model; this is a " +
-                                      std::string(loaded.kind == "scalesim_cfg" ? "SCALE-Sim .cfg" : loaded.kind) +
-                                      " config (give a `kind: gpu` config, e.g. configs/gpu/v100.yaml)");
+  engine::require_gpu_config(loaded, config_path, "validate compares measured GPU kernel times with a GPU model");
   const engine::ValidationReport report = engine::validate(*loaded.accelerator, rows, engine::resolve_jobs(jobs), min_measured_us * 1e-6);
 
   io::ResultSet rs;

@@ -50,6 +50,14 @@ LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& file
                    "no model for kind '" + out.kind + "'; expected gpu or systolic (or a SCALE-Sim .cfg)");
 }
 
+void require_gpu_config(const LoadedAccelerator& loaded, const std::filesystem::path& config_file,
+                        const std::string& purpose) {
+  if (loaded.kind == "gpu") return;
+  throw InputError(config_file.string(), purpose + "; this is a " +
+                                             (loaded.kind == "scalesim_cfg" ? "SCALE-Sim .cfg" : loaded.kind) +
+                                             " config (give a `kind: gpu` config, e.g. configs/gpu/a100.yaml)");
+}
+
 std::string resolve_config_yaml(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   const std::string kind = config_kind(file);
   if (kind == "gpu") return config::Config::load(file, gpu::config_schema(), overrides).resolved_yaml();

@@ -27,6 +27,11 @@ struct LoadedAccelerator {
 LoadedAccelerator load_accelerator_with_config(const std::filesystem::path& config_file,
                                                const std::vector<std::string>& overrides = {});
 
+// InputError naming the config file unless `loaded` is a GPU model: `purpose` says what needs one
+// ("validate compares measured GPU kernel times with a GPU model").
+void require_gpu_config(const LoadedAccelerator& loaded, const std::filesystem::path& config_file,
+                        const std::string& purpose);
+
 // The config's checks only (keys, types, units, ranges), not the model's checks of how values fit
 // together: a sweep checks each axis value alone with it. Returns the resolved config text.
 std::string resolve_config_yaml(const std::filesystem::path& config_file, const std::vector<std::string>& overrides = {});
