@@ -115,6 +115,61 @@ TEST_CASE("launch queue: after a synchronize (.item()) the launches cannot hide 
   CHECK(q.host_s() == doctest::Approx(120e-6));
 }
 
+namespace {
+// The queue launch by launch, as the framework issues them: the closed forms must agree with it.
+struct SteppedQueue {
+  double host, cpu = 0, gpu = 0, busy = 0;
+  void launch(double t, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) cpu += host, gpu = std::max(gpu, cpu) + t, busy += t;
+  }
+  void synchronize() { cpu = std::max(cpu, gpu); }
+};
+}  // namespace
+
+TEST_CASE("launch queue: N launches and N runs of a block in closed form match launching one by one") {
+  for (const double host : {0.0, 2e-6, 5e-6, 9e-6}) {
+    CAPTURE(host);
+    // A mix of kernels shorter and longer than a launch, a synchronize inside the block, and a
+    // long kernel before it so that the block starts with the GPU behind or ahead of the host.
+    auto block = [](auto& q) {
+      q.launch(3e-6, 2);
+      q.launch(0.5e-6, 5);
+      q.synchronize();
+      q.launch(12e-6, 1);
+      q.launch(1e-6, 3);
+    };
+    for (const std::int64_t times : std::vector<std::int64_t>{1, 2, 7, 64, 1000}) {
+      CAPTURE(times);
+      LaunchQueue q(host);
+      SteppedQueue s{host};
+      q.launch(40e-6, 1);
+      s.launch(40e-6, 1);
+      q.repeat(times, block);
+      for (std::int64_t c = 0; c < times; ++c) block(s);
+      CHECK(q.finish_s() == doctest::Approx(s.gpu).epsilon(1e-12));
+      CHECK(q.host_s() == doctest::Approx(s.cpu).epsilon(1e-12));
+      CHECK(q.gpu_busy_s() == doctest::Approx(s.busy).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("network estimate: a repeat block of three billion copies is replayed in closed form") {
+  CountingAccelerator acc;
+  acc.host = 0.7e-6;  // between the memory kernel (0.5 us) and the GEMM (1 us): neither side always waits
+  auto with_copies = [&](const char* copies) {
+    std::string y = kNet;
+    y.replace(y.find("repeat: 4"), 9, std::string("repeat: ") + copies);
+    return estimate_network(acc, workload::parse_network(y, "mlp.yaml"), NetworkRunOptions{});
+  };
+  const NetworkEstimate b = with_copies("3000000000"), s = with_copies("3000"), s2 = with_copies("6000");
+  CHECK(b.launches == 2 * 3000000000LL + 1);
+  // Each copy adds the same time once the queue is in its periodic regime: the step grows linearly.
+  const double per_copy = (s2.step_time_s - s.step_time_s) / 3000;
+  CHECK(per_copy == doctest::Approx(1.5e-6));  // GPU-bound: the two launches take 1.4 us of host time
+  CHECK(b.step_time_s == doctest::Approx(s.step_time_s + (3e9 - 3000) * per_copy).epsilon(1e-9));
+  CHECK(b.gpu_time_s == doctest::Approx(3e9 * 1.5e-6 + 1e-6).epsilon(1e-9));
+}
+
 TEST_CASE("network estimate: memory kernels a model lacks are listed as not modelled") {
   CountingAccelerator acc;
   acc.memory_kernels = false;

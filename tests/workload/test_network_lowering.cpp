@@ -436,3 +436,31 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   REQUIRE(bn_infer);
   CHECK(bn_infer->kernel.memory.op == "batch_norm");
 }
+
+TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held below 2^48 elements") {
+  auto error_of = [](const std::string& yaml) -> std::string {
+    try {
+      (void)lower(yaml.c_str(), Precision::fp32, true);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string head = "version: 1\nkind: network\nname: t\ntask: tokens\ndefaults: {batch: 1, seq: 1}\nlayers:\n";
+  // 2^33 x 2^33 embedding weights: each dimension is fine, their product overflows int64.
+  const std::string huge_table = error_of(head + "  - {name: w, kind: embedding, vocab: 8589934592, dim: 8589934592}\n");
+  CHECK(huge_table.find("tiny.yaml:7: layer 'w': its parameters would number more than 2^48") != std::string::npos);
+  // A block of 4096 x 4096 linears is fine 1000 times, not 10^13 times.
+  const std::string block = head +
+                            "  - {name: w, kind: embedding, vocab: 100, dim: 4096}\n"
+                            "  - repeat: COPIES\n    name: l\n"
+                            "    layers:\n      - {name: fc, kind: linear, out_features: 4096}\n";
+  auto with = [&](const char* copies) {
+    std::string y = block;
+    return y.replace(y.find("COPIES"), 6, copies);
+  };
+  CHECK(error_of(with("1000")).empty());
+  const std::string many = error_of(with("10000000000000"));
+  CHECK(many.find("tiny.yaml:11: layer 'l.fc': its 10000000000000 copies (repeat) would hold more than 2^48") !=
+        std::string::npos);
+}

@@ -254,13 +254,22 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
            group_of(e.kernels[end])->group == g->group && e.kernels[end].lowered.phase == e.kernels[i].lowered.phase)
       ++end;
     const std::int64_t copies = g ? std::max<std::int64_t>(1, g->count) : 1;
-    for (std::int64_t c = 0; c < copies; ++c)
+    auto launch_copy = [&](LaunchQueue& queue, std::int64_t c) {
       for (std::size_t j = i; j < end; ++j) {
         const KernelEstimate& k = e.kernels[j];
         const std::int64_t n = k.lowered.kernel.count;
-        if (k.lowered.host_sync && c == 0) q.synchronize();
-        q.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies);
+        if (k.lowered.host_sync && c == 0) queue.synchronize();
+        queue.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies);
       }
+    };
+    // Copies after the first launch alike when every kernel's launches split evenly: replayed in
+    // closed form (LaunchQueue::repeat), so the cost does not grow with the repeat count.
+    bool even = true;
+    for (std::size_t j = i; j < end; ++j) even = even && e.kernels[j].lowered.kernel.count % copies == 0;
+    launch_copy(q, 0);
+    if (even) q.repeat(copies - 1, [&](LaunchQueue& queue) { launch_copy(queue, 1); });
+    else
+      for (std::int64_t c = 1; c < copies; ++c) launch_copy(q, c);
     i = end;
   }
   if (opt.cuda_graphs) q.graph_launch(acc.host_overhead_s());

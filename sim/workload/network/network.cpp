@@ -16,27 +16,36 @@ std::string to_string(const Shape& s) {
   return out + "]";
 }
 
-std::int64_t Layer::params() const {
-  const bool tied = !tied_to.empty();
-  switch (kind) {
+namespace {
+// Trainable parameters of one copy of `l`, in T's arithmetic.
+template <class T>
+T parameters(const Layer& l) {
+  const bool tied = !l.tied_to.empty();
+  auto v = [](std::int64_t x) { return T(x); };
+  switch (l.kind) {
     case LayerKind::conv2d:
-      return out_channels * (input.at(0) / groups) * kernel_h * kernel_w + (bias ? out_channels : 0);
+      return v(l.out_channels) * v(l.input.at(0) / l.groups) * v(l.kernel_h) * v(l.kernel_w) +
+             (l.bias ? v(l.out_channels) : T(0));
     case LayerKind::linear:
-      return (tied ? 0 : input.back() * out_features) + (bias ? out_features : 0);
+      return (tied ? T(0) : v(l.input.back()) * v(l.out_features)) + (l.bias ? v(l.out_features) : T(0));
     case LayerKind::matmul:
-      return inputs.size() < 2 ? k * n : 0;  // a weight B when there is no second operand
+      return l.inputs.size() < 2 ? v(l.k) * v(l.n) : T(0);  // a weight B when there is no second operand
     case LayerKind::embedding:
-      return tied ? 0 : vocab * output.back();
+      return tied ? T(0) : v(l.vocab) * v(l.output.back());
     case LayerKind::batch_norm:  // affine scale and shift per channel
-      return 2 * (input.size() == 3 ? input[0] : input.back());
+      return T(2) * v(l.input.size() == 3 ? l.input[0] : l.input.back());
     case LayerKind::layer_norm:
-      return 2 * input.back();
+      return T(2) * v(l.input.back());
     case LayerKind::rms_norm:  // scale only
-      return input.back();
+      return v(l.input.back());
     default:
-      return 0;
+      return T(0);
   }
 }
+}  // namespace
+
+std::int64_t Layer::params() const { return parameters<std::int64_t>(*this); }
+long double Layer::params_wide() const { return parameters<long double>(*this); }
 
 double Layer::forward_macs(std::int64_t batch) const {
   const double b = static_cast<double>(batch);

@@ -90,6 +90,8 @@ struct Layer {
 
   // Trainable parameters of one copy (0 for weightless ops; a tied layer counts only its own bias).
   std::int64_t params() const;
+  // The same count in long double: a size check's (it cannot overflow).
+  long double params_wide() const;
   // Multiply-adds of one copy's forward pass for `batch` samples (GEMM-like layers; 0 otherwise).
   double forward_macs(std::int64_t batch) const;
 };

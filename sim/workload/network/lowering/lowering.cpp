@@ -132,7 +132,8 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
 }
 
 // Every tensor of the step (and attention's score matrix) must stay far from int64 overflow in the
-// byte and FLOP sums: at most 2^48 elements, more than any GPU holds.
+// byte and FLOP sums: at most 2^48 elements, more than any GPU holds; so must a repeat block's
+// copies together (its outputs and its parameters times the repeat count).
 void check_sizes(const Network& net) {
   constexpr long double kMax = 281474976710656.0L;  // 2^48
   const long double b = net.batch;
@@ -146,6 +147,16 @@ void check_sizes(const Network& net) {
       throw InputError(l.where, "layer '" + l.name + "': " + (n > kMax ? "its output" : "its attention scores") +
                                     " would hold more than 2^48 elements at batch " + std::to_string(net.batch) +
                                     ": reduce --batch, --seq or --kv-len");
+    const long double params = l.params_wide();
+    if (params > kMax)
+      throw InputError(l.where, "layer '" + l.name +
+                                    "': its parameters would number more than 2^48: reduce its features, channels or vocabulary");
+    const long double copies = (long double)l.count;
+    if (copies > 1 && (n * copies > kMax || scores * copies > kMax || params * copies > kMax))
+      throw InputError(l.where, "layer '" + l.name + "': its " + std::to_string(l.count) +
+                                    " copies (repeat) would hold more than 2^48 elements together at batch " +
+                                    std::to_string(net.batch) +
+                                    ": reduce the repeat count, --batch, --seq or --kv-len");
   }
 }
 
