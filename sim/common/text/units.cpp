@@ -26,7 +26,7 @@ std::pair<double, std::string_view> split_number(std::string_view text, const ch
   if (ec != std::errc() || ptr == text.data())
     throw ParseError(std::string("expected ") + expected + ", got '" + std::string(text) + "'");
   if (!std::isfinite(value))
-    throw ParseError(std::string("expected a finite ") + expected + ", got '" + std::string(text) + "'");
+    throw ParseError(std::string("expected ") + expected + " (a finite number), got '" + std::string(text) + "'");
   std::string_view unit = trim(text.substr(static_cast<std::size_t>(ptr - text.data())));
   return {value, unit};
 }
