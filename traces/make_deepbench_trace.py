@@ -14,7 +14,7 @@ itself applies DeepBench's padding to multiples of 8.
 Layout: DeepBench's transposes are cuBLAS op letters on column-major storage; tcsim's layout
 letters describe row-major storage (sim/workload/kernel.h), so each letter flips:
 DeepBench (N,N) -> TT, (N,T) -> TN, (T,N) -> NT, (T,T) -> NN. The same mapping is in
-sim/workload/deepbench.cpp.
+sim/workload/measured/deepbench.cpp.
 """
 import csv
 import os

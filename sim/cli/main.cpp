@@ -1,4 +1,4 @@
-// tcsim's entry point: everything happens in the verbs (sim/cli/verb_*.cpp).
+// tcsim's entry point: everything happens in the verbs (sim/cli/**/verb_*.cpp).
 #include <string>
 #include <vector>
 

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/text/strings.h"
 #include "engine/sweep/sweep_runner.h"
-#include "engine/sweep/sweep_table.h"
+#include "engine/sweep/output/sweep_table.h"
 
 namespace po = boost::program_options;
 

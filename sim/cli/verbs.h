@@ -1,6 +1,6 @@
 #pragma once
 // The verb registry and the option-parsing helper every verb uses.
-// A verb lives in sim/cli/verb_<name>.cpp and registers itself:
+// A verb lives in sim/cli/[family/]verb_<name>.cpp and registers itself:
 //
 //   static int run_foo(const std::vector<std::string>& args);
 //   TCSIM_REGISTER_VERB(foo, "foo", "one-line summary", run_foo)

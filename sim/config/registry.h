@@ -1,6 +1,6 @@
 #pragma once
 // Registry so `tcsim config describe|check|show` (and the engine) can find a schema by kind.
-// Models register their schema from a file in sim/cli/ (e.g. sim/cli/schema_gpu.cpp) with
+// Models register their schema from a file in sim/cli/ (e.g. sim/cli/config/schema_gpu.cpp) with
 //   static const bool r = tcsim::config::register_schema("gpu", &tcsim::gpu::config_schema);
 #include <filesystem>
 #include <string>

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/text/strings.h"
-#include "workload/csv_text.h"
+#include "workload/csv/csv_text.h"
 
 namespace tcsim::engine {
 

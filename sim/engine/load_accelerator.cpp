@@ -7,9 +7,9 @@
 #include "config/registry.h"
 #include "gpu/gpu_config.h"
 #include "gpu/gpu_model.h"
-#include "systolic/scalesim_cfg.h"
+#include "systolic/config/scalesim_cfg.h"
 #include "systolic/systolic_model.h"
-#include "systolic/systolic_schema.h"
+#include "systolic/config/systolic_schema.h"
 
 namespace tcsim::engine {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpu/power/power_config.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::config {
 class Schema;
@@ -20,7 +20,7 @@ class Config;
 
 namespace tcsim::gpu {
 
-// The schema of `kind: gpu` configs (registered for `tcsim config` by sim/cli/schema_gpu.cpp).
+// The schema of `kind: gpu` configs (registered for `tcsim config` by sim/cli/config/schema_gpu.cpp).
 const config::Schema& config_schema();
 
 enum class SchedulerPolicy { gto, lrr };  // greedy-then-oldest, loose round robin

@@ -12,7 +12,7 @@
 #include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "common/text/strings.h"
-#include "numerics/convert.h"
+#include "numerics/formats/convert.h"
 
 namespace fs = std::filesystem;
 

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "numerics/arch.h"
-#include "numerics/format_id.h"
-#include "numerics/mma.h"
+#include "numerics/mma/arch.h"
+#include "numerics/formats/format_id.h"
+#include "numerics/mma/mma.h"
 
 namespace tcsim::num {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "systolic/demand_streams.h"
-#include "systolic/dram_estimate.h"
-#include "systolic/fold_schedule.h"
-#include "systolic/layer.h"
-#include "systolic/layer_report.h"
-#include "systolic/systolic_config.h"
+#include "systolic/schedule/demand_streams.h"
+#include "systolic/memory/dram_estimate.h"
+#include "systolic/schedule/fold_schedule.h"
+#include "systolic/schedule/layer.h"
+#include "systolic/reports/layer_report.h"
+#include "systolic/config/systolic_config.h"
 
 namespace tcsim::systolic {
 

@@ -7,15 +7,15 @@
 
 #include "common/error.h"
 #include "common/text/strings.h"
-#include "systolic/calc_dram_reads.h"
-#include "systolic/calc_read_buffer.h"
-#include "systolic/demand_runs.h"
-#include "systolic/demand_streams.h"
-#include "systolic/dram_estimate.h"
+#include "systolic/memory/calc_dram_reads.h"
+#include "systolic/memory/calc_read_buffer.h"
+#include "systolic/schedule/demand_runs.h"
+#include "systolic/schedule/demand_streams.h"
+#include "systolic/memory/dram_estimate.h"
 #include "systolic/faithful.h"
-#include "systolic/fold_schedule.h"
-#include "systolic/ofmap_write_buffer.h"
-#include "systolic/user_bandwidth.h"
+#include "systolic/schedule/fold_schedule.h"
+#include "systolic/memory/ofmap_write_buffer.h"
+#include "systolic/memory/user_bandwidth.h"
 
 namespace tcsim::systolic {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "systolic/layer.h"
-#include "systolic/layer_report.h"
-#include "systolic/systolic_config.h"
+#include "systolic/schedule/layer.h"
+#include "systolic/reports/layer_report.h"
+#include "systolic/config/systolic_config.h"
 #include "workload/accelerator.h"
 
 namespace tcsim::systolic {

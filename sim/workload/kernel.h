@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim {
 

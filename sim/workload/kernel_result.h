@@ -22,7 +22,7 @@ struct KernelResult {
   void set(const std::string& metric, double value);
   std::optional<double> get(const std::string& metric) const;
   // The kernel launches a run makes and the fixed time each adds: the "launches" metric (what a
-  // truncating profiler cuts per kernel, engine/validation.cpp) and "launch_overhead_us".
+  // truncating profiler cuts per kernel, engine/validation/validation.cpp) and "launch_overhead_us".
   void set_launches(double launches, double each_s) {
     set("launch_overhead_us", launches * each_s * 1e6);
     set("launches", launches);

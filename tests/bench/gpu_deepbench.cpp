@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 #include "gpu/gpu_model.h"
-#include "workload/deepbench.h"
+#include "workload/measured/deepbench.h"
 
 namespace {
 

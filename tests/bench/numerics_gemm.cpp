@@ -7,7 +7,7 @@
 #include <Eigen/Core>
 #include <thread>
 
-#include "numerics/gemm.h"
+#include "numerics/gemm/gemm.h"
 
 using namespace tcsim;
 using namespace tcsim::num;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "../test_support.h"
-#include "systolic/scalesim_cfg.h"
+#include "systolic/config/scalesim_cfg.h"
 #include "systolic/systolic_model.h"
-#include "workload/scalesim_topology.h"
+#include "workload/csv/scalesim_topology.h"
 
 namespace tcsim::bench {
 

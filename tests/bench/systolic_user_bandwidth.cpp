@@ -1,6 +1,6 @@
 // ResNet-18 (SCALE-Sim's conv_nets/Resnet18.csv) through the systolic model in scalesim_v2
 // semantics with USER interface bandwidth (10 words/cycle): the row-by-row prefetch/stall replay
-// of sim/systolic/user_bandwidth.h. SCALE-Sim v2 itself took 277 s for the 32x32 os run
+// of sim/systolic/memory/user_bandwidth.h. SCALE-Sim v2 itself took 277 s for the 32x32 os run
 // (shared/data/scalesim/README.md); `vs_scalesim` is that time divided by ours.
 //   ./build/bench_systolic_user_bandwidth --benchmark_min_time=1
 #include "systolic_bench_util.h"

@@ -1,5 +1,5 @@
 // End-to-end `tcsim validate PROFILE` and `tcsim replay PROFILE` on a small PyTorch profiler trace
-// (sim/cli/profile_commands.cpp).
+// (sim/cli/validate/profile_commands.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "test_support.h"
-#include "workload/csv_text.h"
+#include "workload/csv/csv_text.h"
 #include "workload/profile/nsys_test_db.h"
 #include "workload/profile/small_kineto_trace.h"
 

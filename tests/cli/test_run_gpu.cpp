@@ -1,4 +1,4 @@
-// End-to-end `tcsim run` on the shipped V100 config (GPU backend, sim/cli/run_gpu.cpp).
+// End-to-end `tcsim run` on the shipped V100 config (GPU backend, sim/cli/run/run_gpu.cpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>

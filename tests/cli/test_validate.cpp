@@ -1,4 +1,4 @@
-// End-to-end `tcsim validate` (sim/cli/verb_validate.cpp) on the shipped V100 config.
+// End-to-end `tcsim validate` (sim/cli/validate/verb_validate.cpp) on the shipped V100 config.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// End-to-end `tcsim validate` on the HDF5 form of the measured schema (workload/measured_h5.h).
+// End-to-end `tcsim validate` on the HDF5 form of the measured schema (workload/measured/measured_h5.h).
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/validation.h"
+#include "engine/validation/validation.h"
 #include "gpu/gpu_model.h"
 #include "../gpu/gpu_test_util.h"
-#include "workload/measured.h"
+#include "workload/measured/measured.h"
 
 using namespace tcsim;
 
@@ -256,7 +256,7 @@ TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe an
   // Today's figures (sim/gpu/README.md, "Convolutions": 9.66% and 14.97%, the A100 with cuDNN's SIMT
   // kernels staged through registers and the calibrated A100 instruction energy); target 15%. Before the
   // cuDNN 8 lowerings, benchmark mode and the conv host calibration: 32.87%, 48.23%; before PyTorch
-  // 2.1's plan-cache walk (workload/neusight.cpp; one constant host cost per row): 15.14%, 20.27%.
+  // 2.1's plan-cache walk (workload/measured/neusight.cpp; one constant host cost per row): 15.14%, 20.27%.
   // The host calibration was fitted on the V100 rows; A100 is out of sample.
 #ifndef TCSIM_SANITIZED
   CHECK(v100.overall().errors.mape_pct <= 10.0);

@@ -6,11 +6,11 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "engine/sweep/constraint_expr.h"
-#include "engine/sweep/sweep_points.h"
+#include "engine/sweep/spec/constraint_expr.h"
+#include "engine/sweep/spec/sweep_points.h"
 #include "engine/sweep/sweep_runner.h"
-#include "engine/sweep/sweep_spec.h"
-#include "engine/sweep/sweep_table.h"
+#include "engine/sweep/spec/sweep_spec.h"
+#include "engine/sweep/output/sweep_table.h"
 #include "test_support.h"
 
 using namespace tcsim;

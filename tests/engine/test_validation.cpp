@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "engine/gemm_results_table.h"
-#include "engine/validation.h"
+#include "engine/validation/validation.h"
 #include "fake_accelerator.h"
 
 using namespace tcsim;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "engine/validation_metrics.h"
+#include "engine/validation/validation_metrics.h"
 
 using namespace tcsim::engine;
 

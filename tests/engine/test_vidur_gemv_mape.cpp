@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/validation.h"
+#include "engine/validation/validation.h"
 #include "gpu/gemm/cublas_choice.h"
 #include "gpu/gpu_model.h"
 #include "../gpu/gpu_test_util.h"
-#include "workload/measured.h"
+#include "workload/measured/measured.h"
 
 using namespace tcsim;
 

@@ -1,6 +1,6 @@
 // DeepBench GEMM and convolution CSVs (the first byte picks the precision the file name states).
 #include "fuzz_support.h"
-#include "workload/deepbench.h"
+#include "workload/measured/deepbench.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

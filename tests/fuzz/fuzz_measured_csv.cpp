@@ -1,7 +1,7 @@
 // tcsim's measured-data CSV schema (op-trace columns + time_us).
 #include "fuzz_support.h"
-#include "workload/csv_text.h"
-#include "workload/measured.h"
+#include "workload/csv/csv_text.h"
+#include "workload/measured/measured.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return tcsim::fuzz::run([&] {

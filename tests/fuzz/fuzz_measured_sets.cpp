@@ -6,8 +6,8 @@
 #include "fuzz_support.h"
 #include "workload/kernel.h"
 #include "workload/network/measured_networks.h"
-#include "workload/neusight.h"
-#include "workload/vidur.h"
+#include "workload/measured/neusight.h"
+#include "workload/measured/vidur.h"
 
 namespace {
 

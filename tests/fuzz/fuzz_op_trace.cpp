@@ -1,6 +1,6 @@
 // Op-trace CSVs, and the size bounds every kernel is checked against.
 #include "fuzz_support.h"
-#include "workload/op_trace.h"
+#include "workload/csv/op_trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return tcsim::fuzz::run([&] {

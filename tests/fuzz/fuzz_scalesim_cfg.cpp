@@ -1,6 +1,6 @@
 // SCALE-Sim .cfg files, and one small layer on the array they describe.
 #include "fuzz_support.h"
-#include "systolic/scalesim_cfg.h"
+#include "systolic/config/scalesim_cfg.h"
 #include "systolic/systolic_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // Sweep specs (configs/sweeps/*.yaml); the file is written beside configs/sweeps' layout so that a
 // `base: ../gpu/a100.yaml` resolves as in the shipped specs.
 #include "fuzz_support.h"
-#include "engine/sweep/sweep_spec.h"
+#include "engine/sweep/spec/sweep_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const bool linked = [] {

@@ -3,7 +3,7 @@
 #include "config/config.h"
 #include "fuzz_support.h"
 #include "systolic/systolic_model.h"
-#include "systolic/systolic_schema.h"
+#include "systolic/config/systolic_schema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto parts = tcsim::fuzz::first_line(tcsim::fuzz::text_of(data, size));

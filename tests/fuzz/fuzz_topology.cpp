@@ -2,7 +2,7 @@
 // (bounds, derived sizes and the work estimate; layers are not simulated).
 #include "fuzz_support.h"
 #include "systolic/systolic_model.h"
-#include "workload/scalesim_topology.h"
+#include "workload/csv/scalesim_topology.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const tcsim::systolic::SystolicModel model(tcsim::systolic::SystolicConfig{});

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "common/error.h"
-#include "numerics/convert.h"
-#include "numerics/gemm.h"
-#include "numerics/mma.h"
+#include "numerics/formats/convert.h"
+#include "numerics/gemm/gemm.h"
+#include "numerics/mma/mma.h"
 
 namespace tcsim::num::test {
 

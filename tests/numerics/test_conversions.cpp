@@ -12,8 +12,8 @@
 #include <ostream>
 #include <vector>
 
-#include "numerics/convert.h"
-#include "numerics/formats.h"
+#include "numerics/formats/convert.h"
+#include "numerics/formats/formats.h"
 
 using namespace tcsim;
 using namespace tcsim::num;

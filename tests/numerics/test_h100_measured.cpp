@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "numerics/arch.h"
+#include "numerics/mma/arch.h"
 #include "numerics/golden_io.h"
-#include "numerics/mma.h"
+#include "numerics/mma/mma.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "numerics/convert.h"
+#include "numerics/formats/convert.h"
 
 using namespace tcsim;
 using namespace tcsim::num;

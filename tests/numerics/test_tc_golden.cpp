@@ -10,7 +10,7 @@
 
 #include "common/files/atomic_file.h"
 #include "common/error.h"
-#include "numerics/gemm.h"
+#include "numerics/gemm/gemm.h"
 #include "numerics/golden_io.h"
 #include "test_support.h"
 

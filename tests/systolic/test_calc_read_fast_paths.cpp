@@ -11,12 +11,12 @@
 
 #include "systolic/systolic_test_util.h"
 
-#include "systolic/calc_dram_reads.h"
-#include "systolic/calc_read_buffer.h"
-#include "systolic/demand_runs.h"
-#include "systolic/demand_streams.h"
-#include "systolic/fold_schedule.h"
-#include "systolic/layer.h"
+#include "systolic/memory/calc_dram_reads.h"
+#include "systolic/memory/calc_read_buffer.h"
+#include "systolic/schedule/demand_runs.h"
+#include "systolic/schedule/demand_streams.h"
+#include "systolic/schedule/fold_schedule.h"
+#include "systolic/schedule/layer.h"
 
 using namespace tcsim;
 using namespace tcsim::systolic;

@@ -4,8 +4,8 @@
 
 #include "systolic/systolic_test_util.h"
 
-#include "systolic/demand_streams.h"
-#include "systolic/fold_schedule.h"
+#include "systolic/schedule/demand_streams.h"
+#include "systolic/schedule/fold_schedule.h"
 #include "systolic/systolic_model.h"
 
 using namespace tcsim;

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "systolic/systolic_model.h"
-#include "systolic/traces.h"
+#include "systolic/traces/traces.h"
 #include "workload/kernel.h"
 
 using namespace tcsim;

@@ -1,7 +1,7 @@
 // Faithful semantics counts bytes with each operand's own size: fp16 inputs, fp32 outputs.
 #include <doctest/doctest.h>
 
-#include "systolic/layer.h"
+#include "systolic/schedule/layer.h"
 #include "systolic/systolic_model.h"
 #include "systolic_test_util.h"
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "systolic/dram_estimate.h"
+#include "systolic/memory/dram_estimate.h"
 #include "systolic/faithful.h"
-#include "systolic/fold_schedule.h"
+#include "systolic/schedule/fold_schedule.h"
 #include "systolic/systolic_model.h"
-#include "systolic/traces.h"
+#include "systolic/traces/traces.h"
 #include "workload/kernel.h"
 
 using namespace tcsim;

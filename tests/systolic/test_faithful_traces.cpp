@@ -14,11 +14,11 @@
 #include <filesystem>
 #include <string>
 
-#include "systolic/demand_streams.h"
+#include "systolic/schedule/demand_streams.h"
 #include "systolic/faithful.h"
-#include "systolic/fold_schedule.h"
+#include "systolic/schedule/fold_schedule.h"
 #include "systolic/systolic_model.h"
-#include "systolic/traces.h"
+#include "systolic/traces/traces.h"
 #include "workload/kernel.h"
 
 using namespace tcsim;

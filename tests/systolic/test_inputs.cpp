@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "common/error.h"
-#include "systolic/scalesim_cfg.h"
+#include "systolic/config/scalesim_cfg.h"
 #include "systolic/systolic_model.h"
-#include "systolic/systolic_schema.h"
-#include "workload/scalesim_topology.h"
+#include "systolic/config/systolic_schema.h"
+#include "workload/csv/scalesim_topology.h"
 #include "systolic_test_util.h"
 
 using namespace tcsim;

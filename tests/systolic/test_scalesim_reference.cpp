@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "common/files/atomic_file.h"
-#include "systolic/scalesim_cfg.h"
-#include "systolic/scalesim_reports.h"
+#include "systolic/config/scalesim_cfg.h"
+#include "systolic/reports/scalesim_reports.h"
 #include "systolic/systolic_model.h"
 #include "test_support.h"
-#include "workload/scalesim_topology.h"
+#include "workload/csv/scalesim_topology.h"
 
 namespace fs = std::filesystem;
 using namespace tcsim;

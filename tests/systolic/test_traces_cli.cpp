@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "systolic/systolic_model.h"
-#include "systolic/traces.h"
+#include "systolic/traces/traces.h"
 #include "systolic/systolic_test_util.h"
 
 #include <filesystem>

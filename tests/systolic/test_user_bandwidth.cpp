@@ -6,7 +6,7 @@
 #include "systolic/systolic_test_util.h"
 
 #include "systolic/systolic_model.h"
-#include "systolic/user_read_buffer.h"
+#include "systolic/memory/user_read_buffer.h"
 #include "workload/kernel.h"
 
 using namespace tcsim;

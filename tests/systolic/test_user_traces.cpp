@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "systolic/systolic_model.h"
-#include "systolic/traces.h"
+#include "systolic/traces/traces.h"
 #include "workload/kernel.h"
 
 using namespace tcsim;

@@ -4,8 +4,8 @@
 
 #include "common/error.h"
 #include "test_support.h"
-#include "workload/deepbench.h"
-#include "workload/measured.h"
+#include "workload/measured/deepbench.h"
+#include "workload/measured/measured.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "workload/measured.h"
+#include "workload/measured/measured.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

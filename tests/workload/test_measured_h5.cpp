@@ -1,4 +1,4 @@
-// The HDF5 form of the measured schema (workload/measured_h5.h), written with io::write_hdf5.
+// The HDF5 form of the measured schema (workload/measured/measured_h5.h), written with io::write_hdf5.
 #include <doctest/doctest.h>
 
 #include <hdf5.h>
@@ -11,8 +11,8 @@
 
 #include "common/error.h"
 #include "io/hdf5_writer.h"
-#include "workload/measured.h"
-#include "workload/measured_h5.h"
+#include "workload/measured/measured.h"
+#include "workload/measured/measured_h5.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

@@ -1,4 +1,4 @@
-// NeuSight kernel CSVs (workload/neusight.h): rows to kernels, host work per call path, errors.
+// NeuSight kernel CSVs (workload/measured/neusight.h): rows to kernels, host work per call path, errors.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "test_support.h"
-#include "workload/measured.h"
-#include "workload/neusight.h"
+#include "workload/measured/measured.h"
+#include "workload/measured/neusight.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "test_support.h"
-#include "workload/op_trace.h"
+#include "workload/csv/op_trace.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

@@ -1,4 +1,4 @@
-// Vidur profile CSVs (workload/vidur.h): every row and operator column to a kernel, the
+// Vidur profile CSVs (workload/measured/vidur.h): every row and operator column to a kernel, the
 // tensor-parallel split, norms per model family, errors.
 #include <doctest/doctest.h>
 
@@ -8,8 +8,8 @@
 
 #include "common/error.h"
 #include "test_support.h"
-#include "workload/measured.h"
-#include "workload/vidur.h"
+#include "workload/measured/measured.h"
+#include "workload/measured/vidur.h"
 
 using namespace tcsim;
 using namespace tcsim::workload;

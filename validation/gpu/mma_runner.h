@@ -12,7 +12,7 @@ namespace tcv {
 struct OpInfo {
   const char* key;          // "mma_m16n8k16_f16_f32": directory names and --ops
   const char* instruction;  // "mma.m16n8k16" / "wgmma.m64nNk16": the name in tcsim's instruction table
-                            // (sim/numerics/arch.cpp), meta.yaml `instruction`; the probe runs N = 8
+                            // (sim/numerics/mma/arch.cpp), meta.yaml `instruction`; the probe runs N = 8
   const char* ptx;          // the full PTX mnemonic
   Fmt in;                   // A and B format
   Fmt acc;                  // C and D format

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/validation_metrics.h"
+#include "engine/validation/validation_metrics.h"
 #include "io/table.h"
 #include "workload/accelerator.h"
 #include "workload/network/measured_networks.h"

@@ -10,7 +10,7 @@
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
-#include "engine/validation_metrics.h"
+#include "engine/validation/validation_metrics.h"
 
 namespace tcsim::engine {
 namespace {

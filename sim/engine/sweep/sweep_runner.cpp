@@ -17,9 +17,9 @@
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/sweep/model_cache.h"
-#include "engine/sweep/sweep_folder.h"
+#include "engine/sweep/output/sweep_folder.h"
 #include "engine/sweep/sweep_progress.h"
-#include "engine/sweep/sweep_table.h"
+#include "engine/sweep/output/sweep_table.h"
 #include "io/writers.h"
 #include "workload/network/lowering/lowering.h"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/sweep/sweep_points.h"
-#include "engine/sweep/sweep_spec.h"
+#include "engine/sweep/spec/sweep_points.h"
+#include "engine/sweep/spec/sweep_spec.h"
 #include "engine/sweep/sweep_workload.h"
 
 namespace tcsim::engine::sweep {

@@ -5,7 +5,7 @@
 #include "common/error.h"
 #include "engine/kernel_key.h"
 #include "engine/network/network_estimate.h"
-#include "workload/op_trace.h"
+#include "workload/csv/op_trace.h"
 
 namespace tcsim::engine::sweep {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/network/network_workload.h"
-#include "engine/sweep/sweep_spec.h"
+#include "engine/sweep/spec/sweep_spec.h"
 #include "workload/accelerator.h"
 
 namespace tcsim::engine::sweep {

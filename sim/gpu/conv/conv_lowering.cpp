@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "gpu/gemm/cublas_choice.h"
-#include "numerics/arch.h"
+#include "numerics/mma/arch.h"
 
 namespace tcsim::gpu {
 namespace {

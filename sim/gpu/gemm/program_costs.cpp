@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 namespace {

@@ -5,7 +5,7 @@
 // energy_model.h (what a kernel costs) and clock_governor.h (the clock the limit allows).
 #include <vector>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::config {
 class Config;

@@ -3,7 +3,7 @@
 // ubench, Abdelkhalik et al., the H200 wgmma notes) run them on hardware: the figures of
 // timing.md section 2.1 come out of the simulation, not out of the config's table.
 #include "gpu/gpu_config.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 namespace {

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "common/error.h"
-#include "numerics/convert.h"
+#include "numerics/formats/convert.h"
 
 namespace tcsim::num {
 namespace {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/gemm.h"
+#include "numerics/gemm/gemm.h"
 
 namespace tcsim::num {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::workload {
 

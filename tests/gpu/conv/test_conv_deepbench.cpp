@@ -14,8 +14,8 @@
 #include "gpu/conv/conv_algo.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "workload/csv_text.h"
-#include "workload/deepbench.h"
+#include "workload/csv/csv_text.h"
+#include "workload/measured/deepbench.h"
 
 namespace tcsim::gpu {
 namespace {

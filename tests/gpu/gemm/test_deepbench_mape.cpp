@@ -9,7 +9,7 @@
 
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "workload/deepbench.h"
+#include "workload/measured/deepbench.h"
 
 namespace tcsim::gpu {
 namespace {

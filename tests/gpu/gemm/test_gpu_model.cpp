@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
 #include "gpu/gemm/mapping.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 #include "gpu/gpu_model.h"
 #include "gpu/kernel_program.h"
 #include "gpu/gpu_test_util.h"

@@ -9,7 +9,7 @@
 #include "gpu/gemm/gemm_plan.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 namespace {

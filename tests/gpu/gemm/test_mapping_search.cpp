@@ -11,7 +11,7 @@
 #include "gpu/gemm/gemm_plan.h"
 #include "gpu/gpu_test_util.h"
 #include "gpu/kernel_program.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 

@@ -12,7 +12,7 @@
 #include "gpu/gemm/gemm_plan.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "workload/measured.h"
+#include "workload/measured/measured.h"
 
 namespace tcsim::gpu {
 namespace {

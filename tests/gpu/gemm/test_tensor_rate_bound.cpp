@@ -7,7 +7,7 @@
 
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 

@@ -802,7 +802,7 @@ TEST_CASE("memory kernel: PyTorch's strided elementwise kernel is bound by its i
 }
 
 TEST_CASE("memory kernel: an input other kernels evicted streams from DRAM, and the writes follow it") {
-  // Vidur's Llama residual add (sim/workload/vidur.cpp) at 1024 tokens on the A100 80GB PCIe: the
+  // Vidur's Llama residual add (sim/workload/measured/vidur.cpp) at 1024 tokens on the A100 80GB PCIe: the
   // down projection's output is in L2, the residual was written before the layer's MLP weights went
   // through it. Vidur measures 10-12 us (whole microseconds, TP 1-8); back to back from L2 the
   // model gives 7.4 us.

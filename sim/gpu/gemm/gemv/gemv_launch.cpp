@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 namespace {

@@ -7,7 +7,7 @@
 #include "common/files/atomic_file.h"
 #include "common/error.h"
 #include "common/text/strings.h"
-#include "workload/csv_text.h"
+#include "workload/csv/csv_text.h"
 
 namespace tcsim::workload {
 namespace {

@@ -10,7 +10,7 @@
 #include "gpu/gemm/cublas_choice.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
-#include "numerics/format_id.h"
+#include "numerics/formats/format_id.h"
 #include "test_support.h"
 
 namespace tcsim::gpu {

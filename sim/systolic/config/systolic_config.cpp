@@ -1,0 +1,65 @@
+#include "systolic/config/systolic_config.h"
+
+#include "common/error.h"
+
+namespace tcsim::systolic {
+
+std::string to_string(Dataflow d) {
+  switch (d) {
+    case Dataflow::os: return "os";
+    case Dataflow::ws: return "ws";
+    case Dataflow::is: return "is";
+  }
+  return "?";
+}
+std::string to_string(BandwidthMode m) { return m == BandwidthMode::calc ? "CALC" : "USER"; }
+std::string to_string(Semantics s) { return s == Semantics::scalesim_v2 ? "scalesim_v2" : "faithful"; }
+
+void SystolicConfig::validate(const std::function<std::string(const std::string& field)>& where) const {
+  if (rows < 1 || rows > kMaxArrayDim)
+    throw InputError(where("ArrayHeight"), "expected rows in [1, 65536], got " + std::to_string(rows));
+  if (cols < 1 || cols > kMaxArrayDim)
+    throw InputError(where("ArrayWidth"), "expected columns in [1, 65536], got " + std::to_string(cols));
+  if (word_bytes < 1 || word_bytes > 64) throw InputError(where("word_bytes"), "expected a word size in [1, 64] bytes");
+  for (const auto& [bytes, field] : {std::pair{ifmap_sram_bytes, "IfmapSramSzkB"}, std::pair{filter_sram_bytes, "FilterSramSzkB"},
+                                     std::pair{ofmap_sram_bytes, "OfmapSramSzkB"}})
+    if (bytes > kMaxSramBytes)
+      throw InputError(where(field), "SRAM of " + std::to_string(bytes) + " bytes; at most 1 GiB (1048576 kB) per operand");
+  for (const auto& [offset, field] : {std::pair{ifmap_offset, "IfmapOffset"}, std::pair{filter_offset, "FilterOffset"},
+                                      std::pair{ofmap_offset, "OfmapOffset"}})
+    if (offset < 0 || offset > kMaxAddressOffset)
+      throw InputError(where(field), "expected an address offset in [0, 2^48] words, got " + std::to_string(offset));
+  if (!(user_bandwidth_words <= kMaxUserBandwidthWords))
+    throw InputError(where("Bandwidth"), "expected at most 2^20 words per cycle");
+  if (clock_hz != 0 && !(clock_hz >= kMinClockHz && clock_hz <= kMaxClockHz))
+    throw InputError(where("clock"), "expected none or a clock in [1MHz, 10GHz], got " + std::to_string(clock_hz) + " Hz");
+  if (dram_bandwidth_bytes_per_s != 0 && !(dram_bandwidth_bytes_per_s > 0 && dram_bandwidth_bytes_per_s <= kMaxDramBytesPerS))
+    throw InputError(where("dram_bandwidth"), "expected none or a bandwidth in (0, 1PB/s]");
+  // SCALE-Sim splits each read buffer into 100 sets of floor(words/100) words; fewer than 100
+  // words leave it no room at all. The write buffer drains in lines of ArrayWidth words.
+  auto check_sram = [&](std::uint64_t words, const char* field) {
+    if (words < 100)
+      throw InputError(where(field), "SRAM too small: " + std::to_string(words) +
+                                         " words; SCALE-Sim's buffers need at least 100 words");
+  };
+  check_sram(ifmap_sram_words(), "IfmapSramSzkB");
+  check_sram(filter_sram_words(), "FilterSramSzkB");
+  check_sram(ofmap_sram_words(), "OfmapSramSzkB");
+  // One fold's stationary tile must fit in half its buffer (the other half is being refilled).
+  const std::uint64_t tile = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  const std::uint64_t half_filter = filter_sram_words() / 2, half_ifmap = ifmap_sram_words() / 2;
+  if (dataflow == Dataflow::ws && half_filter < tile)
+    throw InputError(where("FilterSramSzkB"), "SRAM too small to hold one fold: half the filter SRAM holds " +
+                                                   std::to_string(half_filter) + " words, a " + std::to_string(rows) +
+                                                   "x" + std::to_string(cols) + " weight tile needs " +
+                                                   std::to_string(tile));
+  if (dataflow == Dataflow::is && half_ifmap < tile)
+    throw InputError(where("IfmapSramSzkB"), "SRAM too small to hold one fold: half the ifmap SRAM holds " +
+                                                  std::to_string(half_ifmap) + " words, a " + std::to_string(rows) +
+                                                  "x" + std::to_string(cols) + " input tile needs " +
+                                                  std::to_string(tile));
+  if (bandwidth_mode == BandwidthMode::user && !(user_bandwidth_words >= 1))
+    throw InputError(where("Bandwidth"), "expected at least 1 word per cycle in USER bandwidth mode");
+}
+
+}  // namespace tcsim::systolic
