@@ -114,8 +114,7 @@ int network_verb(const std::vector<std::string>& args) {
   apply_clock_option(clock_mode, overrides);
   if (positional.size() != 1) throw InputError("tcsim network", "expected one model file (models/*.yaml)");
   model = positional[0];
-  if (format != "table" && format != "csv" && format != "json")
-    throw InputError("--format", "expected table, csv or json, got '" + format + "'");
+  check_format_option(format);
   if (pass != "infer" && pass != "train") throw InputError("--pass", "expected infer or train, got '" + pass + "'");
   if (vm.count("batch") && batch <= 0) throw InputError("--batch", "expected a positive number of samples");
   if (vm.count("seq") && seq <= 0) throw InputError("--seq", "expected a positive number of tokens");

@@ -101,6 +101,11 @@ void apply_clock_option(const std::string& clock, std::vector<std::string>& over
   overrides.push_back("power.mode=" + clock);
 }
 
+void check_format_option(const std::string& format) {
+  if (format != "table" && format != "csv" && format != "json")
+    throw InputError("--format", "expected table, csv or json, got '" + format + "'");
+}
+
 int check_sub_verb(const std::string& verb, const std::vector<std::string>& args,
                    const std::vector<SubVerb>& subs) {
   bool help = !args.empty() && (args[0] == "--help" || args[0] == "-h");

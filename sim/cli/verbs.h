@@ -40,6 +40,8 @@ bool parse_options(const std::vector<std::string>& args, const std::string& usag
 // highest clock the power limit allows. Adds the matching power.mode override (GPU configs only;
 // a systolic config rejects it as an unknown key). Throws InputError for another value.
 void apply_clock_option(const std::string& clock, std::vector<std::string>& overrides);
+// `--format table|csv|json` (run, network, validate, replay): throws InputError for another value.
+void check_format_option(const std::string& format);
 constexpr const char* kClockHelp =
     "fixed: every kernel at the config clock; boost: the highest clock within the board's power limit "
     "(default: the config's power.mode)";

@@ -47,8 +47,7 @@ int run_verb(const std::vector<std::string>& args) {
       "  tcsim run -c configs/systolic/scalesim_32x32_os.yaml --topology resnet18.csv -o out/rn18";
   if (!parse_options(args, "tcsim run -c CONFIG [TRACE.csv ...] [options]", example, opts, &pos, vm)) return 0;
   apply_clock_option(clock_mode, req.overrides);
-  if (req.format != "table" && req.format != "csv" && req.format != "json")
-    throw InputError("--format", "expected table, csv or json, got '" + req.format + "'");
+  check_format_option(req.format);
   req.command_line = "tcsim run " + join(args, " ");
   req.config_kind = engine::config_kind(req.config_path);
   for (const auto& b : backends())

@@ -42,8 +42,7 @@ int replay_verb(const std::vector<std::string>& args) {
       "Exit codes: 0 ok, 2 bad input.";
   if (!parse_options(args, "tcsim replay -c CONFIG PROFILE [options]", example, opts, &pos, vm)) return 0;
   apply_clock_option(clock_mode, req.overrides);
-  if (req.format != "table" && req.format != "csv" && req.format != "json")
-    throw InputError("--format", "expected table, csv or json, got '" + req.format + "'");
+  check_format_option(req.format);
   if (inputs.size() != 1) throw InputError("tcsim replay", "give exactly one profile");
   req.input = inputs.front();
   if (!precision.empty()) req.precision = engine::parse_precision_or_throw(precision, "--precision");

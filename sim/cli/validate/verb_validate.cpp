@@ -69,8 +69,7 @@ int validate_verb(const std::vector<std::string>& args) {
       "Exit codes: 0 ok, 2 bad input, 3 MAPE above --max-mape.";
   if (!parse_options(args, "tcsim validate -c CONFIG MEASURED.csv... [options]", example, opts, &pos, vm)) return 0;
   apply_clock_option(clock_mode, overrides);
-  if (format != "table" && format != "csv" && format != "json")
-    throw InputError("--format", "expected table, csv or json, got '" + format + "'");
+  check_format_option(format);
   if (vm.count("max-mape") && !(max_mape >= 0)) throw InputError("--max-mape", "expected a percentage >= 0");
   if (!(min_measured_us >= 0) || !std::isfinite(min_measured_us))
     throw InputError("--min-measured-us", "expected a time in microseconds >= 0");

@@ -24,17 +24,32 @@ const char* to_string(StepPhase p) {
 
 namespace {
 
-// Parameter tensors of one copy of a layer (weights and biases are separate tensors).
-std::int64_t tensors_of(const Layer& l) {
-  if (l.params() == 0) return 0;
+// The parameter tensors of one copy of a layer, as PyTorch holds them (weights and biases are
+// separate tensors; a tied weight is counted, empty, where its layer has a bias). `decayed`: weight
+// decay applies (DeepLearningExamples' no_decay: not biases, not the norms' scales and shifts).
+struct ParamTensor {
+  const char* suffix;
+  std::int64_t elements;
+  bool decayed;
+};
+std::vector<ParamTensor> param_tensors(const Layer& l) {
+  const std::int64_t p = l.params();
+  if (p <= 0) return {};
   switch (l.kind) {
     case LayerKind::conv2d:
-    case LayerKind::linear: return l.bias ? 2 : 1;
+    case LayerKind::linear: {
+      const std::int64_t bias = l.bias ? (l.kind == LayerKind::linear ? l.out_features : l.out_channels) : 0;
+      if (!l.bias) return {{"weight", p, true}};
+      return {{"weight", p - bias, true}, {"bias", bias, false}};
+    }
     case LayerKind::batch_norm:
-    case LayerKind::layer_norm: return 2;
-    default: return 1;
+    case LayerKind::layer_norm: return {{"weight", p / 2, false}, {"bias", p / 2, false}};
+    case LayerKind::rms_norm: return {{"weight", p, false}};
+    default: return {{"weight", p, true}};
   }
 }
+
+std::int64_t tensors_of(const Layer& l) { return std::int64_t(param_tensors(l).size()); }
 
 // PyTorch's multi_tensor_apply (aten/src/ATen/native/cuda/MultiTensorApply.cuh): one launch takes
 // at most depth_to_max_tensors[depth-1] tensors and depth_to_max_blocks[depth-1] chunks of 65536
@@ -87,26 +102,8 @@ void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
       for (const Op& o : decay) emit(o);
     for (const Op& o : apply) emit(o);
   };
-  for (const Layer& l : c.net.layers) {
-    const std::int64_t p = l.params();
-    if (p <= 0) continue;
-    switch (l.kind) {
-      case LayerKind::linear:
-      case LayerKind::conv2d: {
-        const std::int64_t bias = l.bias ? (l.kind == LayerKind::linear ? l.out_features : l.out_channels) : 0;
-        tensor(l.name + ".weight", p - bias, true, l.count);
-        tensor(l.name + ".bias", bias, false, l.count);
-        break;
-      }
-      case LayerKind::layer_norm:
-      case LayerKind::batch_norm:
-        tensor(l.name + ".weight", p / 2, false, l.count);
-        tensor(l.name + ".bias", p / 2, false, l.count);
-        break;
-      case LayerKind::rms_norm: tensor(l.name + ".weight", p, false, l.count); break;
-      default: tensor(l.name + ".weight", p, true, l.count); break;
-    }
-  }
+  for (const Layer& l : c.net.layers)
+    for (const ParamTensor& t : param_tensors(l)) tensor(l.name + "." + t.suffix, t.elements, t.decayed, l.count);
 }
 
 void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
