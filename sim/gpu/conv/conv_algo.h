@@ -18,6 +18,8 @@ enum class ConvAlgo {
   winograd_nonfused,      // transforms + 36 batched GEMMs: F(4x4,3x3) or F(2x2,5x5)
   fft_tiling,             // 32x32-tiled FFT, per-frequency complex GEMMs
   direct_depthwise,       // one filter per channel: a memory-bound direct kernel
+  dgrad_col2im_atomic,    // BWD_DATA_ALGO_0 (cuDNN's dgrad_engine): W^T x dY per image, scattered
+                          // into dX with fp32 atomic adds (lower_dgrad_col2im_atomic)
 };
 
 // DeepBench / cuDNN spelling of the forward algorithm ("IMPLICIT_PRECOMP_GEMM", "WINOGRAD", ...).

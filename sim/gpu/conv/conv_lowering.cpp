@@ -329,6 +329,26 @@ void lower_fft_tiling(const Dims& d, ConvLowering& L, GemmShape& s) {
   L.notes.push_back("FFT tiling: " + std::to_string(bins) + " complex GEMMs over " + std::to_string(tiles) + " tiles");
 }
 
+// cuDNN's BWD_DATA_ALGO_0 on the CUDA cores, the legacy dgrad_engine<float, 512, 6, 5, 3, 3, 3> of
+// the H100 and H200 FP32 traces (validation/measured/H*/conv_deepbench): per image a col2im GEMM
+// dcol[C R S, P Q] = W^T x dY in 64 x 32 x 8 tiles (the template's 6, 5, 3 are their log2; block
+// 8 x 8 = 64 threads, 96 registers; grid (ceil(C R S / 64), ceil(P Q / 32), N) in all 132 H100
+// calls), whose epilogue adds each dcol element into the input pixel it came from with an fp32
+// atomic add, after a kernel that zeroes dX (scalePackedTensor_kernel). The GEMM's output reaches
+// memory as dX (its bytes per dcol element below); the atomics are costed by cost_lowering.
+void lower_dgrad_col2im_atomic(const Dims& d, ConvLowering& L, GemmShape& s) {
+  const i64 dcol = d.cg * d.R * d.S * d.P * d.Q;
+  s.batch = d.N * d.groups, s.m = d.cg * d.R * d.S, s.n = d.P * d.Q, s.k = d.kg;
+  s.a_footprint = d.w, s.b_footprint = d.y / double(d.N);
+  s.a_k_contiguous = false, s.b_k_contiguous = false;  // W is K x (C R S), dY K x (P Q): both k-strided
+  s.out_bytes = d.x / double(d.N) / double(dcol);
+  L.scatter_atomics = double(d.N) * double(d.groups) * double(dcol);
+  L.helpers.push_back({"zero fill of the input gradient", 0, d.x * double(d.groups), 0});
+  L.notes.push_back("col2im GEMM per image (" + std::to_string(s.m) + " x " + std::to_string(s.n) + " x " +
+                    std::to_string(s.k) + "), its " + std::to_string(i64(L.scatter_atomics)) +
+                    " outputs added into dX with fp32 atomics");
+}
+
 // What the library's kernels allow the GEMM machinery to choose.
 void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
@@ -351,6 +371,13 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
   if (!d.tensor && implicit && d.pass != Pass::weight_grad) {
     L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn;  // with cuDNN's thread counts (gemm/mapping.cpp)
+  }
+  // dgrad_engine's one tile (lower_dgrad_col2im_atomic), its operands staged through registers.
+  if (L.choice.algo == ConvAlgo::dgrad_col2im_atomic) {
+    L.gemm.cta_tiles = {{64, 32}};
+    L.gemm.problem.simt = SimtKernels::cudnn;
+    L.gemm.problem.register_staged = true;
+    L.gemm.problem.single_stage = true;
   }
   // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
   if (!d.tensor && implicit && d.pass == Pass::data_grad && d.cg > 32) L.gemm.cta_tiles = {{128, 128}, {128, 64}};
@@ -443,9 +470,18 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     case ConvAlgo::winograd_nonfused: lower_winograd_nonfused(d, L, s, cudnn_version(g, k) >= 8); break;
     case ConvAlgo::fft_tiling: lower_fft_tiling(d, L, s); break;
     case ConvAlgo::direct_depthwise: break;
+    case ConvAlgo::dgrad_col2im_atomic: lower_dgrad_col2im_atomic(d, L, s); break;
   }
   L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
   library_limits(g, d, L);
+  const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
+  if (!d.tensor && implicit && k.pass == Pass::data_grad && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && d.ampere_kernels) {
+    // cuDNN 9's heuristic runs the FP32 implicit data gradient as
+    // sm80_xmma_dgrad_implicit_gemm_f32f32_*_nchwkcrs_nchw_tilesize32x32x8_stage3_warpsize1x2x1 (all
+    // 44 such calls of the H100 trace: 64 threads, 6528 B of shared memory = 3 cp.async stages).
+    L.gemm.cta_tiles = {{32, 32}};
+    L.gemm.problem.register_staged = false;
+  }
   return L;
 }
 

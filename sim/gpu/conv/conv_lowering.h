@@ -18,6 +18,9 @@ struct ConvLowering {
   bool has_gemm = true;                  // false: a direct kernel (depthwise) is the whole call
   GemmPlan gemm;                         // the main (batched) GEMM of the algorithm
   StreamingKernel direct;                // when !has_gemm
+  // fp32 atomic adds the GEMM's epilogue scatters into global memory instead of storing its tile
+  // (BWD_DATA_ALGO_0's col2im); costed by cost_lowering (conv_model.cpp).
+  double scatter_atomics = 0;
   std::vector<std::string> notes;
 };
 

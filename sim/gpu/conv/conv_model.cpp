@@ -32,6 +32,30 @@ Activity streaming_activity(const StreamingKernel& k) {
   return a;
 }
 
+// L2 bytes one scattered fp32 atomic add costs: the L2 applies it to its own 32-byte sector, read and
+// written back (a col2im scatter's lanes rarely share one). At the measured L2 rate (h100.yaml:
+// 3887 B/clk x 0.9) that is 54.7 atomics per SM clock; the H100 FP32 dgrad_engine calls bound by
+// them (K = 32, 5x20 and 5x5 filters, 6-150 waves) ran 52-61 (validation/measured/H100/conv_deepbench).
+constexpr double kAtomicL2Bytes = 2 * 32;
+
+// A GEMM whose epilogue adds its outputs into memory with atomics (ConvLowering::scatter_atomics):
+// the atomics stream through the L2 while other CTAs compute, so the kernel takes the longer of its
+// GEMM and its atomics at the L2's rate.
+void add_scatter_atomics(const GpuConfig& g, double atomics, KernelResult& r) {
+  const double bytes = atomics * kAtomicL2Bytes;
+  const double cycles = bytes / (g.l2_bytes_per_clk * g.l2_efficiency);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.0f fp32 atomic adds at the L2: %.1f us", atomics, cycles / g.clock_hz * 1e6);
+  r.notes.push_back(buf);
+  if (cycles > r.cycles) {
+    r.time_s += (cycles - r.cycles) / g.clock_hz;
+    r.cycles = cycles;
+    r.bound = "l2_atomics";
+  }
+  r.set("l2_atomics", atomics);
+  r.set("l2_write_bytes", r.get("l2_write_bytes").value_or(0) + bytes);
+}
+
 // `pinned`: cost the GEMM with this mapping instead of choosing one (the power governor's re-runs).
 KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLowering& L, SmTimeCache& cache,
                            const Mapping* pinned = nullptr, Mapping* chosen = nullptr) {
@@ -42,6 +66,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     if (chosen) *chosen = best.mapping;
     r = gemm_result(g, L.gemm, best);
     r.mapping = algo + ": " + r.mapping;
+    if (L.scatter_atomics > 0) add_scatter_atomics(g, L.scatter_atomics, r);
   } else {
     const StreamingCost c = streaming_cost(g, L.direct);
     r.cycles = c.cycles;
@@ -103,6 +128,13 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
   return r;
 }
 
+// The note that lists the candidates' times: cudnnFind's (benchmark mode), or cuDNN 9's heuristic
+// where the model keeps the faster of the kernels it is seen to pick (conv_candidates).
+std::string choice_note_prefix(const GpuConfig& g, const Kernel& k) {
+  return !g.cudnn_benchmark && cudnn_version(g, k) >= 9 ? "cuDNN 9 heuristic, modelled as the fastest of: "
+                                                    : "benchmark mode, fastest of: ";
+}
+
 // Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
 ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   check_conv(k);
@@ -118,7 +150,7 @@ ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
     tried += std::string(", ") + cudnn_name(candidates[i].algo) + " " + fmt_us(r.time_s);
     if (r.time_s < best.result.time_s * (1 - 1e-9)) best.lowering = std::move(l), best.result = std::move(r), best.mapping = m;
   }
-  if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), "benchmark mode, fastest of: " + tried);
+  if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), choice_note_prefix(g, k) + tried);
   return best;
 }
 
@@ -131,7 +163,7 @@ ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) 
 KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache) {
   KernelResult r = cost_lowering(g, k, pick.lowering, cache, pick.lowering.has_gemm ? &pick.mapping : nullptr);
   for (const auto& n : pick.result.notes)
-    if (n.rfind("benchmark mode", 0) == 0) r.notes.insert(r.notes.begin(), n);
+    if (n.rfind(choice_note_prefix(g, k), 0) == 0) r.notes.insert(r.notes.begin(), n);
   return r;
 }
 

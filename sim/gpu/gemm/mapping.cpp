@@ -41,7 +41,11 @@ const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128,
 // cuDNN's implicit-GEMM SIMT kernels (*_scudnn_128x{128,64,32}_relu_{small,medium,...}_nn_v1) tile
 // 128 output pixels by 128, 64 or 32 filters with 256, 128 and 64 threads (same listings, conv rows,
 // V100 and A100): the narrow one runs two warps of 64x32, not cuBLAS's eight of 16x32.
-const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32}};
+// cuDNN 9's FP32 data-gradient kernels (conv_lowering.cpp) have 64 threads too: the legacy
+// dgrad_engine 64x32 (warp 32x32) and sm80_xmma_dgrad_implicit_gemm_*_tilesize32x32x8_warpsize1x2x1
+// (warp 32x16).
+const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32},
+                                     {64, 32, 32, 32},   {32, 32, 32, 16}};
 // cuBLAS's sliced-K SGEMMs (volta_/ampere_sgemm_{32x32,64x32,128x32}_sliced1x4_*: 128, 256 and 256
 // threads in NeuSight's V100 and A100 listings): four groups of warps split the CTA's k-tile of
 // 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt). In both
@@ -126,7 +130,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       // accumulators, two fragment sets, the k-tile's staging registers (ldg/sts), addressing
       m.regs_per_thread = round_regs(thread_tile / pack + 2 * 8 + (t.bm + t.bn) * m.bk / (m.warps * 32) + 30);
       if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.register_staged) {
-        m.copy = CopyEngine::ldg_sts, m.stages = 2;
+        m.copy = CopyEngine::ldg_sts, m.stages = p.single_stage ? 1 : 2;
         finish(m);
       } else {
         for (int s : {3, 4}) {
@@ -357,7 +361,22 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
   const double copy_bytes = tile / m.warps;
   const std::int8_t access = p.copy_width < 16 ? std::int8_t(p.copy_width) : std::int8_t(0);
 
-  if (m.copy == CopyEngine::ldg_sts) {
+  if (m.copy == CopyEngine::ldg_sts && m.stages == 1) {
+    // One stage, no prefetch (GemmProblem::single_stage): load, store, sync, multiply, sync.
+    Instr ldg = I(Op::ldg);
+    ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile i", ldg.access_bytes = access;
+    w.body.push_back(ldg);
+    Instr sts = I(Op::sts);
+    sts.bytes = copy_bytes, sts.src[0] = G, sts.smem_wavefronts = float(costs.copy_wavefronts), sts.note = "tile i";
+    w.body.push_back(sts);
+    w.body.push_back(I(Op::bar));
+    w.body.push_back(lds(0, 0, "k-step 0"));
+    for (int kk = 0; kk < ksteps; ++kk) {
+      if (kk + 1 < ksteps) w.body.push_back(lds((kk + 1) % 2, 0, "k-step " + std::to_string(kk + 1)));
+      w.body.push_back(math(kk % 2, kk));
+    }
+    w.body.push_back(I(Op::bar));
+  } else if (m.copy == CopyEngine::ldg_sts) {
     Instr ldg = I(Op::ldg);
     ldg.bytes = copy_bytes, ldg.dst = G, ldg.note = "tile 0", ldg.access_bytes = access;
     w.prologue.push_back(ldg);

@@ -103,8 +103,10 @@ TEST_CASE("cuDNN 9's heuristic (benchmark off) runs FP32 forward convolutions as
   k.conv.filter_h = k.conv.filter_w = 5, k.conv.pad_h = k.conv.pad_w = 2;
   CHECK(names(k) == "IMPLICIT_PRECOMP_GEMM ");  // 5x5: no FFT either
   k = test::conv_kernel(a);
-  k.pass = Pass::data_grad;  // the gradients are not learnt: the benchmark candidates stand in
-  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");
+  k.pass = Pass::data_grad;  // the xmma implicit GEMM or the legacy dgrad_engine, never Winograd
+  CHECK(names(k) == "IMPLICIT_GEMM BWD_DATA_ALGO_0 ");
+  k.pass = Pass::weight_grad;  // not learnt: the benchmark candidates stand in
+  CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM ");
   k.pass = Pass::forward;
   g.cudnn_benchmark = true;  // cudnn.benchmark = True: the fastest modelled candidate
   CHECK(names(k) == "WINOGRAD_NONFUSED IMPLICIT_PRECOMP_GEMM WINOGRAD ");

@@ -650,3 +650,50 @@ TEST_CASE("cuDNN's SIMT kernels stage operands through registers on sm_80; cuBLA
 }
 
 }  // namespace tcsim::gpu
+
+namespace tcsim::gpu {
+namespace {
+
+TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs atomic adds into dX") {
+  const GpuConfig g = test::shipped("h100");  // cuDNN 9.19, benchmark off
+  test::ConvArgs a;  // DeepBench's first DeepSpeech layer
+  a.format = FormatId::fp32, a.pass = Pass::data_grad, a.n = 4, a.c = 1, a.h = 161, a.w = 700, a.k = 32;
+  a.r = 5, a.s = 20, a.stride = 2, a.pad = 0;
+  const Kernel k = test::conv_kernel(a);
+  const ConvLowering L = lower_conv(g, k, {ConvAlgo::dgrad_col2im_atomic, false, "test"});
+  // dcol[C R S, P Q] = W^T x dY per image, P x Q = 79 x 341.
+  CHECK(L.gemm.problem.m == 100);
+  CHECK(L.gemm.problem.n == 79 * 341);
+  CHECK(L.gemm.problem.k == 32);
+  CHECK(L.gemm.problem.batch == 4);
+  CHECK(L.gemm.path == MathPath::cuda_core);
+  CHECK(L.gemm.cta_tiles == std::vector<std::pair<int, int>>{{64, 32}});
+  CHECK(L.gemm.problem.single_stage);
+  CHECK(L.scatter_atomics == doctest::Approx(4.0 * 100 * 79 * 341));
+  REQUIRE(L.helpers.size() == 1);  // dX zeroed first
+  CHECK(L.helpers[0].write_bytes == doctest::Approx(4.0 * 161 * 700 * 4));
+  // cuDNN 9's heuristic: this kernel or the xmma implicit GEMM (32x32 tiles), the faster modelled.
+  // With C = 1 the implicit GEMM's N tile is 32x wasted: the scatter wins, bound by its atomics.
+  SmTimeCache cache;
+  const ConvPick pick = run_conv(g, k, cache);
+  CHECK(pick.lowering.choice.algo == ConvAlgo::dgrad_col2im_atomic);
+  CHECK(pick.result.bound == "l2_atomics");
+  CHECK(has_note(pick.result.notes, "cuDNN 9 heuristic, modelled as the fastest of: IMPLICIT_GEMM"));
+  CHECK(pick.result.get("l2_atomics").value_or(0) == doctest::Approx(L.scatter_atomics));
+  const double atomics_s = L.scatter_atomics * 64 / (g.l2_bytes_per_clk * g.l2_efficiency * g.clock_hz);
+  CHECK(pick.result.time_s >= atomics_s);
+  CHECK(pick.result.time_s <= atomics_s + 10e-6);  // + the zero fill and a launch
+  // The implicit candidate runs the xmma kernel's 32x32 tile.
+  const ConvLowering implicit = lower_conv(g, k, conv_candidates(g, k).front());
+  CHECK(implicit.gemm.cta_tiles == std::vector<std::pair<int, int>>{{32, 32}});
+  // Not on cuDNN 8 (benchmark mode) nor in TF32: those keep their candidates.
+  GpuConfig g8 = g;
+  g8.cudnn_version = 8.9;
+  for (const auto& c : conv_candidates(g8, k)) CHECK(c.algo != ConvAlgo::dgrad_col2im_atomic);
+  Kernel tf32 = k;
+  tf32.a_format = tf32.b_format = FormatId::tf32;
+  for (const auto& c : conv_candidates(g, tf32)) CHECK(c.algo != ConvAlgo::dgrad_col2im_atomic);
+}
+
+}  // namespace
+}  // namespace tcsim::gpu

@@ -351,4 +351,42 @@ TEST_CASE("library.sgemm_tile runs every FP32 cuBLAS SIMT GEMM on that tile; cuD
   }
 }
 
+
+TEST_CASE("a single-stage register-staged k-loop does not hide its loads behind the math") {
+  // cuDNN's legacy dgrad_engine (GemmProblem::single_stage): one shared-memory tile, no prefetch.
+  const GpuConfig g = test::shipped("h100");
+  GemmProblem p;
+  p.m = 64 * 132, p.n = 32, p.k = 1024, p.ab = FormatId::fp32, p.acc = FormatId::fp32;
+  p.a_bytes = p.b_bytes = p.c_bytes = 4;
+  p.simt = SimtKernels::cudnn, p.register_staged = true;
+  auto tile = [&](const GemmProblem& q) {
+    for (const auto& m : candidate_mappings(g, q, MathPath::cuda_core, -1))
+      if (m.bm == 64 && m.bn == 32) return m;
+    FAIL("no 64x32 tile");
+    return Mapping{};
+  };
+  const Mapping two = tile(p);
+  GemmProblem q = p;
+  q.single_stage = true;
+  const Mapping one = tile(q);
+  CHECK(two.stages == 2);
+  CHECK(one.stages == 1);
+  CHECK(one.smem_bytes * 2 == two.smem_bytes);  // dgrad_engine: 3328 B = one (64 + 32) x 8 fp32 tile + 256
+  const WarpProgram w = build_program(g, q, one, 4);
+  for (const auto& in : w.prologue) CHECK(in.op != Op::ldg);
+  int loads = 0;
+  for (const auto& in : w.body)
+    if (in.op == Op::ldg) {
+      CHECK(in.distance == 0);
+      ++loads;
+    }
+  CHECK(loads == 1);
+  // One CTA per SM: each k-tile waits for its own load, at least one L2 latency more than the
+  // prefetching loop per k-tile.
+  SmTimeCache cache;
+  const Estimate e1 = estimate(g, q, one, cache), e2 = estimate(g, p, two, cache);
+  CHECK(e1.iterations == 128);
+  CHECK(e1.cycles - e2.cycles >= 128 * g.l2_hit_latency());
+}
+
 }  // namespace tcsim::gpu
