@@ -481,6 +481,13 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     // 44 such calls of the H100 trace: 64 threads, 6528 B of shared memory = 3 cp.async stages).
     L.gemm.cta_tiles = {{32, 32}};
     L.gemm.problem.register_staged = false;
+    // A filter smaller than its stride leaves pixels no tap reaches; this kernel's grid still covers
+    // every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not just the rows
+    // taps reach (lower_implicit's "sparse" case, from cuDNN 7's kernels).
+    if ((R < c.stride_h || S < c.stride_w)) {
+      L.gemm.problem.m = N * H * W;
+      L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(N * H * W));
+    }
   }
   return L;
 }

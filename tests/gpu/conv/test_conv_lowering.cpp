@@ -686,9 +686,16 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
   // The implicit candidate runs the xmma kernel's 32x32 tile.
   const ConvLowering implicit = lower_conv(g, k, conv_candidates(g, k).front());
   CHECK(implicit.gemm.cta_tiles == std::vector<std::pair<int, int>>{{32, 32}});
-  // Not on cuDNN 8 (benchmark mode) nor in TF32: those keep their candidates.
+  // A strided 1x1 data gradient: its grid covers every input pixel (ceil(N H W / 32) CTAs along M in
+  // the H100 trace), not only the rows the taps reach as cuDNN 7's kernels did.
+  test::ConvArgs s1 = a;
+  s1.n = 8, s1.c = 512, s1.h = s1.w = 28, s1.k = 256, s1.r = s1.s = 1;
+  const Kernel strided = test::conv_kernel(s1);
+  CHECK(lower_conv(g, strided, conv_candidates(g, strided).front()).gemm.problem.m == 8 * 28 * 28);
   GpuConfig g8 = g;
   g8.cudnn_version = 8.9;
+  CHECK(lower_conv(g8, strided, {ConvAlgo::implicit_gemm, false, "test"}).gemm.problem.m == 8 * 14 * 28);
+  // Not on cuDNN 8 (benchmark mode) nor in TF32: those keep their candidates.
   for (const auto& c : conv_candidates(g8, k)) CHECK(c.algo != ConvAlgo::dgrad_col2im_atomic);
   Kernel tf32 = k;
   tf32.a_format = tf32.b_format = FormatId::tf32;
