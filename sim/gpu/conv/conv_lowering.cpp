@@ -475,11 +475,22 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
   library_limits(g, d, L);
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
-  if (!d.tensor && implicit && k.pass == Pass::data_grad && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && d.ampere_kernels) {
-    // cuDNN 9's heuristic runs the FP32 implicit data gradient as
+  const bool cudnn9_simt = !d.tensor && implicit && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && d.ampere_kernels;
+  if (cudnn9_simt && k.pass == Pass::forward) {
+    // cuDNN 9's heuristic runs the FP32 forward pass as sm80_xmma_fprop_implicit_gemm_f32f32_*_ffma
+    // kernels with cp.async stages: 32x32 (64 threads), 128x32 and 256x64 tiles (128 threads, 2x2
+    // warps), 174 of the H100 trace's 188 calls (SimtKernels::cudnn_xmma). With the scudnn tiles of
+    // cuDNN 8 (register-staged, 128-row CTAs with 64x32 warps) its forward MAPE was 34.2%.
+    L.gemm.cta_tiles.clear();
+    L.gemm.problem.simt = SimtKernels::cudnn_xmma;
+    L.gemm.problem.register_staged = false;
+  }
+  if (cudnn9_simt && k.pass == Pass::data_grad) {
+    // Its implicit data gradient is
     // sm80_xmma_dgrad_implicit_gemm_f32f32_*_nchwkcrs_nchw_tilesize32x32x8_stage3_warpsize1x2x1 (all
     // 44 such calls of the H100 trace: 64 threads, 6528 B of shared memory = 3 cp.async stages).
     L.gemm.cta_tiles = {{32, 32}};
+    L.gemm.problem.simt = SimtKernels::cudnn_xmma;
     L.gemm.problem.register_staged = false;
     // A filter smaller than its stride leaves pixels no tap reaches; this kernel's grid still covers
     // every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not just the rows

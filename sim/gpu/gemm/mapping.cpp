@@ -41,11 +41,13 @@ const TileShape kSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {64, 128,
 // cuDNN's implicit-GEMM SIMT kernels (*_scudnn_128x{128,64,32}_relu_{small,medium,...}_nn_v1) tile
 // 128 output pixels by 128, 64 or 32 filters with 256, 128 and 64 threads (same listings, conv rows,
 // V100 and A100): the narrow one runs two warps of 64x32, not cuBLAS's eight of 16x32.
-// cuDNN 9's FP32 data-gradient kernels (conv_lowering.cpp) have 64 threads too: the legacy
-// dgrad_engine 64x32 (warp 32x32) and sm80_xmma_dgrad_implicit_gemm_*_tilesize32x32x8_warpsize1x2x1
-// (warp 32x16).
-const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32},
-                                     {64, 32, 32, 32},   {32, 32, 32, 16}};
+// The legacy dgrad_engine of cuDNN 9's FP32 data gradients (conv_lowering.cpp): 64x32, 64 threads,
+// warp 32x32.
+const TileShape kCudnnSimtTiles[] = {{128, 128, 32, 64}, {128, 64, 32, 64}, {128, 32, 64, 32}, {64, 32, 32, 32}};
+// cuDNN 9's sm80_xmma_{fprop,dgrad}_implicit_gemm_f32f32_*_ffma kernels, named
+// tilesize{M}x{N}x8_stage3_warpsize{WM}x{WN}x1 (validation/measured/H100/conv_deepbench, FP32 NCHW):
+// 32x32 with 1x2 warps (64 threads), 128x32 and 256x64 with 2x2 warps (128 threads).
+const TileShape kCudnnXmmaSimtTiles[] = {{32, 32, 32, 16}, {128, 32, 64, 16}, {256, 64, 128, 32}};
 // cuBLAS's sliced-K SGEMMs (volta_/ampere_sgemm_{32x32,64x32,128x32}_sliced1x4_*: 128, 256 and 256
 // threads in NeuSight's V100 and A100 listings): four groups of warps split the CTA's k-tile of
 // 32, each running the whole warp-tile grid over 8 of it (CUTLASS's sliced-K MmaSimt). In both
@@ -115,6 +117,8 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     std::vector<std::pair<TileShape, int>> tiles;
     if (p.simt == SimtKernels::cudnn)
       for (const auto& t : kCudnnSimtTiles) tiles.push_back({t, 1});
+    else if (p.simt == SimtKernels::cudnn_xmma)
+      for (const auto& t : kCudnnXmmaSimtTiles) tiles.push_back({t, 1});
     else
       for (const auto& t : kSimtTiles) tiles.push_back({t, 1});
     if (pack == 1 && p.simt == SimtKernels::cublas)

@@ -13,7 +13,9 @@ namespace tcsim::gpu {
 enum class MathPath { tensor, cuda_core };
 // Whose CUDA-core (SIMT) GEMM kernels run the problem: their CTA tiles come with the library's own
 // thread counts, so the same CTA tile can have a different warp tile (mapping.cpp).
-enum class SimtKernels { cublas, cudnn };
+// Whose CUDA-core GEMM kernels (and so CTA tiles and thread counts) run the problem: cuBLAS's sgemm,
+// cuDNN's scudnn family (cuDNN <= 8), or cuDNN 9's sm80_xmma_*_ffma convolution kernels (mapping.cpp).
+enum class SimtKernels { cublas, cudnn, cudnn_xmma };
 
 // The GEMM as the GPU runs it (after padding), with element sizes in bytes.
 struct GemmProblem {

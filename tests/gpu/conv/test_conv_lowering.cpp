@@ -686,6 +686,19 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
   // The implicit candidate runs the xmma kernel's 32x32 tile.
   const ConvLowering implicit = lower_conv(g, k, conv_candidates(g, k).front());
   CHECK(implicit.gemm.cta_tiles == std::vector<std::pair<int, int>>{{32, 32}});
+  CHECK(implicit.gemm.problem.simt == SimtKernels::cudnn_xmma);
+  // The forward pass: the xmma fprop kernels' 32x32, 128x32 and 256x64 tiles, cp.async stages.
+  test::ConvArgs f = a;
+  f.pass = Pass::forward, f.c = 64, f.h = f.w = 56, f.r = f.s = 3, f.pad = 1, f.stride = 1;
+  const Kernel fwd = test::conv_kernel(f);
+  const ConvLowering lf = lower_conv(g, fwd, conv_candidates(g, fwd).front());
+  CHECK(lf.gemm.problem.simt == SimtKernels::cudnn_xmma);
+  CHECK_FALSE(lf.gemm.problem.register_staged);
+  SmTimeCache fc;
+  const std::string fm = run_conv(g, fwd, fc).result.mapping;
+  CHECK((fm.find("FFMA 32x32x8 warp 32x16") != std::string::npos || fm.find("FFMA 128x32x8 warp 64x16") != std::string::npos ||
+         fm.find("FFMA 256x64x8 warp 128x32") != std::string::npos));
+  CHECK(fm.find("cp.async") != std::string::npos);
   // A strided 1x1 data gradient: its grid covers every input pixel (ceil(N H W / 32) CTAs along M in
   // the H100 trace), not only the rows the taps reach as cuDNN 7's kernels did.
   test::ConvArgs s1 = a;
