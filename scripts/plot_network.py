@@ -20,7 +20,7 @@ import sys
 
 BOUND_COLOURS = {
     "tensor": "#1b9e77", "cuda_core": "#66a61e", "compute": "#1b9e77", "shared_memory": "#e6ab02",
-    "l2": "#7570b3", "dram": "#d95f02", "memory": "#d95f02", "latency": "#a6761d", "host": "#e7298a",
+    "l2": "#7570b3", "l2_atomics": "#b2abd2", "dram": "#d95f02", "memory": "#d95f02", "latency": "#a6761d", "host": "#e7298a",
 }
 
 

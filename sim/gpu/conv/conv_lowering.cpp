@@ -478,7 +478,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const bool cudnn9_simt = !d.tensor && implicit && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && d.ampere_kernels;
   if (cudnn9_simt && k.pass == Pass::forward) {
     // cuDNN 9's heuristic runs the FP32 forward pass as sm80_xmma_fprop_implicit_gemm_f32f32_*_ffma
-    // kernels with cp.async stages: 32x32 (64 threads), 128x32 and 256x64 tiles (128 threads, 2x2
+    // kernels with three cp.async stages: 32x32 (64 threads), 128x32 and 256x64 tiles (128 threads, 2x2
     // warps), 174 of the H100 trace's 188 calls (SimtKernels::cudnn_xmma). With the scudnn tiles of
     // cuDNN 8 (register-staged, 128-row CTAs with 64x32 warps) its forward MAPE was 34.2%.
     L.gemm.cta_tiles.clear();

@@ -138,6 +138,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
         finish(m);
       } else {
         for (int s : {3, 4}) {
+          if (s == 4 && p.simt == SimtKernels::cudnn_xmma) continue;  // their names: _stage3_
           m.copy = CopyEngine::cp_async, m.stages = s;
           finish(m);
         }

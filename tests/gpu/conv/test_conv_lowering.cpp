@@ -698,7 +698,7 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
   const std::string fm = run_conv(g, fwd, fc).result.mapping;
   CHECK((fm.find("FFMA 32x32x8 warp 32x16") != std::string::npos || fm.find("FFMA 128x32x8 warp 64x16") != std::string::npos ||
          fm.find("FFMA 256x64x8 warp 128x32") != std::string::npos));
-  CHECK(fm.find("cp.async") != std::string::npos);
+  CHECK(fm.find("3-stage cp.async") != std::string::npos);  // their names: _stage3_
   // A strided 1x1 data gradient: its grid covers every input pixel (ceil(N H W / 32) CTAs along M in
   // the H100 trace), not only the rows the taps reach as cuDNN 7's kernels did.
   test::ConvArgs s1 = a;
