@@ -34,6 +34,9 @@ struct Dims {
   double x, y, w;  // bytes of the input, output and filter tensors (per group)
   bool sm90 = false;  // cuDNN 9's sm_90 kernels (lower_implicit)
   bool ampere_kernels = false;  // sm_80 and newer: cuDNN's cutlass_80_tensorop_* GEMM kernels (lower_implicit)
+  // cuDNN 9's heuristic on sm_80+ with CUDA-core formats: its weight gradient's implicit GEMM is an
+  // NHWC kernel behind layout conversions (lower_conv).
+  bool cudnn9_nhwc_wgrad = false;
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
@@ -114,9 +117,9 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
 // The implicit GEMM of each pass (IMPLICIT_GEMM and IMPLICIT_PRECOMP_GEMM cost the same here).
 void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   const ConvShape& c = d.c;
-  const bool pointwise = nchw_gemm(d);
+  const bool pointwise = nchw_gemm(d) && !d.cudnn9_nhwc_wgrad;
   // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
-  const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc;
+  const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc || d.cudnn9_nhwc_wgrad;
   // sm_80+ tensor cores run a stride-1 1x1 convolution of NCHW tensors as the CUDA-core kernels
   // do, a GEMM per image (the H100 traces' batched cutlass_80_tensorop_s1688gemm, grid z = N), in
   // the weight gradient followed by a sum of the partial filters (cudnn::cnn::reduce_wgrad_nchw_helper).
@@ -449,7 +452,9 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90", num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80};
+               g.arch == "sm_90", num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80,
+               !L.choice.tensor_cores && k.pass == Pass::weight_grad && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 &&
+                   c.layout == TensorLayout::nchw && num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -484,6 +489,22 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     L.gemm.cta_tiles.clear();
     L.gemm.problem.simt = SimtKernels::cudnn_xmma;
     L.gemm.problem.register_staged = false;
+  }
+  if (cudnn9_simt && d.cudnn9_nhwc_wgrad) {
+    // Its implicit weight gradient is an NHWC kernel,
+    // sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_*_nhwckrsc_nhwc_tilesize32x32x8_stage3_warpsize1x2x1
+    // (48 of the H100 trace's 188 FP32 calls), behind an nchwToNhwcKernel for x and one for dY (96 of
+    // 96) and, for R x S > 1, an nhwcToNchwKernel for dW (4 of 4: a 1x1 filter is the same array in
+    // both orders). cuDNN's other weight-gradient kernels there: nonfused Winograd (3x3 stride 1,
+    // costed as its own candidate), the legacy wgrad_alg0_engine (74 calls: a 32x32 GEMM tile per
+    // image and 512-pixel chunk, summed with atomics: not modelled, this kernel's split-K stands in)
+    // and FFT (4). Before: a register-staged NCHW GEMM (per image for 1x1 filters), wgrad MAPE 34.5%.
+    L.gemm.cta_tiles = {{32, 32}};
+    L.gemm.problem.simt = SimtKernels::cudnn_xmma;
+    L.gemm.problem.register_staged = false;
+    L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the input", d.x, d));
+    L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the output gradient", d.y, d));
+    if (d.R * d.S > 1) L.helpers.push_back(layout_conversion("KRSC->KCRS reorder of the weight gradient", d.w * double(d.groups), d));
   }
   if (cudnn9_simt && k.pass == Pass::data_grad) {
     // Its implicit data gradient is

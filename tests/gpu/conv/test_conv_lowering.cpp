@@ -699,6 +699,22 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
   CHECK((fm.find("FFMA 32x32x8 warp 32x16") != std::string::npos || fm.find("FFMA 128x32x8 warp 64x16") != std::string::npos ||
          fm.find("FFMA 256x64x8 warp 128x32") != std::string::npos));
   CHECK(fm.find("3-stage cp.async") != std::string::npos);  // their names: _stage3_
+  // The weight gradient's implicit GEMM: the NHWC xmma kernel behind layout conversions of x and dY
+  // (and of dW back for R x S > 1), one GEMM over N P Q (no GEMM per image for a 1x1 filter).
+  test::ConvArgs w = f;
+  w.pass = Pass::weight_grad, w.r = w.s = 1, w.pad = 0;
+  const Kernel wg = test::conv_kernel(w);
+  const ConvLowering lw = lower_conv(g, wg, {ConvAlgo::implicit_gemm, false, "test"});
+  CHECK(lw.gemm.problem.simt == SimtKernels::cudnn_xmma);
+  CHECK(lw.gemm.cta_tiles == std::vector<std::pair<int, int>>{{32, 32}});
+  CHECK(lw.gemm.problem.batch == 1);
+  CHECK(lw.gemm.problem.k == 4 * 56 * 56);
+  REQUIRE(lw.helpers.size() == 2);
+  CHECK(lw.helpers[0].what == "NCHW->NHWC transpose of the input");
+  CHECK(lw.helpers[1].what == "NCHW->NHWC transpose of the output gradient");
+  w.r = w.s = 3, w.pad = 1;
+  const Kernel wg3 = test::conv_kernel(w);
+  CHECK(lower_conv(g, wg3, {ConvAlgo::implicit_gemm, false, "test"}).helpers.size() == 3);  // + dW back to KCRS
   // A strided 1x1 data gradient: its grid covers every input pixel (ceil(N H W / 32) CTAs along M in
   // the H100 trace), not only the rows the taps reach as cuDNN 7's kernels did.
   test::ConvArgs s1 = a;
