@@ -449,12 +449,14 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   }
   if (c.groups > 1) L.notes.push_back(std::to_string(c.groups) + " groups run as one batched implicit GEMM");
   const i64 N = c.batch, H = c.ifmap_h, W = c.ifmap_w, P = c.out_h(), Q = c.out_w(), R = c.filter_h, S = c.filter_w;
+  const bool ampere = num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80;
+  // cuDNN 9's heuristic choosing CUDA-core kernels on sm_80+: its sm80_xmma_*_ffma kernels (below).
+  const bool cudnn9_cuda_cores = !L.choice.tensor_cores && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && ampere;
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
-               g.arch == "sm_90", num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80,
-               !L.choice.tensor_cores && k.pass == Pass::weight_grad && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 &&
-                   c.layout == TensorLayout::nchw && num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80};
+               g.arch == "sm_90", ampere,
+               cudnn9_cuda_cores && k.pass == Pass::weight_grad && c.layout == TensorLayout::nchw};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -480,46 +482,36 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
   library_limits(g, d, L);
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
-  const bool cudnn9_simt = !d.tensor && implicit && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && d.ampere_kernels;
-  if (cudnn9_simt && k.pass == Pass::forward) {
-    // cuDNN 9's heuristic runs the FP32 forward pass as sm80_xmma_fprop_implicit_gemm_f32f32_*_ffma
-    // kernels with three cp.async stages: 32x32 (64 threads), 128x32 and 256x64 tiles (128 threads, 2x2
-    // warps), 174 of the H100 trace's 188 calls (SimtKernels::cudnn_xmma). With the scudnn tiles of
-    // cuDNN 8 (register-staged, 128-row CTAs with 64x32 warps) its forward MAPE was 34.2%.
+  if (cudnn9_cuda_cores && implicit) {
+    // cuDNN 9's implicit GEMMs on the CUDA cores are sm80_xmma_{fprop,dgrad,wgrad}_implicit_gemm_*_ffma
+    // kernels with three cp.async stages (SimtKernels::cudnn_xmma; validation/measured/H100/
+    // conv_deepbench, FP32 NCHW). The forward pass (174 of 188 calls) picks among their 32x32 (64
+    // threads), 128x32 and 256x64 tiles (128 threads, 2x2 warps); the data gradient (44 calls,
+    // ..._nchwkcrs_nchw_tilesize32x32x8_stage3_warpsize1x2x1) and the weight gradient (48 calls,
+    // ..._indexed_*_nhwckrsc_nhwc_tilesize32x32x8_...) have the 32x32 one. With cuDNN 8's
+    // register-staged scudnn tiles the forward MAPE was 34.2%, the weight gradient's 34.5%.
     L.gemm.cta_tiles.clear();
+    if (k.pass != Pass::forward) L.gemm.cta_tiles = {{32, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn_xmma;
     L.gemm.problem.register_staged = false;
   }
-  if (cudnn9_simt && d.cudnn9_nhwc_wgrad) {
-    // Its implicit weight gradient is an NHWC kernel,
-    // sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_*_nhwckrsc_nhwc_tilesize32x32x8_stage3_warpsize1x2x1
-    // (48 of the H100 trace's 188 FP32 calls), behind an nchwToNhwcKernel for x and one for dY (96 of
-    // 96) and, for R x S > 1, an nhwcToNchwKernel for dW (4 of 4: a 1x1 filter is the same array in
-    // both orders). cuDNN's other weight-gradient kernels there: nonfused Winograd (3x3 stride 1,
-    // costed as its own candidate), the legacy wgrad_alg0_engine (74 calls: a 32x32 GEMM tile per
-    // image and 512-pixel chunk, summed with atomics: not modelled, this kernel's split-K stands in)
-    // and FFT (4). Before: a register-staged NCHW GEMM (per image for 1x1 filters), wgrad MAPE 34.5%.
-    L.gemm.cta_tiles = {{32, 32}};
-    L.gemm.problem.simt = SimtKernels::cudnn_xmma;
-    L.gemm.problem.register_staged = false;
+  if (cudnn9_cuda_cores && implicit && d.cudnn9_nhwc_wgrad) {
+    // The weight-gradient kernel is NHWC: an nchwToNhwcKernel for x and one for dY (96 of 96) and,
+    // for R x S > 1, an nhwcToNchwKernel for dW (4 of 4: a 1x1 filter is the same array in both
+    // orders); one GEMM over N P Q (lower_implicit). cuDNN's other weight-gradient kernels there:
+    // nonfused Winograd (3x3 stride 1, its own candidate), FFT (4 calls) and the legacy
+    // wgrad_alg0_engine (74 calls: a 32x32 GEMM tile per image and 512-pixel chunk, summed with
+    // atomics: not modelled, this kernel's split-K stands in).
     L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the input", d.x, d));
     L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the output gradient", d.y, d));
     if (d.R * d.S > 1) L.helpers.push_back(layout_conversion("KRSC->KCRS reorder of the weight gradient", d.w * double(d.groups), d));
   }
-  if (cudnn9_simt && k.pass == Pass::data_grad) {
-    // Its implicit data gradient is
-    // sm80_xmma_dgrad_implicit_gemm_f32f32_*_nchwkcrs_nchw_tilesize32x32x8_stage3_warpsize1x2x1 (all
-    // 44 such calls of the H100 trace: 64 threads, 6528 B of shared memory = 3 cp.async stages).
-    L.gemm.cta_tiles = {{32, 32}};
-    L.gemm.problem.simt = SimtKernels::cudnn_xmma;
-    L.gemm.problem.register_staged = false;
-    // A filter smaller than its stride leaves pixels no tap reaches; this kernel's grid still covers
-    // every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not just the rows
-    // taps reach (lower_implicit's "sparse" case, from cuDNN 7's kernels).
-    if ((R < c.stride_h || S < c.stride_w)) {
-      L.gemm.problem.m = N * H * W;
-      L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(N * H * W));
-    }
+  if (cudnn9_cuda_cores && implicit && k.pass == Pass::data_grad && (R < c.stride_h || S < c.stride_w)) {
+    // A filter smaller than its stride leaves pixels no tap reaches; the xmma data gradient's grid
+    // still covers every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not
+    // just the rows taps reach (lower_implicit's "sparse" case, from cuDNN 7's kernels).
+    L.gemm.problem.m = N * H * W;
+    L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(N * H * W));
   }
   return L;
 }
