@@ -119,6 +119,8 @@ double cudnn_version(const GpuConfig& g, const Kernel& k) {
   return k.conv.cudnn_version > 0 ? k.conv.cudnn_version : g.cudnn_version;
 }
 
+bool cudnn9_heuristic(const GpuConfig& g, const Kernel& k) { return !g.cudnn_benchmark && cudnn_version(g, k) >= 9; }
+
 std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   const ConvChoice rule = choose_conv_algo(g, k);
   std::vector<ConvChoice> out{rule};
@@ -135,7 +137,7 @@ std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   // Winograd or FFT included. Its data and weight gradients mix legacy engines (dgrad_engine,
   // wgrad_alg0_engine), FFT and, for the weight gradient, nonfused Winograd: not learnt, the
   // benchmark candidates stand in for them.
-  if (!g.cudnn_benchmark && cudnn_version(g, k) >= 9 && k.pass == Pass::forward) {
+  if (cudnn9_heuristic(g, k) && k.pass == Pass::forward) {
     ConvChoice heuristic = cuda_core_implicit_gemm(c);
     heuristic.why = "cuDNN 9 heuristic (benchmark off): FP32 forward convolutions run implicit GEMM on the CUDA cores";
     return {heuristic};
@@ -144,7 +146,7 @@ std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   // shapes on the H100, sm80_xmma_dgrad_implicit_gemm in 22 and FFT in 6, never Winograd; no shape
   // rule separates the first two (the same 3x3 layer at N = 8 and 16 gets one and the other), so
   // the model keeps the faster of the two it costs (sim/gpu/README.md, "cuDNN 9's heuristic").
-  if (!g.cudnn_benchmark && cudnn_version(g, k) >= 9 && k.pass == Pass::data_grad) {
+  if (cudnn9_heuristic(g, k) && k.pass == Pass::data_grad) {
     ConvChoice gemm = cuda_core_implicit_gemm(c);
     gemm.why = "cuDNN 9 heuristic candidate: FP32 implicit GEMM on the CUDA cores";
     return {gemm, {ConvAlgo::dgrad_col2im_atomic, false,

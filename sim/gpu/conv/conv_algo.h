@@ -40,6 +40,9 @@ ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k);
 // The cuDNN release a conv runs with: the kernel's own (a measured set's), else library.cudnn_version.
 double cudnn_version(const GpuConfig& g, const Kernel& k);
 
+// cuDNN 9 or newer with benchmark mode off: its heuristic picks the kernels (README "cuDNN 9's heuristic").
+bool cudnn9_heuristic(const GpuConfig& g, const Kernel& k);
+
 // The algorithms cuDNN may run for it, choose_conv_algo's first. cuDNN < 8: that one only. cuDNN 8+
 // on the CUDA cores: benchmark mode, so also implicit GEMM and, for 3x3 stride-1 filters, both
 // Winograd kernels; the caller keeps the fastest (conv_model.h).

@@ -375,11 +375,10 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn;  // with cuDNN's thread counts (gemm/mapping.cpp)
   }
-  // dgrad_engine's one tile (lower_dgrad_col2im_atomic), its operands staged through registers.
+  // dgrad_engine's one tile (lower_dgrad_col2im_atomic), one register-staged stage.
   if (L.choice.algo == ConvAlgo::dgrad_col2im_atomic) {
     L.gemm.cta_tiles = {{64, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn;
-    L.gemm.problem.register_staged = true;
     L.gemm.problem.single_stage = true;
   }
   // Likewise the SIMT data gradient keeps the 128x32 tile only for narrow outputs (C <= 32).
@@ -451,7 +450,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   const i64 N = c.batch, H = c.ifmap_h, W = c.ifmap_w, P = c.out_h(), Q = c.out_w(), R = c.filter_h, S = c.filter_w;
   const bool ampere = num::parse_arch(g.arch).value_or(num::Arch::sm70) >= num::Arch::sm80;
   // cuDNN 9's heuristic choosing CUDA-core kernels on sm_80+: its sm80_xmma_*_ffma kernels (below).
-  const bool cudnn9_cuda_cores = !L.choice.tensor_cores && !g.cudnn_benchmark && cudnn_version(g, k) >= 9 && ampere;
+  const bool cudnn9_cuda_cores = !L.choice.tensor_cores && cudnn9_heuristic(g, k) && ampere;
   const Dims d{c,  k.pass, L.choice.tensor_cores, N,      H, W, P, Q, R, S, cg, kg, c.groups, e,
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,

@@ -131,8 +131,7 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
 // The note that lists the candidates' times: cudnnFind's (benchmark mode), or cuDNN 9's heuristic
 // where the model keeps the faster of the kernels it is seen to pick (conv_candidates).
 std::string choice_note_prefix(const GpuConfig& g, const Kernel& k) {
-  return !g.cudnn_benchmark && cudnn_version(g, k) >= 9 ? "cuDNN 9 heuristic, modelled as the fastest of: "
-                                                    : "benchmark mode, fastest of: ";
+  return cudnn9_heuristic(g, k) ? "cuDNN 9 heuristic, modelled as the fastest of: " : "benchmark mode, fastest of: ";
 }
 
 // Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
@@ -162,8 +161,9 @@ ConvLowering pick_conv(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) 
 
 KernelResult run_conv_pick(const GpuConfig& g, const Kernel& k, const ConvPick& pick, SmTimeCache& cache) {
   KernelResult r = cost_lowering(g, k, pick.lowering, cache, pick.lowering.has_gemm ? &pick.mapping : nullptr);
+  const std::string prefix = choice_note_prefix(g, k);
   for (const auto& n : pick.result.notes)
-    if (n.rfind(choice_note_prefix(g, k), 0) == 0) r.notes.insert(r.notes.begin(), n);
+    if (n.rfind(prefix, 0) == 0) r.notes.insert(r.notes.begin(), n);
   return r;
 }
 

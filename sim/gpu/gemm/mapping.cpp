@@ -133,7 +133,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
       const int thread_tile = t.wm * t.wn / 32;
       // accumulators, two fragment sets, the k-tile's staging registers (ldg/sts), addressing
       m.regs_per_thread = round_regs(thread_tile / pack + 2 * 8 + (t.bm + t.bn) * m.bk / (m.warps * 32) + 30);
-      if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.register_staged) {
+      if (sm7x || g.copy_engine == CopyEngine::ldg_sts || p.register_staged || p.single_stage) {
         m.copy = CopyEngine::ldg_sts, m.stages = p.single_stage ? 1 : 2;
         finish(m);
       } else {

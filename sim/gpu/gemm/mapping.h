@@ -44,7 +44,7 @@ struct GemmProblem {
   // stages, even where cp.async exists: it works on the values in between (fused Winograd's input
   // transform) or predates cp.async (cuDNN's scudnn kernels). false: the architecture's copy engine.
   bool register_staged = false;
-  // With register_staged: one shared-memory stage and no prefetch. Each k-tile is loaded, stored,
+  // Register-staged with one shared-memory stage and no prefetch. Each k-tile is loaded, stored,
   // synced and only then multiplied, so the load's latency is not hidden behind the math (cuDNN's
   // legacy dgrad_engine: 3328 B of shared memory, one 64x8 + 32x8 fp32 tile; conv_lowering.cpp).
   bool single_stage = false;
