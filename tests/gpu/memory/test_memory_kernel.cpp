@@ -4,9 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
 #include <tuple>
 
 #include "common/error.h"
+#include "common/text/strings.h"
 #include "gpu/gpu_model.h"
 #include "gpu/memory/memory_kernel.h"
 #include "gpu/memory/memory_launch.h"
@@ -645,12 +650,43 @@ TEST_CASE("memory kernel: a kernel repeated back to back costs the measured empt
   Kernel mid = memory_kernel("add", 256 * 4096, 0, 2, FormatId::fp16);
   mid.follows_itself = true;
   CHECK(std::abs(run_memory_kernel(h100, mid).time_s * 1e6 / 1.89 - 1) < 0.15);
-  // A config without the measurement (A100: kernel.empty_duration 0) keeps the launch.
+  // The A100's published empty kernel (validation/published/kernel_floor: a one-CTA vectorAdd
+  // repeated, nsys median 1.82 us) anchors it the same way.
   const GpuConfig a100 = gpu::test::shipped("a100");
   Kernel ka = memory_kernel("add", 1, 0, 2, FormatId::fp16);
-  const double launch_time = run_memory_kernel(a100, ka).time_s;
+  const double a100_after_other = run_memory_kernel(a100, ka).time_s;
   ka.follows_itself = true;
-  CHECK(run_memory_kernel(a100, ka).time_s == launch_time);
+  CHECK(std::abs(run_memory_kernel(a100, ka).time_s * 1e6 - 1.82) < 0.02);
+  CHECK(a100_after_other > run_memory_kernel(a100, ka).time_s);
+  // A config without the measurement (V100: kernel.empty_duration 0) keeps the launch.
+  const GpuConfig v100 = gpu::test::shipped("v100");
+  Kernel kv = memory_kernel("add", 1, 0, 2, FormatId::fp16);
+  const double launch_time = run_memory_kernel(v100, kv).time_s;
+  kv.follows_itself = true;
+  CHECK(run_memory_kernel(v100, kv).time_s == launch_time);
+}
+
+TEST_CASE("published empty-kernel durations: the shipped configs carry them (validation/published/kernel_floor)") {
+  std::ifstream in(tcsim::test::source_dir() / "validation/published/kernel_floor/observations.csv");
+  REQUIRE(in.good());
+  std::string line;
+  int rows = 0;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    const std::vector<std::string> f = split(line, ',');
+    REQUIRE(f.size() >= 11);
+    const GpuConfig g = gpu::test::shipped(f[0]);
+    const double median_us = std::stod(f[6]) * 1e-3;
+    CAPTURE(line);
+    CHECK(std::abs(g.empty_kernel_s * 1e6 - median_us) < 0.01);  // the config quotes the median
+    ++rows;
+  }
+  CHECK(rows >= 2);
 }
 
 TEST_CASE("memory launch: a sum over the rows (a bias gradient) takes reduce_kernel's column grid and its global tail") {
