@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tcsim::test {
 
@@ -45,6 +46,21 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// The data lines of a CSV under the source tree (validation/published/*): without blank lines,
+// '#' comments and the header line.
+inline std::vector<std::string> csv_data_lines(const std::filesystem::path& relative) {
+  std::ifstream in(source_dir() / relative);
+  std::vector<std::string> out;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) header = false;
+    else out.push_back(line);
+  }
+  return out;
 }
 
 // Runs `tcsim <args>` (args is a shell-quoted string) and captures its output and exit code.

@@ -4,11 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
-#include <string_view>
-#include <vector>
 #include <tuple>
+#include <vector>
 
 #include "common/error.h"
 #include "common/text/strings.h"
@@ -667,17 +665,8 @@ TEST_CASE("memory kernel: a kernel repeated back to back costs the measured empt
 }
 
 TEST_CASE("published empty-kernel durations: the shipped configs carry them (validation/published/kernel_floor)") {
-  std::ifstream in(tcsim::test::source_dir() / "validation/published/kernel_floor/observations.csv");
-  REQUIRE(in.good());
-  std::string line;
   int rows = 0;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
+  for (const std::string& line : tcsim::test::csv_data_lines("validation/published/kernel_floor/observations.csv")) {
     const std::vector<std::string> f = split(line, ',');
     REQUIRE(f.size() >= 11);
     const GpuConfig g = gpu::test::shipped(f[0]);

@@ -2,8 +2,6 @@
 // out: the rows marked expect_inside must fall in the published range; the others are printed.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,17 +30,10 @@ std::vector<std::string> fields(const std::string& line) {
 }  // namespace
 
 TEST_CASE("published clocks and powers under load (held out)") {
-  std::ifstream in(tcsim::test::source_dir() / "validation/published/power/observations.csv");
-  REQUIRE(in.good());
-  std::string line;
+  const std::vector<std::string> lines = tcsim::test::csv_data_lines("validation/published/power/observations.csv");
+  REQUIRE(!lines.empty());
   int checked = 0;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
+  for (const std::string& line : lines) {
     const auto f = fields(line);
     REQUIRE(f.size() == 9);
     const auto dims = split(f[1], 'x');
