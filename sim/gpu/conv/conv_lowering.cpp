@@ -61,6 +61,11 @@ constexpr i64 kPerImageGemmMinPixels = 64;
 // and 7x7 ones (1.0-8.4 x) transposes + sm90_xmma_wgrad_indexed_implicit_gemm_*_nhwc.
 bool nchw_gemm(const Dims& d) {
   if (d.R != 1 || d.S != 1) return false;
+  // On the tensor cores a padded 1x1 filter is not a GEMM over the image (its border outputs read
+  // the zero padding): cuDNN runs it as the NHWC kernels behind layout conversions (the H100 fp16
+  // NCHW DeepBench trace, 7x7x2048 pad 3: nchwToNhwcKernel + cutlass_tensorop_*dgrad/wgrad_*_nhwc).
+  // The CUDA-core kernels read NCHW and pad in their index arithmetic: unchanged there.
+  if (d.tensor && (d.c.pad_h != 0 || d.c.pad_w != 0)) return false;
   if (d.sm90_nchw_tensor() && !d.unit_stride()) return false;
   if (!d.ampere_nchw_tensor() || !d.unit_stride()) return true;
   if (d.P * d.Q < kPerImageGemmMinPixels) return false;

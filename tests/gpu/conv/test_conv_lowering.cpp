@@ -98,7 +98,15 @@ TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
   a.layout = TensorLayout::nchw, a.r = a.s = 1, a.pad = 0;
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
-  a.r = a.s = 3, a.pad = 1, a.format = FormatId::fp32, a.c = 16;  // SIMT kernels read NCHW
+  // A padded 1x1 filter is no GEMM over the image (border outputs read the padding): the NHWC
+  // kernels behind conversions, as the H100 fp16 NCHW trace runs DeepBench's 7x7x2048 pad-3 layer.
+  a.pad = 3;
+  ConvLowering padded = lower_conv(g, test::conv_kernel(a));
+  CHECK(padded.helpers.size() == 2);
+  for (const std::string& n : padded.notes) CHECK(n.find("a GEMM per image") == std::string::npos);
+  a.format = FormatId::fp32;  // the SIMT kernels pad in their index arithmetic: still one GEMM per image
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.size() == 1);  // the sum of the per-image filters
+  a.r = a.s = 3, a.pad = 1, a.c = 16;  // SIMT kernels read NCHW
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
 
   // NHWC skips the transposes and so is faster.
