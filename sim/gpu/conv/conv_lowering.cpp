@@ -85,6 +85,7 @@ struct GemmShape {
   double a_footprint = 0, b_footprint = 0;
   bool a_k_contiguous = false, b_k_contiguous = false;
   double out_bytes = 0;  // bytes per stored GEMM output element
+  double stores_per_output = 1;  // output elements stored per GEMM output (a strided dgrad's zero rows)
   double epilogue_smem_bytes = 0, epilogue_ops = 0;  // GemmProblem::epilogue_*
   // cuDNN runs the GEMM as an sm_80 CUTLASS kernel (mma.sync, cp.async of copy_width bytes) even
   // where the GPU has wgmma (lower_implicit: NCHW 1x1 convolutions on sm_90).
@@ -114,6 +115,7 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
   p.problem.a_k_contiguous = s.a_k_contiguous;
   p.problem.b_k_contiguous = s.b_k_contiguous;
   if (s.out_bytes > 0) p.problem.c_bytes = s.out_bytes;
+  p.problem.c_bytes *= s.stores_per_output;
   p.problem.epilogue_smem_bytes = s.epilogue_smem_bytes;
   p.problem.epilogue_ops = s.epilogue_ops;
   return p;
@@ -154,6 +156,9 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     if (c.stride_h * c.stride_w > 1)
       L.notes.push_back("strided data gradient: " + std::to_string(c.stride_h * c.stride_w) + " phases of " +
                         std::to_string(taps) + " filter taps" + (sparse ? ", every column of the rows taps reach" : ""));
+    // dX is written whole: the rows no tap reaches get their zeros from the same kernel (the H100
+    // traces' strided dgrad is one kernel, no fill), a stored output row for each skipped one.
+    if (sparse && d.R < c.stride_h) s.stores_per_output = double(d.H) / double(ceil_div(d.H, c.stride_h));
   } else {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
     s.b_footprint = d.x;
@@ -521,6 +526,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     // still covers every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not
     // just the rows taps reach (lower_implicit's "sparse" case, from cuDNN 7's kernels).
     L.gemm.problem.m = N * H * W;
+    L.gemm.problem.c_bytes = format_bits(k.d_format) / 8.0;  // each pixel stored once (no skipped rows)
     L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(N * H * W));
   }
   return L;

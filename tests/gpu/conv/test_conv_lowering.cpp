@@ -103,10 +103,14 @@ TEST_CASE("strided data gradients: phases of ceil(R/s) x ceil(S/s) taps; R < s s
   ConvLowering L = lower_conv(g, test::conv_kernel(a));
   CHECK(L.gemm.problem.k == 2 * 2 * 128);
   CHECK(L.gemm.problem.m == 8 * 28 * 28 * 4);
+  const double stored = L.gemm.problem.c_bytes;  // every pixel reached: each stored once
   a.r = a.s = 1, a.pad = 0;
   L = lower_conv(g, test::conv_kernel(a));
   CHECK(L.gemm.problem.k == 128);
   CHECK(L.gemm.problem.m == 8 * 28 * 56);
+  // dX is written whole: each computed row also stores the zeros of a row no tap reaches.
+  CHECK(L.gemm.problem.c_bytes == doctest::Approx(2 * stored));
+  CHECK(double(L.gemm.problem.m) * 64 * L.gemm.problem.c_bytes == doctest::Approx(8.0 * 56 * 56 * 64 * stored));
 }
 
 TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC and 1x1 do not") {
