@@ -177,12 +177,6 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
                         "), the fp32 partial filters summed by a second kernel");
     }
   }
-  // A strided 1x1 filter reads only the input rows its stride visits (P of H); along a row it still
-  // touches every sector (elements narrower than a sector).
-  if (pointwise && c.stride_h > 1 && d.pass != Pass::data_grad) {
-    const double visited = double(d.P) / double(d.H);
-    (d.pass == Pass::forward ? s.a_footprint : s.b_footprint) *= visited;
-  }
   const i64 reduced = d.pass == Pass::data_grad ? d.kg : d.cg;
   if (block > 1 && reduced % block)
     L.notes.push_back("filter taps x " + std::to_string(block) + "-channel blocks: " + std::to_string(reduced) +
