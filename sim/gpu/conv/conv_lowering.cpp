@@ -35,8 +35,15 @@ struct Dims {
   bool sm90 = false;  // cuDNN 9's sm_90 kernels (lower_implicit)
   bool ampere_kernels = false;  // sm_80 and newer: cuDNN's cutlass_80_tensorop_* GEMM kernels (lower_implicit)
   // cuDNN 9's heuristic on sm_80+ with CUDA-core formats: its weight gradient's implicit GEMM is an
-  // NHWC kernel behind layout conversions (lower_conv).
+  // NHWC kernel behind layout conversions, one GEMM over N P Q (lower_implicit). Its other weight-
+  // gradient kernels there: nonfused Winograd (3x3 stride 1, its own candidate), FFT (4 calls) and the
+  // legacy wgrad_alg0_engine (74 calls: a 32x32 tile per image and 512-pixel chunk, summed with
+  // atomics: not modelled, this kernel's split-K stands in).
   bool cudnn9_nhwc_wgrad = false;
+  // cuDNN 9's xmma data gradient on the CUDA cores covers every input pixel, also those no tap of a
+  // filter smaller than its stride reaches (its grid: ceil(N H W / 32) CTAs along M in all its
+  // strided 1x1 calls; validation/measured/H100/conv_deepbench), where cuDNN 7's kernels skip rows.
+  bool dgrad_every_pixel = false;
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
@@ -147,9 +154,11 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     // skip those rows but not those columns (a CTA tile runs along W, so it covers every column,
     // zeros included): DeepBench's 1x1 stride-2 rows cost 1.4-2.9x their forward.
     const bool sparse = d.R < c.stride_h || d.S < c.stride_w;
+    const bool every_pixel = sparse && d.dgrad_every_pixel;
     const i64 taps = ceil_div(d.R, c.stride_h) * ceil_div(d.S, c.stride_w);
-    s.m = sparse ? d.N * ceil_div(d.H, c.stride_h) * d.W
-                 : d.N * ceil_div(d.H, c.stride_h) * ceil_div(d.W, c.stride_w) * c.stride_h * c.stride_w;
+    s.m = every_pixel ? d.N * d.H * d.W
+          : sparse    ? d.N * ceil_div(d.H, c.stride_h) * d.W
+                      : d.N * ceil_div(d.H, c.stride_h) * ceil_div(d.W, c.stride_w) * c.stride_h * c.stride_w;
     s.n = d.cg, s.k = taps * round_up(d.kg, block);
     s.a_footprint = d.y, s.b_footprint = d.w;
     s.a_k_contiguous = nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
@@ -158,7 +167,9 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
                         std::to_string(taps) + " filter taps" + (sparse ? ", every column of the rows taps reach" : ""));
     // dX is written whole: the rows no tap reaches get their zeros from the same kernel (the H100
     // traces' strided dgrad is one kernel, no fill), a stored output row for each skipped one.
-    if (sparse && d.R < c.stride_h) s.stores_per_output = double(d.H) / double(ceil_div(d.H, c.stride_h));
+    if (d.R < c.stride_h && !every_pixel) s.stores_per_output = double(d.H) / double(ceil_div(d.H, c.stride_h));
+    if (every_pixel)
+      L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(d.N * d.H * d.W));
   } else {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
     s.b_footprint = d.x;
@@ -181,7 +192,10 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   if (block > 1 && reduced % block)
     L.notes.push_back("filter taps x " + std::to_string(block) + "-channel blocks: " + std::to_string(reduced) +
                       " channels per tap padded to " + std::to_string(round_up(reduced, block)));
-  if (!d.tensor || c.layout != TensorLayout::nchw) return;
+  // NHWC kernels on NCHW tensors: the tensor cores', and cuDNN 9's FP32 weight gradient on sm_80+
+  // (an nchwToNhwcKernel for x and one for dY in 96 of 96 calls, an nhwcToNchwKernel for dW in 4 of 4
+  // with R x S > 1: validation/measured/H100/conv_deepbench).
+  if (!((d.tensor && c.layout == TensorLayout::nchw) || d.cudnn9_nhwc_wgrad)) return;
   if (pointwise) {
     // A 1x1 convolution of NCHW tensors is a (strided) GEMM per image: no transposes
     // (DeepBench: a 1x1 stride-2 forward of 12.8 MB runs in 16 us, less than a transpose).
@@ -221,7 +235,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // the 102 NCHW fp16 calls with R x S > 1 that ran NHWC kernels (validation/measured/H100/
   // conv_deepbench), and in all 17 forward and 16 backward 3x3/7x7 calls of the TF32 ResNet-50 trace
   // (measured/H100/profiles). A 1x1 filter is the same array in both orders: none there.
-  if (d.sm90_nchw_tensor() && d.R * d.S > 1)
+  if ((d.sm90_nchw_tensor() || d.cudnn9_nhwc_wgrad) && d.R * d.S > 1)
     transpose(d.pass == Pass::weight_grad ? "KRSC->KCRS reorder of the weight gradient" : "KCRS->KRSC reorder of the filter",
               d.w * double(d.groups));
 }
@@ -465,7 +479,8 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
                double(N) * double(H) * double(W) * double(cg) * e,
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
                g.arch == "sm_90", ampere,
-               cudnn9_cuda_cores && k.pass == Pass::weight_grad && c.layout == TensorLayout::nchw};
+               cudnn9_cuda_cores && k.pass == Pass::weight_grad && c.layout == TensorLayout::nchw,
+               cudnn9_cuda_cores && k.pass == Pass::data_grad};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;
@@ -503,25 +518,6 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     if (k.pass != Pass::forward) L.gemm.cta_tiles = {{32, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn_xmma;
     L.gemm.problem.register_staged = false;
-  }
-  if (cudnn9_cuda_cores && implicit && d.cudnn9_nhwc_wgrad) {
-    // The weight-gradient kernel is NHWC: an nchwToNhwcKernel for x and one for dY (96 of 96) and,
-    // for R x S > 1, an nhwcToNchwKernel for dW (4 of 4: a 1x1 filter is the same array in both
-    // orders); one GEMM over N P Q (lower_implicit). cuDNN's other weight-gradient kernels there:
-    // nonfused Winograd (3x3 stride 1, its own candidate), FFT (4 calls) and the legacy
-    // wgrad_alg0_engine (74 calls: a 32x32 GEMM tile per image and 512-pixel chunk, summed with
-    // atomics: not modelled, this kernel's split-K stands in).
-    L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the input", d.x, d));
-    L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the output gradient", d.y, d));
-    if (d.R * d.S > 1) L.helpers.push_back(layout_conversion("KRSC->KCRS reorder of the weight gradient", d.w * double(d.groups), d));
-  }
-  if (cudnn9_cuda_cores && implicit && k.pass == Pass::data_grad && (R < c.stride_h || S < c.stride_w)) {
-    // A filter smaller than its stride leaves pixels no tap reaches; the xmma data gradient's grid
-    // still covers every input pixel (grid y = ceil(N H W / 32) in all its strided 1x1 calls), not
-    // just the rows taps reach (lower_implicit's "sparse" case, from cuDNN 7's kernels).
-    L.gemm.problem.m = N * H * W;
-    L.gemm.problem.c_bytes = format_bits(k.d_format) / 8.0;  // each pixel stored once (no skipped rows)
-    L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(N * H * W));
   }
   return L;
 }
