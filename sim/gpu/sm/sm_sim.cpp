@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -13,7 +14,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kSmemQueue = 32;
 constexpr double kGlobalQueue = 256;
 
-double up(double x) { return std::ceil(x - 1e-9); }
+// Rounds up to the next cycle. The integer conversion is std::ceil for the cycle counts the
+// simulation sees (non-negative, far below 2^53) at a fraction of its cost without SSE4.1's roundsd;
+// anything else takes std::ceil.
+double up(double x) {
+  const double y = x - 1e-9;
+  if (!(y >= 0 && y < 4e15)) return std::ceil(y);
+  const double r = double(std::int64_t(y));
+  return r < y ? r + 1 : r;
+}
 
 // A pipe that keeps its fractional phase while busy back to back, so that a measured average
 // interval (2.139 cycles) is reproduced on integer issue cycles.
@@ -69,6 +78,7 @@ class Sim {
     by_subcore_.resize(g.subcores_per_sm);
     for (int w = 0; w < total; ++w) by_subcore_[warps_[w].subcore].push_back(w);
     last_.assign(g.subcores_per_sm, -1);
+    subcore_wake_.assign(g.subcores_per_sm, 0.0);
     global_bpc_ = std::min(env.global_bytes_per_clk, g.l1_bytes_per_clk);
     for (auto& w : warps_) skip_inactive(w);
   }
@@ -78,35 +88,67 @@ class Sim {
     const int width = g_.issue_per_scheduler_per_clk * g_.warp_schedulers_per_subcore;
     int done = 0;
     for (const auto& w : warps_) done += w.section == 3;
-    std::vector<int> order;
     while (done < int(warps_.size())) {
       bool any = false;
       double next = kInf;
       for (int sc = 0; sc < g_.subcores_per_sm; ++sc) {
-        const auto& mine = by_subcore_[sc];
-        order.clear();
-        schedule_order(sc, mine, order);
+        // No warp of this sub-core can issue before its earliest wake: skip the scan (the same
+        // cycles are simulated; only the visits that would find nothing are left out).
+        if (subcore_wake_[sc] > t) {
+          next = std::min(next, subcore_wake_[sc]);
+          continue;
+        }
+        // The scan recomputes the sub-core's wake; a barrier released or a CTA started during it
+        // (wake_at) lowers it meanwhile.
+        subcore_wake_[sc] = kInf;
+        double soonest = kInf;
         int issued = 0;
-        for (int wi : order) {
-          if (issued == width) break;
+        bool complete = true;
+        // Visits the warp; false once the sub-core has issued its width this cycle.
+        auto visit = [&](int wi) {
+          if (issued == width) {
+            complete = false;
+            return false;
+          }
           Warp& w = warps_[wi];
-          if (w.section == 3 || w.at_bar) continue;
+          if (w.section == 3 || w.at_bar) return true;
           if (w.wake > t) {
-            next = std::min(next, w.wake);
-            continue;
+            soonest = std::min(soonest, w.wake);
+            return true;
           }
           const double e = earliest(w, t);
           if (e > t) {
             w.wake = e;
-            next = std::min(next, e);
-            continue;
+            soonest = std::min(soonest, e);
+            return true;
           }
           issue(w, t);
           ++issued;
           any = true;
           last_[sc] = wi;
           if (w.section == 3) done += retire(w, t);
+          else soonest = std::min(soonest, w.wake);
+          return true;
+        };
+        // The scheduler's order: greedy-then-oldest (the last warp issued first, then the others
+        // in age order) or loose round robin (from the warp after the last one issued).
+        const auto& mine = by_subcore_[sc];
+        const int last = last_[sc];
+        const std::size_t n = mine.size();
+        if (g_.scheduler_policy == SchedulerPolicy::gto) {
+          if (last < 0 || visit(last))
+            for (std::size_t i = 0; i < n; ++i)
+              if (mine[i] != last && !visit(mine[i])) break;
+        } else {
+          std::size_t start = 0;
+          for (std::size_t i = 0; i < n; ++i)
+            if (mine[i] == last) start = i + 1;
+          for (std::size_t i = 0; i < n; ++i)
+            if (!visit(mine[(start + i) % n])) break;
         }
+        const double wake = complete ? std::min(subcore_wake_[sc], soonest) : t + 1;
+        subcore_wake_[sc] = std::max(wake, t + 1);
+        next = std::min(next, subcore_wake_[sc]);
       }
       if (any) t += 1;
       else if (next == kInf) throw std::logic_error("simulate_sm: deadlock (barrier or wait never satisfied)");
@@ -173,7 +215,8 @@ class Sim {
     for (auto& w : warps_) {
       if (w.cta != exited.cta) continue;
       w.section = 0, w.pc = 0, w.iter = 0;
-      w.stall_until = w.wake = t + 1;
+      w.stall_until = t + 1;
+      wake_at(w, t + 1);
       w.at_bar = false;
       std::fill(w.slot.begin(), w.slot.end(), 0.0);
       w.cp_groups.clear(), w.cp_open = -1;
@@ -181,6 +224,12 @@ class Sim {
       skip_inactive(w);
     }
     return 0;
+  }
+
+  // Sets a warp's wake from outside its sub-core's scan (a barrier's release, a CTA's start).
+  void wake_at(Warp& w, double when) {
+    w.wake = when;
+    subcore_wake_[w.subcore] = std::min(subcore_wake_[w.subcore], when);
   }
 
   void note_iteration(const Warp& w) {
@@ -193,20 +242,6 @@ class Sim {
     if (s < 0) return -1;
     if (in.rot > 0) return s + int((w.iter + in.shift) % in.rot);
     return s;
-  }
-
-  void schedule_order(int sc, const std::vector<int>& mine, std::vector<int>& order) const {
-    const int last = last_[sc];
-    if (g_.scheduler_policy == SchedulerPolicy::gto) {
-      if (last >= 0) order.push_back(last);
-      for (int w : mine)
-        if (w != last) order.push_back(w);
-    } else {
-      std::size_t start = 0;
-      for (std::size_t i = 0; i < mine.size(); ++i)
-        if (mine[i] == last) start = i + 1;
-      for (std::size_t i = 0; i < mine.size(); ++i) order.push_back(mine[(start + i) % mine.size()]);
-    }
   }
 
   static double groups_ready(std::vector<double>& groups, int allowed, double t) {
@@ -435,7 +470,7 @@ class Sim {
           for (auto& o : warps_)
             if (o.cta == w.cta && o.at_bar) {
               o.at_bar = false;
-              o.wake = t + 1;
+              wake_at(o, t + 1);
             }
         }
         break;
@@ -459,6 +494,7 @@ class Sim {
   std::vector<Cta> ctas_;
   std::vector<std::vector<int>> by_subcore_;
   std::vector<int> last_;
+  std::vector<double> subcore_wake_;  // no warp of the sub-core issues before this cycle
   SmRunStats stats_;
   double now_ = 0;
 };
