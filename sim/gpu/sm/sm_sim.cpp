@@ -37,6 +37,7 @@ struct Warp {
   int cta = 0, local = 0, subcore = 0;
   int section = 0;  // 0 prologue, 1 body, 2 epilogue, 3 done
   std::size_t pc = 0;
+  const Instr* instr = nullptr;  // the instruction at pc (set by skip_inactive)
   std::int64_t iter = 0;
   double stall_until = 0;
   double wake = 0;
@@ -162,10 +163,8 @@ class Sim {
   }
 
  private:
-  const Instr& current(const Warp& w) const {
-    const auto& code = w.section == 0 ? p_.prologue : w.section == 1 ? p_.body : p_.epilogue;
-    return code[w.pc];
-  }
+  // The warp's next instruction (skip_inactive keeps it).
+  static const Instr& current(const Warp& w) { return *w.instr; }
 
   bool executes(const Warp& w, const Instr& in) const {
     if (in.leader_only && w.local != 0) return false;
@@ -196,7 +195,10 @@ class Sim {
         if (w.section == 1) note_iteration(w);
         continue;
       }
-      if (executes(w, (*code)[w.pc])) return;
+      if (executes(w, (*code)[w.pc])) {
+        w.instr = &(*code)[w.pc];
+        return;
+      }
       ++w.pc;
     }
   }
