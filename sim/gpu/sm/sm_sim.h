@@ -5,7 +5,8 @@
 // FFMA and special-function (MUFU) pipes and register-file read ports, the SM's shared-memory pipe, whose occupancy counts
 // bank-conflict wavefronts, and its share of the L2/DRAM bandwidth), for
 // barriers and for cp.async/wgmma groups. Cycles in which no warp can issue are skipped to the
-// next cycle at which one can (the result is the same as stepping through them).
+// next cycle at which one can, and a sub-core none of whose warps is awake is not scanned (the
+// result is the same as stepping through every warp of every cycle).
 //
 // Shared memory: an access of `bytes` with `smem_wavefronts` (smem_banks.h) holds the SM's pipe for
 // max(bytes, wavefronts x banks x bank_width) / shared_memory.bandwidth cycles, i.e. max(bytes /
