@@ -21,7 +21,7 @@ std::string kernel_key(const Kernel& k) {
   if (k.kind == Kernel::Kind::memory)
     os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
        << k.memory.elements << ',' << k.memory.row_length << ',' << k.memory.strided_dims << ',' << k.memory.cast << ',' << k.memory.operands << ',' << k.memory.cold << ',' << k.memory.evicted_bytes << ',' << k.memory.cold_read_bytes << ','
-       << k.follows_itself;  // only memory kernels' fixed cost reads it (GpuConfig::kernel_fixed_s)
+       << k.follows_itself << k.profiled;  // only memory kernels' fixed cost reads it (GpuConfig::kernel_fixed_s)
   return os.str();
 }
 

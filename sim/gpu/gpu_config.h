@@ -131,9 +131,13 @@ struct GpuConfig {
   // what an empty kernel measures back to back (kernel.empty_duration: a one-element add) less that
   // add's own two L2 trips, a load and the store, which the model counts as its work (so a repeated
   // one-element add predicts the measurement); else, or without the measurement, the launch.
-  double kernel_fixed_s(bool follows_itself) const {
-    if (!follows_itself || empty_kernel_s <= 0) return launch_overhead_s;
-    return std::max(0.0, empty_kernel_s - 2 * l2_hit_latency() / clock_hz);
+  // A profiled kernel (Kernel::profiled) after a different one: the empty kernel's duration and a
+  // DRAM trip, its code and parameters fetched cold.
+  double kernel_fixed_s(bool follows_itself, bool profiled = false) const {
+    if (empty_kernel_s <= 0) return launch_overhead_s;
+    if (follows_itself) return std::max(0.0, empty_kernel_s - 2 * l2_hit_latency() / clock_hz);
+    if (profiled) return empty_kernel_s + dram_latency / clock_hz;
+    return launch_overhead_s;
   }
   // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.

@@ -133,6 +133,12 @@ struct Kernel {
   // another kernel (kernel.launch_overhead); GEMMs keep the launch (GpuConfig::kernel_fixed_s). Set
   // by the profile mapping (workload/profile/profile_mapping.cpp).
   bool follows_itself = false;
+  // The measurement is a profiler's kernel duration (CUPTI: torch.profiler traces, Vidur), not a
+  // launch interval (host timing, a training step's throughput). A memory kernel after a different
+  // kernel then costs the empty kernel's duration plus a DRAM trip for its code and parameters,
+  // which the kernels before evicted (GpuConfig::kernel_fixed_s). Set by the profile mapping and the
+  // Vidur reader.
+  bool profiled = false;
 
   // kind == memory: bytes moved, (non-tensor) flops and the op's shape. a_format is the data format.
   std::uint64_t bytes_read = 0, bytes_written = 0;

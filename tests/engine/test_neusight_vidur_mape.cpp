@@ -168,11 +168,14 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // Since PyTorch's erf GELU counts its SASS by pipe (Nsight Compute on the H200: 14 FP32, 11.5
   // integer/logic, 4.1 issue-only instructions per element, where the PTX count had 32 FP32 lane
   // instructions): mlp_act 12.35 -> 10.78 (phi-2's rows from 512 tokens: +22..+29% -> +3..+11%).
-  CHECK(group_mape(rep, "vidur emb") <= 6.0);                        // 5.37
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 10.0);           // 9.46
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 10.0);  // 9.76
-  CHECK(group_mape(rep, "vidur attn_rope") <= 16.5);                 // 15.83
-  CHECK(group_mape(rep, "vidur mlp_act") <= 11.3);                   // 10.78
+  // Since a profiled kernel after a different one costs the empty kernel's duration and a DRAM trip
+  // instead of the launch (Kernel::profiled; 1.82 + 0.40 us here against 3.55): emb 5.37 -> 5.98,
+  // norms 9.46 / 9.76 -> 8.81 / 8.80, rope 15.83 -> 11.30, mlp_act 10.78 -> 7.74 (add 16.01 -> 8.36).
+  CHECK(group_mape(rep, "vidur emb") <= 6.5);                        // 5.98
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 9.5);            // 8.81
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 9.5);   // 8.80
+  CHECK(group_mape(rep, "vidur attn_rope") <= 12.0);                 // 11.30
+  CHECK(group_mape(rep, "vidur mlp_act") <= 8.5);                    // 7.74
 }
 
 TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, held out)") {
@@ -190,12 +193,17 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   // Before the scalar loops' bursts: norms 23.63 / 20.31, rope 20.67, mlp_act 25.50. Before Sarathi's
   // RMS norm counted its reduction and set-up (Nsight Compute, this set's ncu_llm_layer): 19.70 / 15.87.
   // Nanosecond durations here: not truncated, the comparison is the model's time.
-  CHECK(group_mape(rep, "vidur emb") <= 9.5);                         // 8.89 (14.74 with the rows and writes from L2)
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 11.0);            // 10.43 (14.45 before the barrier kernels' lockstep issue)
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.49 (12.19)
-  CHECK(group_mape(rep, "vidur attn_rope") <= 19.0);                  // 18.29 (19.96 before its set-up count)
-  CHECK(group_mape(rep, "vidur mlp_act") <= 23.5);                    // 22.74 (22.34 with the GELU's PTX count)
-  CHECK(group_mape(rep, "vidur add") <= 30.5);                        // 29.94 (29.22 while phi-2's two kernels were one)
+  // Since a profiled kernel after a different one costs the empty kernel's duration (0.90 us) and a
+  // DRAM trip instead of the 1.64 us launch: emb 8.89 -> 11.18 and input norm 10.43 -> 15.68 (their
+  // one-CTA kernels are short in the model: Nsight Compute's lone Sarathi CTAs run 4700-7360
+  // cycles where the model has 3278-5489, sim/gpu/README.md), post norm 11.49 -> 11.30, rope
+  // 18.29 -> 16.29, mlp_act 22.74 -> 16.12, add 29.94 -> 16.45; all ten ops 13.72 -> 12.23%.
+  CHECK(group_mape(rep, "vidur emb") <= 12.0);                        // 11.18 (8.89 with the launch, 14.74 with the rows and writes from L2)
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 16.5);            // 15.68 (10.43 with the launch)
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.30 (11.49)
+  CHECK(group_mape(rep, "vidur attn_rope") <= 17.0);                  // 16.29 (18.29)
+  CHECK(group_mape(rep, "vidur mlp_act") <= 17.0);                    // 16.12 (22.74)
+  CHECK(group_mape(rep, "vidur add") <= 17.5);                        // 16.45 (29.94)
 }
 
 TEST_CASE("H200 Vidur-style projections: decode GEMMs of 2-7 tokens run cuBLAS's TMA kernels (held out)") {

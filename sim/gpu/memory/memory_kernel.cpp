@@ -204,7 +204,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.cycles = top->cycles + l.tail_trips * g.l2_hit_latency();
   r.bound = top->bound;
   if (l.tail_trips * g.l2_hit_latency() > top->cycles) r.bound = "latency";
-  const double fixed_s = g.kernel_fixed_s(k.follows_itself);
+  const double fixed_s = g.kernel_fixed_s(k.follows_itself, k.profiled);
   r.time_s = r.cycles / g.clock_hz + fixed_s;
   r.set("launches", 1);
 

@@ -159,7 +159,9 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
       const std::string field = "time_stats." + op + ".median";
       const double time_s = parse_time_seconds(csv.field(row, col), 1e-3, "ms", f, ln, field);
       const std::string name = model + "_" + op + "_t" + std::to_string(l.tokens) + "_tp" + std::to_string(l.tp);
-      out.rows.push_back({op_kernel(op, l, name), time_s, location(f, ln), "vidur " + op, 0, truncated_to_s});
+      Kernel k = op_kernel(op, l, name);
+      k.profiled = true;  // torch.profiler: CUPTI kernel durations
+      out.rows.push_back({std::move(k), time_s, location(f, ln), "vidur " + op, 0, truncated_to_s});
     }
   }
   out.meta.emplace_back("source_format", "Vidur operator profile CSV (torch.profiler GPU time, median, fp16)");

@@ -185,6 +185,8 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
   }
   mark_flushed_inputs(m);
   mark_repeated_calls(m, mapped_as);
+  for (auto& call : m.calls)
+    for (Kernel& k : call.sim.kernels) k.profiled = true;  // CUPTI kernel durations
   return m;
 }
 

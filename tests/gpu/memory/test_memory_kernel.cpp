@@ -664,6 +664,37 @@ TEST_CASE("memory kernel: a kernel repeated back to back costs the measured empt
   CHECK(run_memory_kernel(v100, kv).time_s == launch_time);
 }
 
+TEST_CASE("memory kernel: a profiled kernel after a different one costs the empty kernel's duration and a DRAM trip") {
+  // A profiler's kernel duration (Kernel::profiled: CUPTI, as torch.profiler and Vidur report it)
+  // holds no launch interval; after a different kernel the kernel's code and parameters come cold
+  // from DRAM (the kernels before, a GEMM streaming its weights, evicted them). The H200's residual
+  // add of one token after a GEMM measures 1.12-1.20 us (validation/measured/H200/vidur_layer), the
+  // empty kernel 0.90 us repeated.
+  for (const char* board : {"h100", "h200", "a100"}) {
+    CAPTURE(board);
+    const GpuConfig g = gpu::test::shipped(board);
+    Kernel k = memory_kernel("add", 1, 0, 2, FormatId::fp16);
+    const KernelResult launched = run_memory_kernel(g, k);
+    k.profiled = true;
+    const KernelResult profiled = run_memory_kernel(g, k);
+    CHECK(profiled.cycles == launched.cycles);  // the same work
+    CHECK(profiled.time_s - profiled.cycles / g.clock_hz ==
+          doctest::Approx(g.empty_kernel_s + g.dram_latency / g.clock_hz));
+    k.follows_itself = true;  // repeated, it is the empty kernel whatever the measurement
+    CHECK(std::abs(run_memory_kernel(g, k).time_s - g.empty_kernel_s) < 0.02e-6);
+  }
+  const GpuConfig h200 = gpu::test::shipped("h200");
+  Kernel add = memory_kernel("add", 4096, 0, 2, FormatId::fp16);
+  add.profiled = true;
+  CHECK(std::abs(run_memory_kernel(h200, add).time_s * 1e6 / 1.15 - 1) < 0.4);
+  // A config without the measured empty kernel (V100) keeps the launch.
+  const GpuConfig v100 = gpu::test::shipped("v100");
+  Kernel kv = memory_kernel("add", 1, 0, 2, FormatId::fp16);
+  const double launch_time = run_memory_kernel(v100, kv).time_s;
+  kv.profiled = true;
+  CHECK(run_memory_kernel(v100, kv).time_s == launch_time);
+}
+
 TEST_CASE("published empty-kernel durations: the shipped configs carry them (validation/published/kernel_floor)") {
   int rows = 0;
   for (const std::string& line : tcsim::test::csv_data_lines("validation/published/kernel_floor/observations.csv")) {

@@ -300,4 +300,7 @@ TEST_CASE("profile mapping: an op right after a fill larger than any L2 (a bench
   // itself (Kernel::follows_itself); the first follows the fill.
   CHECK_FALSE(adds[0]->sim.kernels[0].follows_itself);
   CHECK(adds[1]->sim.kernels[0].follows_itself);
+  // A trace's times are CUPTI kernel durations (Kernel::profiled).
+  CHECK(adds[0]->sim.kernels[0].profiled);
+  CHECK(adds[1]->sim.kernels[0].profiled);
 }
