@@ -689,10 +689,7 @@ TEST_CASE("memory kernel: a profiled kernel after a different one costs the empt
   CHECK(std::abs(run_memory_kernel(h200, add).time_s * 1e6 / 1.15 - 1) < 0.4);
   // A config without the measured empty kernel (V100) keeps the launch.
   const GpuConfig v100 = gpu::test::shipped("v100");
-  Kernel kv = memory_kernel("add", 1, 0, 2, FormatId::fp16);
-  const double launch_time = run_memory_kernel(v100, kv).time_s;
-  kv.profiled = true;
-  CHECK(run_memory_kernel(v100, kv).time_s == launch_time);
+  CHECK(v100.kernel_fixed_s(false, true) == v100.launch_overhead_s);
 }
 
 TEST_CASE("published empty-kernel durations: the shipped configs carry them (validation/published/kernel_floor)") {
