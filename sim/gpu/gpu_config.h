@@ -127,12 +127,13 @@ struct GpuConfig {
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
   double empty_kernel_s = 0;                   // profiled duration of an empty kernel (0: not measured)
-  // A memory kernel's fixed cost beyond its work. After the same kernel (Kernel::follows_itself) it is
-  // what an empty kernel measures back to back (kernel.empty_duration: a one-element add) less that
-  // add's own two L2 trips, a load and the store, which the model counts as its work (so a repeated
-  // one-element add predicts the measurement); else, or without the measurement, the launch.
-  // A profiled kernel (Kernel::profiled) after a different one: the empty kernel's duration and a
-  // DRAM trip, its code and parameters fetched cold.
+  // A memory kernel's fixed cost beyond its work. Without a measured empty kernel: the launch. After
+  // the same kernel (Kernel::follows_itself): what an empty kernel measures back to back
+  // (kernel.empty_duration: a one-element add) less that add's own two L2 trips, a load and the
+  // store, which the model counts as its work (so a repeated one-element add predicts the
+  // measurement). A profiler's duration (Kernel::profiled) after a different kernel: the empty
+  // kernel's duration and a DRAM trip, its code and parameters fetched cold. Otherwise (host timing,
+  // a step's throughput): the launch.
   double kernel_fixed_s(bool follows_itself, bool profiled = false) const {
     if (empty_kernel_s <= 0) return launch_overhead_s;
     if (follows_itself) return std::max(0.0, empty_kernel_s - 2 * l2_hit_latency() / clock_hz);
