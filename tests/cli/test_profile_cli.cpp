@@ -231,7 +231,8 @@ TEST_CASE("tcsim validate on the lent H100's and H200's single memory ops timed 
   // on the H200 (its own 0.90 us); the cold suite (a flush between calls) and the training traces
   // do not repeat calls: unchanged (BERT-base TF32 +0.2 points: its consecutive fp32 copies).
   const fs::path d = tcsim::test::temp_dir("llm_ops_warm");
-  for (const auto& [board, cfg, max_mape] : {std::tuple{"H100", "h100.yaml", "16.5"}, std::tuple{"H200", "h200.yaml", "20.5"}}) {
+  for (const auto& [gpu, cfg, max_mape] : {std::tuple{"H100", "h100.yaml", "16.5"}, std::tuple{"H200", "h200.yaml", "20.5"}}) {
+    const std::string board = gpu;  // a named copy: CAPTURE cannot take a structured binding (clang 14)
     CAPTURE(board);
     const fs::path json = unpack_measured(board, "op_profile/llm_ops_warm", d);
     auto r = run_tcsim("validate -c '" + config(cfg) + "' '" + json.string() + "' -j 2 --max-mape " + max_mape);
@@ -249,7 +250,8 @@ TEST_CASE("tcsim validate on the H100's and H200's FP32 NCHW convolutions: cuDNN
   // with library.cudnn_benchmark: false (h100.yaml) 34.2% and 34.1%. The H200 is held out (same
   // library, another board).
   const fs::path d = tcsim::test::temp_dir("conv_fp32_nchw");
-  for (const auto& [board, cfg] : {std::pair{"H100", "h100.yaml"}, std::pair{"H200", "h200.yaml"}}) {
+  for (const auto& [gpu, cfg] : {std::pair{"H100", "h100.yaml"}, std::pair{"H200", "h200.yaml"}}) {
+    const std::string board = gpu;  // a named copy: CAPTURE cannot take a structured binding (clang 14)
     CAPTURE(board);
     const fs::path json = unpack_measured(board, "conv_deepbench/deepbench_conv_fp32_nchw", d);
     const fs::path out = d / board;

@@ -38,11 +38,16 @@ std::uint64_t splitmix(std::uint64_t& s) {
 
 float f32(std::uint32_t b) { return std::bit_cast<float>(b); }
 
+// The compiler's own _Float16 is the oracle where it has one: g++ (the Release build) does;
+// clang 14 (the sanitizer build, scripts/test) has no _Float16 on x86-64, and skips those checks.
+#ifdef __FLT16_MAX__
+#define TCSIM_HAVE_FLOAT16 1
 std::uint16_t half_bits(_Float16 h) {
   std::uint16_t b;
   std::memcpy(&b, &h, 2);
   return b;
 }
+#endif
 
 // Oracle for rounding a finite, non-NaN double x into a format whose non-negative finite values
 // (ascending, exact in double) are `mags`; `overflow_value` is the value of the first step past
@@ -113,6 +118,7 @@ TEST_CASE("every fp16, bf16, e4m3, e5m2 encoding -> fp32 -> back is exact (NaNs 
 }
 
 TEST_CASE("16/8-bit -> fp32 against independent decodings") {
+#ifdef TCSIM_HAVE_FLOAT16
   // fp16 against g++ _Float16 (values; NaN stays NaN).
   for (std::uint32_t b = 0; b < 0x10000; ++b) {
     _Float16 h;
@@ -123,6 +129,9 @@ TEST_CASE("16/8-bit -> fp32 against independent decodings") {
     if (std::isnan(ref)) REQUIRE(std::isnan(got));
     else REQUIRE(std::bit_cast<std::uint32_t>(ref) == std::bit_cast<std::uint32_t>(got));
   }
+#else
+  MESSAGE("no _Float16 in this compiler: the fp16 decoding oracle is checked by the g++ build");
+#endif
   // bf16 is the top half of fp32; e5m2 is the top byte of fp16 (bit-exact, NaN payloads too).
   for (std::uint32_t b = 0; b < 0x10000; ++b) REQUIRE(to_fp32(b, FormatId::bf16) == b << 16);
   for (std::uint32_t b = 0; b < 0x100; ++b) REQUIRE(convert(b, FormatId::e5m2, FormatId::fp16) == b << 8);
@@ -145,6 +154,7 @@ TEST_CASE("16/8-bit -> fp32 against independent decodings") {
   CHECK(classify(0x78, FormatId::e4m3) == FpClass::normal);  // 256, not inf
 }
 
+#ifdef TCSIM_HAVE_FLOAT16
 TEST_CASE("fp32 -> fp16 RNE against g++ _Float16: random patterns and boundaries") {
   std::uint64_t seed = 12345;
   std::uint64_t mismatches = 0;
@@ -177,6 +187,7 @@ TEST_CASE("fp32 -> fp16 RNE against g++ _Float16: random patterns and boundaries
   CHECK(from_fp32(0x477FF000u, FormatId::fp16) == 0x7C00);  // 65520 -> inf
   CHECK(from_fp32(0x477FEFFFu, FormatId::fp16) == 0x7BFF);  // just below -> 65504
 }
+#endif  // TCSIM_HAVE_FLOAT16
 
 TEST_CASE("fp32 -> fp16/bf16/e4m3/e5m2 in every mode against a table of representable values") {
   struct Target {

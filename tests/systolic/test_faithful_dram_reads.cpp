@@ -210,7 +210,7 @@ TEST_CASE("faithful ifmap DRAM reads equal the brute-force distinct elements per
           const fs::path dir = root / ("case" + std::to_string(n++));
           CAPTURE(n);
           CAPTURE(to_string(df));
-          CAPTURE(rows);
+          CAPTURE(cfg.rows);  // (not the structured binding: clang 14 cannot capture one)
           CAPTURE(bytes);
           CAPTURE(k.conv.ifmap_h);
           CHECK(r.dram_ifmap.count == want_count);

@@ -50,9 +50,11 @@ TEST_CASE("faithful traces agree with the faithful report (every dataflow, paddi
         const fs::path dir = root / ("case" + std::to_string(n++));
         CAPTURE(n);
         write_layer_traces(dir, layer, cfg, r, "test layer");
-        for (auto [file, span] : {std::pair{"IFMAP_DRAM_TRACE.csv", &r.dram_ifmap},
-                                  std::pair{"FILTER_DRAM_TRACE.csv", &r.dram_filter},
-                                  std::pair{"OFMAP_DRAM_TRACE.csv", &r.dram_ofmap}}) {
+        for (auto entry : {std::pair{"IFMAP_DRAM_TRACE.csv", &r.dram_ifmap},
+                           std::pair{"FILTER_DRAM_TRACE.csv", &r.dram_filter},
+                           std::pair{"OFMAP_DRAM_TRACE.csv", &r.dram_ofmap}}) {
+          const auto file = entry.first;  // named copies: CAPTURE cannot take a structured binding (clang 14)
+          const auto span = entry.second;
           CAPTURE(file);
           const TraceSummary t = summarize(dir / file);
           CHECK(t.increasing);

@@ -221,7 +221,8 @@ TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide star
 }
 
 TEST_CASE("network models: DeepLearningExamples' BERT-large pre-training runs its MLM head on the masked tokens") {
-  for (const auto& [seq, predictions] : {std::pair<std::int64_t, std::int64_t>{128, 20}, {512, 80}, {64, 10}}) {
+  for (const auto& run : {std::pair<std::int64_t, std::int64_t>{128, 20}, {512, 80}, {64, 10}}) {
+    const std::int64_t seq = run.first, predictions = run.second;  // named copies: INFO captures them
     INFO("seq " << seq);
     const Network dle = load("bert_large_dle.yaml", {.batch = 2, .seq = seq, .past = {}});
     const Network hf = load("bert_large.yaml", {.batch = 2, .seq = seq, .past = {}});

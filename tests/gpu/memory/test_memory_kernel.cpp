@@ -711,7 +711,8 @@ TEST_CASE("memory launch: a sum over the rows (a bias gradient) takes reduce_ker
   // The grids of BERT-base's bias gradients in the H100 profile (fp16 dY of 16384 tokens; 32 x 4
   // threads): 768 -> [6, 256], 3072 -> [24, 88], 2304 -> [18, 118].
   const std::int64_t rows = 16384;
-  for (auto [outputs, gx, gy] : {std::tuple{768, 6, 256}, std::tuple{3072, 24, 88}, std::tuple{2304, 18, 118}}) {
+  for (auto [columns, gx, gy] : {std::tuple{768, 6, 256}, std::tuple{3072, 24, 88}, std::tuple{2304, 18, 118}}) {
+    const int outputs = columns;  // a named copy: CAPTURE cannot take a structured binding (clang 14)
     CAPTURE(outputs);
     const MemoryLaunch l = memory_launch(g, memory_kernel("reduce_columns", outputs, rows, rows, FormatId::fp16));
     CHECK(l.threads_per_cta == 128);
