@@ -171,11 +171,15 @@ TEST_CASE("Vidur memory operators (Sarathi/vLLM and PyTorch kernels, fp16) on A1
   // Since a profiled kernel after a different one costs the empty kernel's duration and a DRAM trip
   // instead of the launch (Kernel::profiled; 1.82 + 0.40 us here against 3.55): emb 5.37 -> 5.98,
   // norms 9.46 / 9.76 -> 8.81 / 8.80, rope 15.83 -> 11.30, mlp_act 10.78 -> 7.74 (add 16.01 -> 8.36).
-  CHECK(group_mape(rep, "vidur emb") <= 6.5);                        // 5.98
+  // Since a barrier-free loop's warps queue for their sub-core's issue slots (exact MVA,
+  // gpu/memory/warp_queue.h; the trip was max(round's issue, latency + own share)): rope 11.30 ->
+  // 9.48 (Llama-3 from 8192 tokens -18.9 -> -13.7%), mlp_act 7.74 -> 7.39, emb 5.98 -> 8.08
+  // (index_select's 1024-8192-token rows -0.5 -> +10%); the norms (barrier kernels) unchanged.
+  CHECK(group_mape(rep, "vidur emb") <= 8.75);                       // 8.08
   CHECK(group_mape(rep, "vidur input_layernorm") <= 9.5);            // 8.81
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 9.5);   // 8.80
-  CHECK(group_mape(rep, "vidur attn_rope") <= 12.0);                 // 11.30
-  CHECK(group_mape(rep, "vidur mlp_act") <= 8.5);                    // 7.74
+  CHECK(group_mape(rep, "vidur attn_rope") <= 10.0);                 // 9.48, the 10% target
+  CHECK(group_mape(rep, "vidur mlp_act") <= 8.0);                    // 7.39
 }
 
 TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, held out)") {
@@ -198,11 +202,13 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   // one-CTA kernels are short in the model: Nsight Compute's lone Sarathi CTAs run 4700-7360
   // cycles where the model has 3278-5489, sim/gpu/README.md), post norm 11.49 -> 11.30, rope
   // 18.29 -> 16.29, mlp_act 22.74 -> 16.12, add 29.94 -> 16.45; all ten ops 13.72 -> 12.23%.
+  // Since a barrier-free loop's warps queue for the issue slots (warp_queue.h): rope 16.29 -> 15.21,
+  // mlp_act 16.12 -> 14.65; all ten ops 12.23 -> 11.97%.
   CHECK(group_mape(rep, "vidur emb") <= 12.0);                        // 11.18 (8.89 with the launch, 14.74 with the rows and writes from L2)
   CHECK(group_mape(rep, "vidur input_layernorm") <= 16.5);            // 15.68 (10.43 with the launch)
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.30 (11.49)
-  CHECK(group_mape(rep, "vidur attn_rope") <= 17.0);                  // 16.29 (18.29)
-  CHECK(group_mape(rep, "vidur mlp_act") <= 17.0);                    // 16.12 (22.74)
+  CHECK(group_mape(rep, "vidur attn_rope") <= 16.0);                  // 15.21 (16.29, 18.29)
+  CHECK(group_mape(rep, "vidur mlp_act") <= 15.5);                    // 14.65 (16.12, 22.74)
   CHECK(group_mape(rep, "vidur add") <= 17.5);                        // 16.45 (29.94)
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpu/memory/memory_launch.h"
+#include "gpu/memory/warp_queue.h"
 #include "gpu/sm/cta_rounds.h"
 #include "gpu/power/activity.h"
 
@@ -89,10 +90,11 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // trip to L2. Rounds of resident CTAs follow each other (in lockstep, as the GEMM rounds): Little's
   // law with the resident CTAs' bytes in flight. A kernel with counted instructions also computes
   // between its trips: per trip a CTA issues `issue` cycles of work on the SM's 16-lane pipes, each
-  // of its w warps per sub-core a 1/w share, and the n CTAs of a round share the pipes; a trip takes
-  // the longer of the round's work and one warp's latency plus its own share (the sub-core runs the
-  // other warps' work meanwhile): max(n x issue, latency + issue / w); a CTA with barriers, the
-  // latency plus its whole issue (below). Without counted instructions this is the latency alone.
+  // of its w warps per sub-core a 1/w share, and the n CTAs of a round share the pipes. A trip of a
+  // barrier-free loop is the cycle of a closed queue (warp_queue.h): at least the round's work
+  // (n x issue) and one warp's latency plus its own share (latency + issue / w), longer where the
+  // two are close; a CTA with barriers takes the latency plus its whole issue (below). Without
+  // counted instructions this is the latency alone.
   const double trips = l.dependent_loads + l.reread_trips;
   // Cycles per element on the SM: the FP32 lanes for the counted lane work and after them the
   // integer/logic lanes for the logic-pipe instructions (no dual issue), or the issue slots for all
@@ -121,7 +123,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
     if (l.serial_trips) return latency + double(n) * (trip_bytes / g.l1_bytes_per_clk + issue);
     const double chain = issue / warps_per_subcore * dependent_interval;
     if (l.block_reductions > 0) return std::max(double(n) * issue, latency + std::max(issue, chain));
-    return std::max(double(n) * issue, latency + chain);
+    // Barrier-free loops: the warps of the round's CTAs on a sub-core share its issue slots, each
+    // issuing its share of the CTA's trip after its own wait (warp_queue.h). A warp's dependent
+    // chain leaves the scheduler free for others: beyond its issue share it is part of the wait.
+    const double service = issue * double(g.subcores_per_sm) / double(warps_per_cta);
+    const int warps = int(std::ceil(double(n) * double(warps_per_cta) / double(g.subcores_per_sm)));
+    return warp_trip_cycles(warps, service, latency + service * (dependent_interval - 1));
   };
   // The first pass over the CTA's data (its loads from where the data lives). A scalar loop's trips
   // (MemoryLaunch::scalar_loop) wait for a burst: the SM's n resident CTAs issue a trip's loads

@@ -13,6 +13,7 @@
 #include "gpu/gpu_model.h"
 #include "gpu/memory/memory_kernel.h"
 #include "gpu/memory/memory_launch.h"
+#include "gpu/memory/warp_queue.h"
 #include "gpu/gpu_test_util.h"
 
 using namespace tcsim;
@@ -264,6 +265,27 @@ TEST_CASE("memory launch: PyTorch 2.8+ gathers more than 16 embedding rows with 
   CHECK(small.get("dram_read_bytes").value_or(0) == doctest::Approx(1024.0 * 4096 * 2));
 }
 
+TEST_CASE("warp queue: a trip's cycle between one warp's path and the scheduler's work (exact MVA)") {
+  // One warp: its wait and its own issue, one after the other.
+  CHECK(warp_trip_cycles(1, 10, 100) == doctest::Approx(110));
+  // Two warps, service 1, delay 1, by hand: the first alone spends 1 of its 2 cycles queued or in
+  // service (Q = 0.5); the second arrives to find it there half the time: R = 1.5, cycle 2.5,
+  // above max(2 x 1, 1 + 1) = 2.
+  CHECK(warp_trip_cycles(2, 1, 1) == doctest::Approx(2.5));
+  // Many warps: the scheduler's work, warps x service; no work: the wait alone.
+  CHECK(warp_trip_cycles(64, 10, 100) == doctest::Approx(640).epsilon(1e-6));
+  CHECK(warp_trip_cycles(16, 0, 100) == 100);
+  // Never below either bound, and longer as warps are added.
+  double last = 0;
+  for (int w = 1; w <= 32; ++w) {
+    const double c = warp_trip_cycles(w, 7, 120);
+    CHECK(c >= std::max(w * 7.0, 127.0) - 1e-9);
+    CHECK(c <= w * 7.0 + 120 + 1e-9);
+    CHECK(c >= last);
+    last = c;
+  }
+}
+
 TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels issue-bound") {
   const GpuConfig g = gpu::test::shipped("a100_80gb");
   // silu_and_mul over 11008-wide rows: 47 instructions per element (its SASS loop) on the 64 lanes per SM.
@@ -278,14 +300,21 @@ TEST_CASE("memory kernel: counted instructions make the Sarathi loop kernels iss
   const double per_sm_work = std::ceil(4096.0 / g.sm_count) * 11008 * 47 / g.peak_ffma_per_clk();
   CHECK(r.cycles >= per_sm_work * 0.999);
   CHECK(r.cycles > 1.2 * double(k.bytes_read + k.bytes_written) / g.dram_bytes_per_clk());
-  // One token: a single CTA, its 11 trips each the longer of its work and one warp's latency plus
-  // its share of the work; the same kernel without counted instructions is the latency alone.
+  // One token: a single CTA, its 11 trips each the cycle of its 8 warps per sub-core between the
+  // trip's wait and their share of the work on the scheduler (warp_queue.h): the wait is the latency
+  // plus what a warp's dependent chain (sm.ffma_latency apart) adds to its own share. Longer than
+  // the longer of the two, shorter than both in turn.
   Kernel one = memory_kernel("silu_and_mul", 11008, 11008, 2, FormatId::fp16);
   one.flops_nontensor = 0;
   const double issue = 11008 * 47 / g.peak_ffma_per_clk() / 11;
   const double mem = g.l2_hit_latency();  // 44 KB: warm in L2
-  const double expect = 11 * std::max(issue, mem + issue / 8) + mem;
-  CHECK(run_memory_kernel(g, one).cycles == doctest::Approx(expect));
+  const double dependent = std::max(1.0, double(g.ffma_latency) / double(memory_launch(g, one).independent_chains));
+  const double wait = mem + issue / 8 * (dependent - 1);
+  const double trip = warp_trip_cycles(8, issue / 8, wait);
+  CHECK(trip > std::max(issue, wait + issue / 8) * 1.05);
+  CHECK(trip < issue + wait);
+  // (Each trip's burst, one SM's 4 KB at the L2's rate, adds under a cycle to its wait.)
+  CHECK(run_memory_kernel(g, one).cycles == doctest::Approx(11 * trip + mem).epsilon(0.002));
   // PyTorch's GELU (erf) bounds a large fp16 tensor by its instructions: per element 14 on the FP32
   // pipe and 11.5 on the integer/logic pipe, both 16 lanes per sub-core on the A100 and charged one
   // after the other (Nsight Compute's SASS count on the H200, memory_launch.cpp).
