@@ -203,11 +203,12 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   // cycles where the model has 3278-5489, sim/gpu/README.md), post norm 11.49 -> 11.30, rope
   // 18.29 -> 16.29, mlp_act 22.74 -> 16.12, add 29.94 -> 16.45; all ten ops 13.72 -> 12.23%.
   // Since a barrier-free loop's warps queue for the issue slots (warp_queue.h): rope 16.29 -> 15.21,
-  // mlp_act 16.12 -> 14.65; all ten ops 12.23 -> 11.97%.
+  // mlp_act 16.12 -> 14.65; all ten ops 12.23 -> 11.97%. Since the files' rotary_dim column has
+  // phi-2 rotate the 32 of 80 dimensions that run rotated (its rows were +17..+61%): rope 15.21 -> 11.76.
   CHECK(group_mape(rep, "vidur emb") <= 12.0);                        // 11.18 (8.89 with the launch, 14.74 with the rows and writes from L2)
   CHECK(group_mape(rep, "vidur input_layernorm") <= 16.5);            // 15.68 (10.43 with the launch)
   CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.30 (11.49)
-  CHECK(group_mape(rep, "vidur attn_rope") <= 16.0);                  // 15.21 (16.29, 18.29)
+  CHECK(group_mape(rep, "vidur attn_rope") <= 12.5);                  // 11.76 (15.21, 16.29, 18.29)
   CHECK(group_mape(rep, "vidur mlp_act") <= 15.5);                    // 14.65 (16.12, 22.74)
   CHECK(group_mape(rep, "vidur add") <= 17.5);                        // 16.45 (29.94)
 }

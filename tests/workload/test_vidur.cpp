@@ -132,3 +132,29 @@ TEST_CASE("vidur: whole-microsecond samples mark durations the profiler truncate
   for (const auto& r : parse_vidur(csv(medians_only, "0.012,0.002,32,8,4096,14336,128256,True,256,2\n"), "m/mlp.csv").rows)
     CHECK(r.truncated_to_s == 0);
 }
+
+TEST_CASE("vidur: an optional rotary_dim column rotates part of each head (partial rotary embeddings)") {
+  // phi-2: heads of 80, 32 of them rotated (validation/gpu/vidur_layer.py writes the column; Vidur's
+  // own files have none and rotate whole heads).
+  const std::string header = "time_stats.attn_rope.median,n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,"
+                             "use_gated_mlp,num_tokens,num_tensor_parallel_workers,rotary_dim\n";
+  const auto partial = parse_vidur(header + "0.01,32,32,2560,10240,51200,False,64,1,32\n", "h200/phi-2/mlp.csv");
+  REQUIRE(partial.rows.size() == 1);
+  const Kernel& rope = partial.rows[0].kernel;
+  CHECK(rope.memory.row_length == (32 + 32) * 32);
+  CHECK(rope.memory.rope_query == 32 * 32);
+  CHECK(rope.bytes_read == 2u * 64u * 64u * 32u + 2u * 64u * 32u + 8u * 64u);  // q and k parts, cos/sin, positions
+  CHECK(rope.bytes_written == 2u * 64u * 64u * 32u);
+  // An empty cell, or no column, rotates the whole head.
+  const auto whole = parse_vidur(header + "0.01,32,32,2560,10240,51200,False,64,1,\n", "h200/phi-2/mlp.csv");
+  CHECK(whole.rows[0].kernel.memory.row_length == (32 + 32) * 80);
+  CHECK(parse_vidur(csv("time_stats.attn_rope.median", "0.01,32,32,2560,10240,51200,False,64,1\n"), "phi-2/mlp.csv")
+            .rows[0]
+            .kernel.memory.rope_query == 32 * 80);
+  // More than the head, or odd: an error naming the column.
+  CHECK(error_of(header + "0.01,32,32,2560,10240,51200,False,64,1,96\n").find("mlp.csv:2: rotary_dim") !=
+        std::string::npos);
+  CHECK(error_of(header + "0.01,32,32,2560,10240,51200,False,64,1,31\n").find("even number") != std::string::npos);
+  CHECK(error_of(header + "0.01,32,32,2560,10240,51200,False,64,1,x\n").find("mlp.csv:2: rotary_dim") !=
+        std::string::npos);
+}

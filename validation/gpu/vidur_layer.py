@@ -22,7 +22,8 @@ VocabParallelEmbedding does), random fp16 values; tokens at positions 0..T-1.
 
 Writes OUT/vidur/<model>/mlp.csv (Vidur's columns: time_stats.<op>.{min,max,mean,median,std} in ms,
 then n_head, n_kv_head, n_embd, n_expanded_embd, vocab_size, use_gated_mlp, num_tokens,
-num_tensor_parallel_workers), OUT/vidur/kernels.csv (per model, TP, tokens and op: the kernels of
+num_tensor_parallel_workers, and rotary_dim, the dimensions per head rotated, which Vidur's files
+lack: its profiler rotates whole heads), OUT/vidur/kernels.csv (per model, TP, tokens and op: the kernels of
 the first timed iteration with their grid and block) and OUT/meta.yaml.
 With --ncu-configs it runs only those points, one iteration between cudaProfilerStart and Stop
 after three warm-ups, for `ncu --profile-from-start off` (no CSVs).
@@ -48,7 +49,7 @@ MODELS = {
 DEFAULT_TOKENS = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096"
 STATS = ("min", "max", "mean", "median", "std")
 CONFIG_COLUMNS = ("n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp", "num_tokens",
-                  "num_tensor_parallel_workers")
+                  "num_tensor_parallel_workers", "rotary_dim")
 
 
 def ops_of(model):
@@ -290,7 +291,8 @@ def main():
         for tp, t, row in rows:
             cells = [f"{v:.6f}" for op in ops for v in row[op]]
             cells += [str(m["n_head"]), str(m["n_kv_head"]), str(m["n_embd"]), str(m["n_expanded_embd"]),
-                      str(m["vocab_size"]), "True" if m["gated"] else "False", str(t), str(tp)]
+                      str(m["vocab_size"]), "True" if m["gated"] else "False", str(t), str(tp),
+                      str(int(round(m["rotary_fraction"] * (m["n_embd"] // m["n_head"]))))]
             lines.append(",".join(cells))
         write_atomic(os.path.join(args.out, "vidur", model, "mlp.csv"), "\n".join(lines) + "\n")
     write_atomic(os.path.join(args.out, "vidur", "kernels.csv"), "\n".join(kernel_rows) + "\n")

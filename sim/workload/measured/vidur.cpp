@@ -31,6 +31,7 @@ bool parse_bool(const std::string& text, const std::string& file, long line, con
 
 struct Layer {
   std::int64_t heads, kv_heads, embd, expanded, tokens, tp, head_dim;
+  std::int64_t rotary_dim;  // dimensions of each head the rotary kernel rotates (Vidur: all of them)
   bool gated;
   bool post_attn_norm;  // the file times a post_attention_layernorm (Llama); phi-2's parallel block has none
 };
@@ -67,10 +68,12 @@ Kernel op_kernel(const std::string& op, const Layer& l, const std::string& name)
     return memory(name, l.gated ? "rms_norm" : "layer_norm", t * e, e, 1, 1, 2 * std::uint64_t(e) * (l.gated ? 1 : 2),
                   l.gated ? 5 : 8);
   if (op == "attn_rope") {
-    // q and k heads of this GPU, rotated in place; cos/sin rows of head_dim per token.
-    const std::int64_t row = (l.heads + l.kv_heads) / l.tp * d;
-    Kernel k = memory(name, "rope", t * row, row, 1, 1, 2 * std::uint64_t(t * d) + 8 * std::uint64_t(t), 3);
-    k.memory.rope_query = l.heads / l.tp * d;  // the kernel's CTA is sized by the query heads
+    // q and k heads of this GPU, their first rotary_dim dimensions rotated in place (the rest of
+    // each head is not touched); cos/sin rows of rotary_dim per token.
+    const std::int64_t rot = l.rotary_dim;
+    const std::int64_t row = (l.heads + l.kv_heads) / l.tp * rot;
+    Kernel k = memory(name, "rope", t * row, row, 1, 1, 2 * std::uint64_t(t * rot) + 8 * std::uint64_t(t), 3);
+    k.memory.rope_query = l.heads / l.tp * rot;  // the kernel's CTA is sized by the query heads' pairs
     return k;
   }
   if (op == "mlp_act") {
@@ -122,6 +125,10 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
   }
   bool post_attn_norm = false;
   for (const auto& [op, col] : ops) post_attn_norm = post_attn_norm || op == "post_attention_layernorm";
+  // Optional (not in Vidur's files, whose profiler rotates whole heads: rotary_dim = head_dim):
+  // the dimensions per head the rotary kernel rotates, for models with partial rotary embeddings
+  // (phi-2: 32 of 80) profiled that way (validation/gpu/vidur_layer.py).
+  const int rotary_col = csv.column("rotary_dim");
   std::string model = std::filesystem::path(f).parent_path().filename().string();
   if (model.empty()) model = "vidur";
 
@@ -145,11 +152,19 @@ MeasuredSet vidur_from_table(const CsvText& csv) {
   for (const CsvRow& row : csv.rows) {
     const long ln = row.line;
     auto dim = [&](int i) { return parse_dimension(csv.field(row, cfg[i]), f, ln, kConfigCols[i]); };
-    Layer l{dim(0), dim(1), dim(2), dim(3), dim(5), dim(6), 0, parse_bool(csv.field(row, cfg[4]), f, ln, kConfigCols[4]),
+    Layer l{dim(0), dim(1), dim(2), dim(3), dim(5), dim(6), 0, 0, parse_bool(csv.field(row, cfg[4]), f, ln, kConfigCols[4]),
             post_attn_norm};
     if (l.embd % l.heads != 0)
       throw InputError(location(f, ln, "n_embd"), "expected a multiple of n_head (head_dim = n_embd / n_head)");
     l.head_dim = l.embd / l.heads;
+    l.rotary_dim = l.head_dim;
+    if (rotary_col >= 0 && !trim(csv.field(row, rotary_col)).empty()) {
+      l.rotary_dim = parse_dimension(csv.field(row, rotary_col), f, ln, "rotary_dim");
+      if (l.rotary_dim > l.head_dim || l.rotary_dim % 2 != 0)
+        throw InputError(location(f, ln, "rotary_dim"), "expected an even number of dimensions of at most head_dim (" +
+                                                           std::to_string(l.head_dim) + " = n_embd / n_head), got " +
+                                                           std::to_string(l.rotary_dim));
+    }
     if (l.heads % l.tp != 0 || l.kv_heads % l.tp != 0 || l.expanded % l.tp != 0)
       throw InputError(location(f, ln, "num_tensor_parallel_workers"),
                        "expected n_head, n_kv_head and n_expanded_embd to be divisible by it");
