@@ -126,8 +126,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
     // Barrier-free loops: the warps of the round's CTAs on a sub-core share its issue slots, each
     // issuing its share of the CTA's trip after its own wait (warp_queue.h). A warp's dependent
     // chain leaves the scheduler free for others: beyond its issue share it is part of the wait.
-    const double service = issue * double(g.subcores_per_sm) / double(warps_per_cta);
-    const int warps = int(std::ceil(double(n) * double(warps_per_cta) / double(g.subcores_per_sm)));
+    const double service = issue * double(g.subcores_per_sm) / double(cr.warps_per_cta);
+    const int warps = int(std::ceil(double(n) * double(cr.warps_per_cta) / double(g.subcores_per_sm)));
     return warp_trip_cycles(warps, service, latency + service * (dependent_interval - 1));
   };
   // The first pass over the CTA's data (its loads from where the data lives). A scalar loop's trips
