@@ -46,6 +46,13 @@ MODELS = {
     "phi-2": dict(n_head=32, n_kv_head=32, n_embd=2560, n_expanded_embd=10240, vocab_size=51200, gated=False,
                   rotary_fraction=0.4),
 }
+
+
+def rotary_dim(m):
+    """Dimensions of each head the rotary kernel rotates (phi-2: 32 of 80)."""
+    return int(round(m["rotary_fraction"] * (m["n_embd"] // m["n_head"])))
+
+
 DEFAULT_TOKENS = "1,2,4,8,16,32,64,128,256,512,1024,2048,4096"
 STATS = ("min", "max", "mean", "median", "std")
 CONFIG_COLUMNS = ("n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp", "num_tokens",
@@ -97,7 +104,7 @@ class Layer:
         self.e, self.d = e, d
         self.hq, self.hkv = m["n_head"] // tp, m["n_kv_head"] // tp
         self.gated = m["gated"]
-        self.rot_dim = int(round(m["rotary_fraction"] * d))
+        self.rot_dim = rotary_dim(m)
         self.table = rnd(m["vocab_size"] // tp, e)
         self.ids = torch.randint(0, m["vocab_size"] // tp, (max_tokens,), device=dev, dtype=torch.int64,
                                  generator=gen)
@@ -292,7 +299,7 @@ def main():
             cells = [f"{v:.6f}" for op in ops for v in row[op]]
             cells += [str(m["n_head"]), str(m["n_kv_head"]), str(m["n_embd"]), str(m["n_expanded_embd"]),
                       str(m["vocab_size"]), "True" if m["gated"] else "False", str(t), str(tp),
-                      str(int(round(m["rotary_fraction"] * (m["n_embd"] // m["n_head"]))))]
+                      str(rotary_dim(m))]
             lines.append(",".join(cells))
         write_atomic(os.path.join(args.out, "vidur", model, "mlp.csv"), "\n".join(lines) + "\n")
     write_atomic(os.path.join(args.out, "vidur", "kernels.csv"), "\n".join(kernel_rows) + "\n")

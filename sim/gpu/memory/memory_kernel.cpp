@@ -121,8 +121,10 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // apart once several CTAs share the SM (5.8-5.9 cycles there at 4096 tokens): one warp's chain.
   auto trip = [&](std::int64_t n, double latency) {
     if (l.serial_trips) return latency + double(n) * (trip_bytes / g.l1_bytes_per_clk + issue);
-    const double chain = issue / warps_per_subcore * dependent_interval;
-    if (l.block_reductions > 0) return std::max(double(n) * issue, latency + std::max(issue, chain));
+    if (l.block_reductions > 0) {
+      const double chain = issue / warps_per_subcore * dependent_interval;
+      return std::max(double(n) * issue, latency + std::max(issue, chain));
+    }
     // Barrier-free loops: the warps of the round's CTAs on a sub-core share its issue slots, each
     // issuing its share of the CTA's trip after its own wait (warp_queue.h). A warp's dependent
     // chain leaves the scheduler free for others: beyond its issue share it is part of the wait.
