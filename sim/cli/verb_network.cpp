@@ -80,7 +80,7 @@ int network_verb(const std::vector<std::string>& args) {
                                               layout = "nchw", attention = "auto";
   std::vector<std::string> overrides, positional;
   std::int64_t batch = 0, seq = 0, kv_len = -1;
-  bool cuda_graphs = false, fuse = false;
+  bool cuda_graphs = false, fuse = false, fp32_master = false;
   int jobs = 0;
   po::options_description opts("Options");
   std::string clock_mode;
@@ -94,6 +94,8 @@ int network_verb(const std::vector<std::string>& args) {
       ("pass", po::value(&pass), "infer or train (forward + backward + optimizer)")
       ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8")
       ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
+      ("fp32-master", po::bool_switch(&fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
+                                                    "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
       ("cuda-graphs", po::bool_switch(&cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
       ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
@@ -126,6 +128,7 @@ int network_verb(const std::vector<std::string>& args) {
   opt.training = pass == "train";
   opt.cuda_graphs = cuda_graphs;
   opt.fuse_epilogues = fuse;
+  opt.fp32_master = fp32_master;
   opt.jobs = jobs;
   if (layout == "nhwc") opt.conv_layout = TensorLayout::nhwc;
   else if (layout != "nchw") throw InputError("--layout", "expected nchw or nhwc, got '" + layout + "'");

@@ -99,6 +99,8 @@ TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
       {src("models/llama2_7b.yaml") + " --batch 4000000000 --seq 4000000", "more than 2^48 elements"},
       {src("models/llama2_7b.yaml") + " --seq 1 --kv-len 9223372036854775807", "overflows"},
       {src("models/resnet18.yaml") + " -o ''", "--output"},
+      {src("models/resnet18.yaml") + " --precision amp-fp16 --pass train --fp32-master", "only with --precision fp16 or bf16"},
+      {src("models/resnet18.yaml") + " --precision fp16 --fp32-master", "use it with --pass train"},
       {"", "expected one model file"},
   };
   for (const auto& c : cases) {
@@ -106,6 +108,17 @@ TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
     CHECK_MESSAGE(r.exit_code == 2, c.args);
     CHECK_MESSAGE(r.err.find(c.expect) != std::string::npos, c.args << " -> " << r.err);
   }
+}
+
+TEST_CASE("tcsim network --fp32-master: pure fp16 training with fp32 master weights in the memory table") {
+  const std::string base = "network -c " + src("configs/gpu/a100.yaml") + " " + src("models/resnet18.yaml") +
+                           " --batch 8 --precision fp16 --pass train -j 1";
+  const auto pure = run_tcsim(base);
+  const auto master = run_tcsim(base + " --fp32-master");
+  REQUIRE_MESSAGE(pure.exit_code == 0, pure.err);
+  REQUIRE_MESSAGE(master.exit_code == 0, master.err);
+  CHECK(pure.out.find("master weights") == std::string::npos);
+  CHECK_MESSAGE(master.out.find("master weights") != std::string::npos, master.out);
 }
 
 TEST_CASE("tcsim network: a bad model file exits 2 naming file, line, layer and field") {

@@ -208,6 +208,51 @@ TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocas
   CHECK(count_named(lower(kTinyCnn, Precision::fp16, true), "conv1.cast") == 0);
 }
 
+TEST_CASE("lowering: pure fp16 with fp32 master weights keeps the optimizer's copy and state in fp32, scales the loss") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml");
+  const double params = double(net.params());
+  LoweringOptions o;
+  o.precision = Precision::fp16;
+  o.training = true;
+  const Lowering pure = lower_network(net, o);
+  o.fp32_master = true;
+  const Lowering master = lower_network(net, o);
+  auto optimizer_bytes = [](const Lowering& l, bool read) {
+    double b = 0;
+    for (const auto& k : l.kernels)
+      if (k.phase == StepPhase::optimizer && k.kernel.name.rfind("optimizer.", 0) == 0)
+        b += double(read ? k.kernel.bytes_read : k.kernel.bytes_written) * double(k.kernel.count);
+    return b;
+  };
+  // SGD with momentum: fp32 p and m read, the fp16 gradient; fp32 p and m written, the fp16 copy.
+  CHECK(optimizer_bytes(master, true) == doctest::Approx((4 + 4 + 2) * params).epsilon(0.01));
+  CHECK(optimizer_bytes(master, false) == doctest::Approx((4 + 4 + 2) * params).epsilon(0.01));
+  CHECK(optimizer_bytes(pure, true) == doctest::Approx(3 * 2 * params).epsilon(0.01));  // all fp16
+  // The network itself is unchanged: no autocast casts, fp16 GEMMs, the same forward and backward.
+  CHECK(count_named(master, "conv1.cast") == 0);
+  REQUIRE(find(master, "block.conv"));
+  CHECK(find(master, "block.conv")->kernel.a_format == FormatId::fp16);
+  std::size_t network_kernels = 0;
+  for (const auto& k : master.kernels) network_kernels += k.phase != StepPhase::optimizer;
+  std::size_t pure_kernels = 0;
+  for (const auto& k : pure.kernels) pure_kernels += k.phase != StepPhase::optimizer;
+  CHECK(network_kernels == pure_kernels);
+  // fp16 gradients get unscaled (GradScaler); bf16 does not need it.
+  REQUIRE(find(master, "grad_scaler.unscale"));
+  const Kernel& unscale = find(master, "grad_scaler.unscale")->kernel;
+  CHECK(double(unscale.bytes_read) * double(unscale.count) == doctest::Approx(2 * params).epsilon(0.01));
+  CHECK(find(pure, "grad_scaler.unscale") == nullptr);
+  o.precision = Precision::bf16;
+  CHECK(find(lower_network(net, o), "grad_scaler.unscale") == nullptr);
+  // Footprint: fp16 weights and gradients, fp32 master copy and momentum.
+  CHECK(master.footprint.weights == doctest::Approx(2 * params));
+  CHECK(master.footprint.master == doctest::Approx(4 * params));
+  CHECK(master.footprint.gradients == doctest::Approx(2 * params));
+  CHECK(master.footprint.optimizer == doctest::Approx(4 * params));
+  CHECK(pure.footprint.master == 0);
+  CHECK(pure.footprint.optimizer == doctest::Approx(2 * params));
+}
+
 TEST_CASE("lowering: inference-only precisions refuse training; quantized modes quantize GEMM inputs") {
   CHECK_THROWS_AS(lower(kTinyCnn, Precision::fp8, true), InputError);
   CHECK_THROWS_AS(lower(kTinyCnn, Precision::int8, true), InputError);

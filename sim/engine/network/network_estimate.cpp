@@ -88,6 +88,13 @@ void require_clock(const Accelerator& acc, const std::string& where) {
 NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network& net, const NetworkRunOptions& opt) {
   require_clock(acc, "config");
   check_precision(acc, opt);
+  if (opt.fp32_master && (opt.precision != workload::Precision::fp16 && opt.precision != workload::Precision::bf16))
+    throw InputError("--fp32-master", std::string("only with --precision fp16 or bf16 (pure low-precision training), got ") +
+                                          workload::to_string(opt.precision) +
+                                          ": the amp modes keep fp32 master weights already, fp32 and tf32 train in fp32, "
+                                          "fp8 and int8 are inference-only");
+  if (opt.fp32_master && !opt.training)
+    throw InputError("--fp32-master", "master weights are the optimizer's: use it with --pass train");
   workload::LoweringOptions lo;
   lo.precision = opt.precision;
   lo.training = opt.training;
@@ -96,6 +103,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.fuse_epilogues = opt.fuse_epilogues;
   lo.optimizer_step = opt.optimizer_step;
   lo.bert_adam = opt.bert_adam;
+  lo.fp32_master = opt.fp32_master;
   lo.fused_attention = fused_attention_available(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +

@@ -20,6 +20,7 @@ struct NetworkRunOptions {
   bool fuse_epilogues = false;
   bool optimizer_step = true;  // training: the optimizer's kernels (NeuSight times forward + backward only)
   bool bert_adam = false;      // the optimizer is DeepLearningExamples' BertAdam (LoweringOptions::bert_adam)
+  bool fp32_master = false;    // pure fp16/bf16 training with fp32 master weights (LoweringOptions::fp32_master)
   bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
   int jobs = 0;
 };

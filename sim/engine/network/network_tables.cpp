@@ -138,7 +138,7 @@ io::Table network_totals_table(const NetworkEstimate& e) {
 io::Table network_memory_table(const NetworkEstimate& e) {
   const std::vector<ColumnOf<NetworkEstimate>> cols = {
       {"weights_bytes", "weights as the GEMMs read them", [](const NetworkEstimate& x) { return Cell(x.footprint.weights); }},
-      {"master_weights_bytes", "fp32 master weights (autocast)", [](const NetworkEstimate& x) { return Cell(x.footprint.master); }},
+      {"master_weights_bytes", "fp32 master weights (autocast, --fp32-master)", [](const NetworkEstimate& x) { return Cell(x.footprint.master); }},
       {"gradients_bytes", "", [](const NetworkEstimate& x) { return Cell(x.footprint.gradients); }},
       {"optimizer_state_bytes", "", [](const NetworkEstimate& x) { return Cell(x.footprint.optimizer); }},
       {"activations_bytes", "kept for backward (training), largest live layer (inference)",

@@ -30,6 +30,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.training = m.training;
       opt.optimizer_step = m.optimizer_step;
       opt.bert_adam = m.bert_adam;
+      opt.fp32_master = m.fp32_master;
       opt.conv_layout = m.layout;
       opt.per_channel_batch_norm = m.per_channel_batch_norm;
       opt.jobs = jobs;

@@ -195,12 +195,23 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
       r.seq_mix = binned_sequence_mix(wikipedia_pretraining_lengths_512(), 64);
       loader = " LDDL bins of 64";
     }
+    // DeepLearningExamples' PyTorch BERT pre-training under --fp16 runs the network in pure fp16, not
+    // autocast: scripts/run_pretraining.sh defaults allreduce_post_accumulation_fp16 to "true", and
+    // run_pretraining.py then calls model.half() and enters torch.cuda.amp.autocast(enabled=(args.fp16
+    // and not args.allreduce_post_accumulation_fp16)), i.e. disabled; FusedLAMBAMP keeps fp32 params
+    // and GradScaler scales the loss. (Before LDDL, apex amp.initialize(opt_level="O2"): the same.)
+    // Softmax, layer norm, dropout and GELU thus run on fp16 tensors, with no autocast copies.
+    const bool pytorch = to_lower(csv.field(row, c_fw)) == "pytorch";
+    if (r.model == "bert_large_dle" && pytorch && r.training && r.precision == Precision::amp_fp16) {
+      r.precision = Precision::fp16;
+      r.fp32_master = true;
+    }
     // DeepLearningExamples' run_squad.py steps with apex's FusedAdam under --fp16 and with its own
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
-    r.bert_adam = r.training && r.model == "bert_large_qa" && to_lower(csv.field(row, c_fw)) == "pytorch" &&
-                  r.precision != Precision::amp_fp16;
+    r.bert_adam = r.training && r.model == "bert_large_qa" && pytorch && r.precision != Precision::amp_fp16;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
-              (r.seq ? " seq " + std::to_string(r.seq) : "") + loader + " (" + r.gpu + ")";
+              (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
+              (r.fp32_master ? " as model.half()" : "") + " (" + r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
     out.push_back(std::move(r));
   }

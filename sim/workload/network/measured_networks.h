@@ -26,6 +26,7 @@ struct MeasuredNetworkRow {
   bool training = false;
   bool optimizer_step = true;
   bool bert_adam = false;    // DeepLearningExamples' SQuAD fine-tuning outside fp16 (LoweringOptions::bert_adam)
+  bool fp32_master = false;  // pure fp16 network, fp32 master weights (LoweringOptions::fp32_master)
   std::int64_t batch = 0, seq = 0;
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.

@@ -117,15 +117,20 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
                              writes * pb / double(launches), flops, launches);
     out.push_back({k, -1, StepPhase::optimizer});
   };
+  // With fp32 master weights under a pure low-precision network (LoweringOptions::fp32_master) the
+  // gradients are in the network's format and the step also writes the network's copy of the
+  // weights: `low` of an fp32 element each; otherwise gradients are in the master format.
+  const double low = c.opt.fp32_master ? bytes_of(storage_of(c.f.weights)) / bytes_of(m) : 1.0;
+  const double copy = c.opt.fp32_master ? low : 0.0;
   if (c.f.loss_scaling)  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
-    step_kernel("grad_scaler.unscale", "unscale", 1, 1, 1, 2);
+    step_kernel("grad_scaler.unscale", "unscale", 1, low, low, 2);
   const std::string& opt = c.net.optimizer;
   if (c.opt.bert_adam)
     bert_adam_kernels(c, out, params, tensors);
   else if (opt == "sgd")  // p, grad, momentum read; p, momentum written
-    step_kernel("optimizer.sgd", "sgd", 3, 3, 2, 4);
+    step_kernel("optimizer.sgd", "sgd", 3, 2 + low, 2 + copy, 4);
   else  // adam / adamw: p, grad, exp_avg, exp_avg_sq read; p and both moments written
-    step_kernel("optimizer." + opt, opt, 4, 4, 3, 12);
+    step_kernel("optimizer." + opt, opt, 4, 3 + low, 3 + copy, 12);
 }
 
 // Every tensor of the step (and attention's score matrix) must stay far from int64 overflow in the
@@ -212,10 +217,10 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   MemoryFootprint& m = out.footprint;
   const double p = double(params);
   m.weights = p * bytes_of(storage_of(c.f.weights));
-  if (c.f.autocast) m.master = p * bytes_of(c.f.master);
+  if (c.f.autocast || c.opt.fp32_master) m.master = p * bytes_of(c.f.master);
   if (options.training) {
     const double mb = bytes_of(c.f.master);
-    m.gradients = p * mb;
+    m.gradients = p * (c.opt.fp32_master ? bytes_of(storage_of(c.f.weights)) : mb);
     if (options.optimizer_step) m.optimizer = p * mb * (net.optimizer == "sgd" ? 1.0 : 2.0);
     double saved = c.saved_extra_bytes;
     for (std::size_t i = 0; i < net.layers.size(); ++i)

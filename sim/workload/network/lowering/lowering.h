@@ -47,6 +47,12 @@ struct LoweringOptions {
   // read back to the host, then a Python loop over the parameter tensors, ten elementwise kernels
   // each (twelve with weight decay), instead of a fused multi-tensor step.
   bool bert_adam = false;
+  // Pure fp16/bf16 training with fp32 master weights: the network runs in the low format (its
+  // weights, activations and gradients), the optimizer keeps an fp32 copy of the weights and its
+  // state in fp32, reads the low-format gradients and writes the low-format weights back (apex amp
+  // O2; DeepLearningExamples' BERT pre-training: model.half() and FusedLAMBAMP's fp32 params).
+  // fp16 adds dynamic loss scaling. Only with Precision::fp16 or bf16 (the engine checks).
+  bool fp32_master = false;
 };
 
 struct Lowering {

@@ -51,6 +51,10 @@ bool casts_dynamically(FormatId from, FormatId to) {
 
 Context::Context(const Network& n, const LoweringOptions& o)
     : net(n), opt(o), f(formats_of(o.precision)), batch(n.batch) {
+  if (o.fp32_master) {  // LoweringOptions::fp32_master: the optimizer's copy and state in fp32
+    f.master = FormatId::fp32;
+    f.loss_scaling = o.precision == Precision::fp16;
+  }
   const std::size_t L = n.layers.size();
   out_format.assign(L, FormatId::fp32);
   saved.assign(L, false);

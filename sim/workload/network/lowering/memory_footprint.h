@@ -4,7 +4,7 @@ namespace tcsim::workload {
 
 struct MemoryFootprint {
   double weights = 0;      // the weights as the GEMMs read them (autocast: the per-step low-precision copies)
-  double master = 0;       // fp32 master weights kept beside them (autocast modes)
+  double master = 0;       // fp32 master weights kept beside them (autocast modes, LoweringOptions::fp32_master)
   double gradients = 0;    // training
   double optimizer = 0;    // training: momentum (sgd) or first and second moments (adam/adamw)
   double activations = 0;  // training: tensors kept for the backward pass; inference: the largest
