@@ -172,7 +172,8 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
     // Only PyTorch calls cuDNN's per-channel batch-norm kernels on channels-first tensors; XLA fuses
     // batch norm, MXNet's DLE runs lay it out channels-last.
-    r.per_channel_batch_norm = to_lower(csv.field(row, c_fw)) == "pytorch";
+    const bool pytorch = to_lower(csv.field(row, c_fw)) == "pytorch";
+    r.per_channel_batch_norm = pytorch;
     if (metric == "train throughput") r.training = true;
     else if (metric != "inference throughput")
       throw InputError(location(file.string(), row.line, "metric"), "expected train or inference throughput, got '" + metric + "'");
@@ -201,15 +202,16 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     // and not args.allreduce_post_accumulation_fp16)), i.e. disabled; FusedLAMBAMP keeps fp32 params
     // and GradScaler scales the loss. (Before LDDL, apex amp.initialize(opt_level="O2"): the same.)
     // Softmax, layer norm, dropout and GELU thus run on fp16 tensors, with no autocast copies.
-    const bool pytorch = to_lower(csv.field(row, c_fw)) == "pytorch";
     // PyTorch's pre-training accumulates the gradients of 32-256 micro-batches per optimizer step
     // (section_note "grad-accum 64" / "32"; its scripts set the accumulation from the global batch),
     // and the throughput is per micro-batch: the optimizer's share of one is under 1/32 of its step,
     // so it is left out. The TensorFlow rows do not say: they keep a step per micro-batch.
-    if (r.model == "bert_large_dle" && pytorch) r.optimizer_step = false;
-    if (r.model == "bert_large_dle" && pytorch && r.training && r.precision == Precision::amp_fp16) {
-      r.precision = Precision::fp16;
-      r.fp32_master = true;
+    if (r.model == "bert_large_dle" && pytorch) {
+      r.optimizer_step = false;
+      if (r.training && r.precision == Precision::amp_fp16) {
+        r.precision = Precision::fp16;
+        r.fp32_master = true;
+      }
     }
     // DeepLearningExamples' run_squad.py steps with apex's FusedAdam under --fp16 and with its own
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).

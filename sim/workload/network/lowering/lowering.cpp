@@ -106,6 +106,14 @@ void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
     for (const ParamTensor& t : param_tensors(l)) tensor(l.name + "." + t.suffix, t.elements, t.decayed, l.count);
 }
 
+// The formats decide where the gradients and the weights live (LoweringOptions::fp32_master only sets
+// them, in Context): autocast casts each weight gradient up to the master format; every other mode
+// leaves it in the network's weight format. A master format other than the weights' is a copy the
+// step keeps beside them (autocast's fp32 weights, fp32_master's); outside autocast the optimizer
+// also writes the network's low-format copy back.
+FormatId gradient_format(const PrecisionFormats& f) { return f.autocast ? f.master : storage_of(f.weights); }
+bool keeps_master_copy(const PrecisionFormats& f) { return f.master != storage_of(f.weights); }
+
 void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t params, std::int64_t tensors) {
   if (params <= 0) return;
   const FormatId m = c.f.master;
@@ -117,11 +125,9 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
                              writes * pb / double(launches), flops, launches);
     out.push_back({k, -1, StepPhase::optimizer});
   };
-  // With fp32 master weights under a pure low-precision network (LoweringOptions::fp32_master) the
-  // gradients are in the network's format and the step also writes the network's copy of the
-  // weights: `low` of an fp32 element each; otherwise gradients are in the master format.
-  const double low = c.opt.fp32_master ? bytes_of(storage_of(c.f.weights)) / bytes_of(m) : 1.0;
-  const double copy = c.opt.fp32_master ? low : 0.0;
+  // Gradients and the low-format weight copy, in master-format elements.
+  const double low = bytes_of(gradient_format(c.f)) / bytes_of(m);
+  const double copy = keeps_master_copy(c.f) && !c.f.autocast ? bytes_of(storage_of(c.f.weights)) / bytes_of(m) : 0.0;
   if (c.f.loss_scaling)  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
     step_kernel("grad_scaler.unscale", "unscale", 1, low, low, 2);
   const std::string& opt = c.net.optimizer;
@@ -217,10 +223,10 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   MemoryFootprint& m = out.footprint;
   const double p = double(params);
   m.weights = p * bytes_of(storage_of(c.f.weights));
-  if (c.f.autocast || c.opt.fp32_master) m.master = p * bytes_of(c.f.master);
+  if (keeps_master_copy(c.f)) m.master = p * bytes_of(c.f.master);
   if (options.training) {
     const double mb = bytes_of(c.f.master);
-    m.gradients = p * (c.opt.fp32_master ? bytes_of(storage_of(c.f.weights)) : mb);
+    m.gradients = p * bytes_of(gradient_format(c.f));
     if (options.optimizer_step) m.optimizer = p * mb * (net.optimizer == "sgd" ? 1.0 : 2.0);
     double saved = c.saved_extra_bytes;
     for (std::size_t i = 0; i < net.layers.size(); ++i)
