@@ -29,6 +29,15 @@ std::pair<int, int> volta_batched_sgemm_tile(const GpuConfig& g, const GemmProbl
 
 void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_caller) {
   const GemmProblem& p = plan.problem;
+  if (plan.path == MathPath::tensor && plan.mma_row >= 0 && g.mma[plan.mma_row].kind == MmaKind::wgmma &&
+      cublas_sm90_tf32_runs_sm80_kernel(p)) {
+    if (const MmaInstr* sync = g.find_sync_mma(p.ab, p.acc)) {
+      plan.mma_row = int(sync - g.mma.data());
+      plan.notes.push_back("a small TF32 GEMM: cuBLAS runs its sm_80 kernel (cutlass_80_tensorop_s1688gemm_*, " +
+                           sync->name + "), not a wgmma one");
+    }
+    return;
+  }
   // Strided-batched SGEMM (torch.bmm in FP32): cuBLAS 12 launches one kernel with the batch on the
   // grid's z axis and no split-K. On sm_80 it runs ampere_sgemm_128x128_nn for every batched shape
   // (NeuSight's A100-PCIE-40GB bmm kernels, cuBLAS 12.1: 16,588 of 16,661 rows), even where one
@@ -49,6 +58,27 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_call
   }
   plan.max_split_k = 1;
   plan.sliced_k = false;
+}
+
+bool cublas_sm90_tf32_runs_sm80_kernel(const GemmProblem& p) {
+  // validation/measured/H100/op_profile (cuBLAS 13.1 through PyTorch 2.11; 2232 torch.mm calls in TF32
+  // over the linear layers of BERT, GPT-2, phi-2 and Llama-2 at 16-4096 tokens, every layout): 546 of
+  // the tiled ones run cutlass_80_tensorop_s1688gemm_{64x64_16x6,64x64_32x6,128x64_32x6,128x128_*,
+  // 256x64_32x3,128x256_16x3}_*_align4, the rest sm90_xmma_gemm_f32f32_tf32f32_*. The output's size
+  // separates them at a threshold that depends on the operands' layout: in 128 x 128 tiles of M x N,
+  // the sm_80 kernel below 7 with A and B K-major (x @ W^T), 14 with A M-major and B K-major, 32 with
+  // A K-major and B N-major (x @ W) and 112 with both M/N-major (X^T @ dY); that names the kernel
+  // family of 95-97% of each layout's calls (the others sit near the thresholds). cuBLASLt's own
+  // heuristic agrees on the measured squares (gemm_h100_timing: 256^3, both K-major, runs algo 21,
+  // tile 64x64, stages 32x6; 512^3 an sm_90 one). Strided-batched calls keep the wgmma kernels (24 of
+  // 30 bmm calls). Learnt from the kernel names, a discrete choice like volta_batched_sgemm_tile;
+  // no time was fitted.
+  if (p.batch != 1 || p.ab != FormatId::tf32 || p.sparse_a) return false;
+  const double tiles = double(p.m) * double(p.n) / (128.0 * 128.0);
+  if (p.a_k_contiguous && p.b_k_contiguous) return tiles < 7;
+  if (!p.a_k_contiguous && p.b_k_contiguous) return tiles < 14;
+  if (p.a_k_contiguous) return tiles < 32;
+  return tiles < 112;
 }
 
 std::optional<GemvLaunch> cublas_gemv(const GpuConfig& g, const Kernel& kernel) {

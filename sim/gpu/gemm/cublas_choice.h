@@ -20,6 +20,12 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_call
 // (M tile, N tile): a rule learnt from NeuSight's V100 kernel listings (cublas_choice.cpp).
 std::pair<int, int> volta_batched_sgemm_tile(const GpuConfig& g, const GemmProblem& p, bool row_major_caller);
 
+// cuBLAS on sm_90 runs a small TF32 GEMM on its sm_80 kernels (cutlass_80_tensorop_s1688gemm_*,
+// mma.sync, cp.async) rather than an sm90_xmma wgmma one: a rule over the output's size per operand
+// layout, learnt from the kernel names of the H100 single-op profile (cublas_choice.cpp). `p` is the
+// problem of a single (not batched) GEMM call; apply_cublas_choice applies it.
+bool cublas_sm90_tf32_runs_sm80_kernel(const GemmProblem& p);
+
 // The matrix-vector kernel the library runs instead of a GEMM tile when M or N is 1 (a decode
 // step's projections); nullopt where a tiled GEMM runs. `kernel` must have passed plan_gemm.
 std::optional<GemvLaunch> cublas_gemv(const GpuConfig& g, const Kernel& kernel);

@@ -2,6 +2,7 @@
 // order of cp.async kernels, and a steady-state extrapolation that cannot beat the FFMA pipe.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -104,6 +105,52 @@ TEST_CASE("Volta's batched SGEMM tile: cuBLAS's choice among 64x64, 32x128 and 1
   }
   CHECK(rows == 17694);
   CHECK(double(agree) / rows >= 0.80);
+}
+
+TEST_CASE("cuBLAS on sm_90 runs small TF32 GEMMs on its sm_80 mma.sync kernels, by output size and layout") {
+  const GpuConfig h100 = test::shipped("h100");
+  auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k, Layout layout, FormatId f = FormatId::tf32,
+                  std::int64_t batch = 1) {
+    Kernel g = make_gemm("tf32", m, n, k, f, FormatId::fp32);
+    g.layout = layout, g.batch = batch;
+    GemmPlan p = plan_gemm(h100, g);
+    apply_cublas_choice(h100, p);
+    return p;
+  };
+  auto sync = [&](const GemmPlan& p) { return h100.mma[p.mma_row].kind != MmaKind::wgmma; };
+  // The H100 profile's calls (validation/measured/H100/op_profile): a decode-sized x @ W
+  // (cutlass_80_tensorop_s1688gemm_256x64_32x3_nn_align4) and x @ W^T, against the 4096-token ones.
+  const GemmPlan small = plan(16, 4096, 4096, Layout::NN);
+  CHECK(sync(small));
+  CHECK(h100.mma[small.mma_row].name == "HMMA.1688.F32.TF32");
+  CHECK(std::any_of(small.notes.begin(), small.notes.end(),
+                    [](const std::string& n) { return n.find("sm_80 kernel") != std::string::npos; }));
+  CHECK(sync(plan(64, 1024, 1024, Layout::NT)));
+  CHECK_FALSE(sync(plan(4096, 4096, 4096, Layout::NN)));
+  CHECK_FALSE(sync(plan(512, 2304, 768, Layout::NT)));
+  // Both operands M/N-major (a weight gradient): up to 112 tiles of 128 x 128.
+  CHECK(sync(plan(512, 2304, 768, Layout::TN)));
+  CHECK_FALSE(sync(plan(4096, 4096, 1024, Layout::TN)));
+  // Only TF32, only single GEMMs; the A100 has no wgmma to leave.
+  CHECK_FALSE(sync(plan(16, 4096, 4096, Layout::NN, FormatId::fp16)));
+  CHECK_FALSE(sync(plan(128, 128, 64, Layout::NT, FormatId::tf32, 96)));
+  const GpuConfig a100 = test::shipped("a100");
+  Kernel g = make_gemm("tf32", 16, 4096, 4096, FormatId::tf32, FormatId::fp32);
+  GemmPlan p = plan_gemm(a100, g);
+  const int row = p.mma_row;
+  apply_cublas_choice(a100, p);
+  CHECK(p.mma_row == row);
+  // Where the math counts the sm_80 kernel is the slower one: mma.sync TF32 runs at 672 FMA/clk/SM on
+  // the H100 (ubench) against wgmma's 1024.
+  Kernel wg = make_gemm("tf32", 512, 2304, 8192, FormatId::tf32, FormatId::fp32);
+  wg.layout = Layout::TN;
+  const GemmPlan wgmma_plan = plan_gemm(h100, wg);
+  GemmPlan sm80_plan = wgmma_plan;
+  apply_cublas_choice(h100, sm80_plan);
+  REQUIRE(sync(sm80_plan));
+  REQUIRE_FALSE(sync(wgmma_plan));
+  SmTimeCache cache;
+  CHECK(choose_mapping(h100, sm80_plan, cache).time_s > 1.1 * choose_mapping(h100, wgmma_plan, cache).time_s);
 }
 
 TEST_CASE("rounds of CTAs overlap: a small-K batched SGEMM streams its output at the SM's bandwidth share") {
