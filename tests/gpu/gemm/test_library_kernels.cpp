@@ -153,6 +153,18 @@ TEST_CASE("cuBLAS on sm_90 runs small TF32 GEMMs on its sm_80 mma.sync kernels, 
   CHECK(choose_mapping(h100, sm80_plan, cache).time_s > 1.1 * choose_mapping(h100, wgmma_plan, cache).time_s);
 }
 
+TEST_CASE("cuBLAS on sm_90 has no sliced-K SGEMM; on sm_80 it does") {
+  // A small FP32 GEMM, where a sliced-K kernel would be the fastest tile (the model gave the H100's
+  // 256^3 4.0 us with one, 6.3 us without; gemm_bench measured 10.0 us on tilesize32x32x8).
+  for (const char* name : {"h100", "a100"}) {
+    const GpuConfig g = test::shipped(name);
+    const KernelProgram kp = kernel_program(g, sgemm(256, 256, 256, 1));
+    CAPTURE(name);
+    CHECK(kp.plan.sliced_k == (g.arch != "sm_90"));
+    if (g.arch == "sm_90") CHECK(kp.chosen.mapping.slices == 1);
+  }
+}
+
 TEST_CASE("rounds of CTAs overlap: a small-K batched SGEMM streams its output at the SM's bandwidth share") {
   const GpuConfig a100 = test::shipped("a100_pcie_40gb");
   // 52 GEMMs of 501 x 966 x 2 (NeuSight bmm.csv): 1664 CTAs of 128x128, 16 per SM in 8 rounds of 2.
