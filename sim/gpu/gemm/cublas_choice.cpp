@@ -38,16 +38,16 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_call
     }
     return;
   }
-  // Strided-batched SGEMM (torch.bmm in FP32): cuBLAS 12 launches one kernel with the batch on the
-  // grid's z axis and no split-K. On sm_80 it runs ampere_sgemm_128x128_nn for every batched shape
-  // (NeuSight's A100-PCIE-40GB bmm kernels, cuBLAS 12.1: 16,588 of 16,661 rows), even where one
-  // dimension is a few elements and most of the tile is padding; on sm_70 it picks among
-  // volta_sgemm_64x64 / 32x128 / 128x32 (NeuSight V100: 17,621 of 17,694 rows).
   // cuBLAS 13 on sm_90 has no sliced-K SGEMM: none of the 2592 FP32 GEMM launches of the H100 and
   // H200 single-op profiles (validation/measured/H*/op_profile, gemm_fp32) is one; they run
   // sm80_xmma_gemm_f32f32_f32f32_f32_*_tilesize<M>x<N>x8_*, cutlass_80_simt_sgemm_* and gemv kernels
   // (NeuSight's A100 listings, cuBLAS 12.1 on sm_80, do have ampere_sgemm_*_sliced1x4).
   if (plan.path == MathPath::cuda_core && p.ab == FormatId::fp32 && g.arch == "sm_90") plan.sliced_k = false;
+  // Strided-batched SGEMM (torch.bmm in FP32): cuBLAS 12 launches one kernel with the batch on the
+  // grid's z axis and no split-K. On sm_80 it runs ampere_sgemm_128x128_nn for every batched shape
+  // (NeuSight's A100-PCIE-40GB bmm kernels, cuBLAS 12.1: 16,588 of 16,661 rows), even where one
+  // dimension is a few elements and most of the tile is padding; on sm_70 it picks among
+  // volta_sgemm_64x64 / 32x128 / 128x32 (NeuSight V100: 17,621 of 17,694 rows).
   if (plan.path != MathPath::cuda_core || p.batch <= 1 || p.ab != FormatId::fp32) return;
   if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_89") {
     plan.cta_tiles = {{128, 128}};

@@ -11,7 +11,8 @@
 
 namespace tcsim::gpu {
 
-// Restricts plan.cta_tiles / plan.max_split_k and adds a note saying which library kernel runs.
+// Restricts plan.cta_tiles / max_split_k / sliced_k to the kernels the library has, or moves the plan
+// to the library's mma.sync kernel (small TF32 GEMMs on sm_90), with a note saying which kernel runs.
 // `row_major_caller`: the call comes from a row-major framework (PyTorch), which hands cuBLAS the
 // transposed product; cuDNN's own calls are column-major.
 void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_caller = true);
