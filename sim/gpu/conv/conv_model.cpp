@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/gemm/gemm_result.h"
@@ -134,19 +135,47 @@ std::string choice_note_prefix(const GpuConfig& g, const Kernel& k) {
   return cudnn9_heuristic(g, k) ? "cuDNN 9 heuristic, modelled as the fastest of: " : "benchmark mode, fastest of: ";
 }
 
+// The candidates as (the kernel cuDNN would run, the algorithm). Benchmark mode with TF32 allowed
+// (PyTorch's allow_tf32 on FP32 tensors) also times the FP32 CUDA-core algorithms on the same
+// tensors: allow_tf32 permits the tensor cores, it does not require them (PyTorch's cuDNN v8 path
+// drops the tensor-core engines of FP32 convolutions when TF32 is off, none when it is on). Without
+// them a TF32 step could be slower than the FP32 one where a convolution pays much padding on the
+// tensor cores (an RGB first layer: C = 3 -> 8 -> a 32-channel block per tap) or where FP32 Winograd
+// beats a TF32 rate only twice the FP32 one (sm_86/sm_89 boards).
+std::vector<std::pair<Kernel, ConvChoice>> candidate_kernels(const GpuConfig& g, const Kernel& k) {
+  std::vector<std::pair<Kernel, ConvChoice>> out;
+  for (const ConvChoice& c : conv_candidates(g, k)) out.emplace_back(k, c);
+  const bool tf32_benchmark = out.front().second.tensor_cores && k.a_format == FormatId::tf32 &&
+                              cudnn_version(g, k) >= 8 && !cudnn9_heuristic(g, k);
+  if (tf32_benchmark) {
+    Kernel fp32 = k;
+    fp32.a_format = fp32.b_format = FormatId::fp32;
+    for (ConvChoice c : conv_candidates(g, fp32)) {
+      c.why = "TF32 allowed, not required: " + c.why;
+      out.emplace_back(fp32, c);
+    }
+  }
+  return out;
+}
+
 // Lowers and costs every candidate algorithm; the fastest wins (ties: the earlier, the rule's).
 ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   check_conv(k);
-  const std::vector<ConvChoice> candidates = conv_candidates(g, k);
+  const std::vector<std::pair<Kernel, ConvChoice>> candidates = candidate_kernels(g, k);
+  auto name = [](const std::pair<Kernel, ConvChoice>& c) {
+    return cudnn_name(c.second.algo) + std::string(c.second.tensor_cores ? " (TF32)" : " (FP32)");
+  };
+  const bool mixed = candidates.back().first.a_format != k.a_format;
   ConvPick best;
-  best.lowering = lower_conv(g, k, candidates.front());
+  best.lowering = lower_conv(g, candidates.front().first, candidates.front().second);
   best.result = cost_lowering(g, k, best.lowering, cache, nullptr, &best.mapping);
-  std::string tried = cudnn_name(candidates.front().algo) + std::string(" ") + fmt_us(best.result.time_s);
+  std::string tried = (mixed ? name(candidates.front()) : cudnn_name(candidates.front().second.algo)) + std::string(" ") +
+                      fmt_us(best.result.time_s);
   for (std::size_t i = 1; i < candidates.size(); ++i) {
-    ConvLowering l = lower_conv(g, k, candidates[i]);
+    ConvLowering l = lower_conv(g, candidates[i].first, candidates[i].second);
     Mapping m;
     KernelResult r = cost_lowering(g, k, l, cache, nullptr, &m);
-    tried += std::string(", ") + cudnn_name(candidates[i].algo) + " " + fmt_us(r.time_s);
+    tried += ", " + (mixed ? name(candidates[i]) : std::string(cudnn_name(candidates[i].second.algo))) + " " + fmt_us(r.time_s);
     if (r.time_s < best.result.time_s * (1 - 1e-9)) best.lowering = std::move(l), best.result = std::move(r), best.mapping = m;
   }
   if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), choice_note_prefix(g, k) + tried);

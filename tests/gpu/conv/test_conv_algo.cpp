@@ -172,4 +172,33 @@ TEST_CASE("bad convolutions are InputErrors, also through GpuModel::run") {
   CHECK(message.find("padding") != std::string::npos);
 }
 
+TEST_CASE("benchmark mode with TF32 allowed also times the FP32 algorithms and keeps the faster") {
+  // An RGB first layer: on the tensor cores C = 3 is padded to 8 and each tap to a 32-channel block
+  // (10.7x the work); the A10's TF32 rate is only twice its FP32 one, so the FP32 kernel wins.
+  GpuModel a10(test::shipped("a10"));
+  test::ConvArgs first;
+  first.n = 32, first.h = first.w = 224, first.c = 3, first.k = 64, first.r = first.s = 7, first.stride = 2, first.pad = 3;
+  first.format = FormatId::tf32;
+  const KernelResult tf32 = a10.run(test::conv_kernel(first));
+  CHECK(tf32.mapping.find("FFMA") != std::string::npos);
+  bool listed = false;
+  for (const std::string& n : tf32.notes)
+    listed |= n.find("(TF32)") != std::string::npos && n.find("(FP32)") != std::string::npos;
+  CHECK(listed);  // the note names both kinds of candidate
+  first.format = FormatId::fp32;
+  CHECK(tf32.time_s == doctest::Approx(a10.run(test::conv_kernel(first)).time_s));
+
+  // A wide 3x3 layer stays on the tensor cores, where TF32 is 8x the FP32 rate (A100).
+  GpuModel a100(test::shipped("a100"));
+  test::ConvArgs wide;
+  wide.n = 64, wide.c = wide.k = 256, wide.format = FormatId::tf32;
+  CHECK(a100.run(test::conv_kernel(wide)).mapping.find("TF32") != std::string::npos);
+  // cuDNN 9's heuristic (the H100 config: benchmark off) is modelled from its traces: no FP32 candidates.
+  GpuModel h100(test::shipped("h100"));
+  first.format = FormatId::tf32;
+  const KernelResult heuristic = h100.run(test::conv_kernel(first));
+  CHECK(heuristic.mapping.find("FFMA") == std::string::npos);
+  for (const std::string& n : heuristic.notes) CHECK(n.find("(FP32)") == std::string::npos);
+}
+
 }  // namespace tcsim::gpu
