@@ -30,3 +30,25 @@ TEST_CASE("validate --min-measured-us: bad values exit 2") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--min-measured-us") != std::string::npos);
 }
+
+TEST_CASE("community torch.mm benchmarks (>= 100 us): H100, A100 PCIe 40GB, L4 within their documented bounds") {
+  // validation/published/torch_matmul/README.md: H100 5.3% and A100 PCIe 12.5% MAPE with the shipped
+  // configs; L4 30.9% (its FP32 rows are 54-99% slow: the power model's known miss on the 72 W board).
+  const fs::path root = tcsim::test::source_dir();
+  struct Case {
+    const char* board;
+    const char* max_mape;
+    const char* rows;
+  };
+  for (const Case& c : {Case{"h100", "8", "13 rows on H100-SXM5"}, Case{"a100_pcie_40gb", "15", "16 rows on A100-PCIE-40GB"},
+                        Case{"l4", "35", "18 rows on L4"}}) {
+    const std::string config = (root / "configs/gpu" / (std::string(c.board) + ".yaml")).string();
+    const std::string data = (root / "validation/published/torch_matmul" / c.board / "gemm.csv").string();
+    auto r = run_tcsim("validate -j 2 -c '" + config + "' '" + data + "' --min-measured-us 100 --max-mape " + c.max_mape +
+                       " --format csv");
+    INFO(c.board);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find(c.rows) != std::string::npos);
+  }
+}
