@@ -141,7 +141,7 @@ TEST_CASE("tcsim validate on an Nsight Systems export and an Nsight Compute CSV"
   CHECK(step.find(",2,2,0,2,40,40,0,40,25,") != std::string::npos);  // kernels, calls, none simulated; 25% on tensor cores
 }
 
-TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/H*/profiles): readers map them, kernel time within bounds") {
+TEST_CASE("tcsim validate on the real H100 and H200 traces (validation/measured/H*/profiles): readers map them, kernel time within bounds" * doctest::test_suite("accuracy")) {
   // Held-out except the batch-norm kernels' elements per trip (fitted to two kernels of the TF32
   // ResNet-50 trace) and the H100's narrow-copy request interval (fitted on gemm_deepbench's
   // 4/8-byte aligned rows, not on these traces). Mapped kernel time error (sim/gpu/README.md,
@@ -242,7 +242,7 @@ TEST_CASE("tcsim validate on the lent H100's and H200's single memory ops timed 
   fs::remove_all(d);
 }
 
-TEST_CASE("tcsim validate on the H100's and H200's FP32 NCHW convolutions: cuDNN 9's xmma forward, dgrad_engine or xmma data gradients, NHWC xmma weight gradients") {
+TEST_CASE("tcsim validate on the H100's and H200's FP32 NCHW convolutions: cuDNN 9's xmma forward, dgrad_engine or xmma data gradients, NHWC xmma weight gradients" * doctest::test_suite("accuracy")) {
   // validation/measured/H*/conv_deepbench, fp32_nchw (TF32 off, cudnn.benchmark off): cuDNN 9.19's
   // heuristic ran every forward shape as implicit GEMM (sm80_xmma_fprop_implicit_gemm_f32f32_*),
   // the 3x3 and 5x5 stride-1 ones that benchmark mode would run as Winograd or FFT included. With

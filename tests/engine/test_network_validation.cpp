@@ -42,7 +42,7 @@ TEST_CASE("network validation: a length-binned row is the share-weighted mean of
   CHECK(rep.rows[2].bound == rep.rows[1].bound);  // the 512-token steps take most of the time
 }
 
-TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)") {
+TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)" * doctest::test_suite("accuracy")) {
   const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
   if (!fs::exists(csv)) {
     MESSAGE("shared/data/networks not found: skipping");
@@ -113,7 +113,7 @@ TEST_CASE("network validation: DeepLearningExamples' SQuAD fine-tuning outside f
   }
 }
 
-TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five networks on three boards (skipped without shared/)") {
+TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five networks on three boards (skipped without shared/)" * doctest::test_suite("accuracy")) {
   const fs::path dir = test::shared_dir() / "data/neusight/models";
   if (!fs::exists(dir)) {
     MESSAGE("shared/data/neusight/models not found: skipping");

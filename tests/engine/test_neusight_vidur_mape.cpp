@@ -95,7 +95,7 @@ std::string group_mapes(const engine::ValidationReport& rep, const std::string& 
 
 }  // namespace
 
-TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe") {
+TEST_CASE("NeuSight vector ops: MAPE per family on V100 PCIe and A100 PCIe" * doctest::test_suite("accuracy")) {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: NeuSight MAPE test skipped");
@@ -243,7 +243,7 @@ TEST_CASE("H200 Vidur-style projections: decode GEMMs of 2-7 tokens run cuBLAS's
   CHECK(100 * sum / n <= 8.0);  // 6.34 (63.1 with the extents rule)
 }
 
-TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe") {
+TEST_CASE("NeuSight FP32 convolutions (cuDNN 8.9 benchmark mode) on V100 PCIe and A100 80GB PCIe" * doctest::test_suite("accuracy")) {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: NeuSight conv MAPE test skipped");
@@ -299,7 +299,7 @@ TEST_CASE("Vidur residual add (PyTorch's elementwise kernel, fp16) on A100 80GB 
   CHECK(mape <= 16.5);  // 16.01
 }
 
-TEST_CASE("Vidur projections (cuBLAS fp16 GEMMs, 1-4096 tokens, TP 1-8) on A100 80GB PCIe: the 10% target per operator") {
+TEST_CASE("Vidur projections (cuBLAS fp16 GEMMs, 1-4096 tokens, TP 1-8) on A100 80GB PCIe: the 10% target per operator" * doctest::test_suite("accuracy")) {
   const auto shared = tcsim::test::shared_dir();
   if (shared.empty()) {
     MESSAGE("shared/ not found: Vidur projection MAPE test skipped");
