@@ -206,3 +206,37 @@ TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare s
   CHECK(fused.exit_code == 2);
   CHECK(fused.err.find("--attention: fused, but") != std::string::npos);
 }
+
+TEST_CASE("tcsim network in cuDNN's benchmark mode: a TF32 step is never slower than the FP32 one") {
+  // TF32 allows the tensor cores, it does not require them: cudnnFind also times the FP32 kernels
+  // (sim/gpu/README.md, "cuDNN release"). On the A10 and L4 (TF32 at twice the FP32 rate) the RGB
+  // first layer and some 3x3 layers run FP32; the TF32 step was 13% slower before.
+  auto step_us = [](const std::filesystem::path& totals) {
+    std::ifstream in(totals);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    auto field = [](const std::string& line, std::size_t i) {
+      std::size_t start = 0;
+      for (std::size_t k = 0; k < i; ++k) start = line.find(',', start) + 1;
+      return line.substr(start, line.find(',', start) - start);
+    };
+    std::size_t col = 0;
+    while (field(header, col) != "step_time_us") ++col;
+    return std::stod(field(row, col));
+  };
+  const auto dir = temp_dir("network_tf32");
+  for (const char* config : {"a10", "l4"}) {
+    double us[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      const std::string out = (dir / (std::string(config) + (i ? "_tf32" : "_fp32"))).string();
+      const auto r = run_tcsim("network -j 1 -c " + src(std::string("configs/gpu/") + config + ".yaml") + " " +
+                               src("models/resnet18.yaml") + " --batch 32 --pass infer --precision " +
+                               (i ? "tf32" : "fp32") + " -o '" + out + "'");
+      REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+      us[i] = step_us(std::filesystem::path(out) / "totals.csv");
+    }
+    INFO(config);
+    CHECK(us[1] <= us[0] * 1.001);
+  }
+}
