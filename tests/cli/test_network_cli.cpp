@@ -2,8 +2,13 @@
 // whole-network measurements.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/text/strings.h"
 
 #include "test_support.h"
 
@@ -216,14 +221,10 @@ TEST_CASE("tcsim network in cuDNN's benchmark mode: a TF32 step is never slower 
     std::string header, row;
     std::getline(in, header);
     std::getline(in, row);
-    auto field = [](const std::string& line, std::size_t i) {
-      std::size_t start = 0;
-      for (std::size_t k = 0; k < i; ++k) start = line.find(',', start) + 1;
-      return line.substr(start, line.find(',', start) - start);
-    };
-    std::size_t col = 0;
-    while (field(header, col) != "step_time_us") ++col;
-    return std::stod(field(row, col));
+    const std::vector<std::string> names = tcsim::split(header, ','), values = tcsim::split(row, ',');
+    const auto col = std::find(names.begin(), names.end(), "step_time_us") - names.begin();
+    REQUIRE(col < std::ssize(values));
+    return std::stod(values[col]);
   };
   const auto dir = temp_dir("network_tf32");
   for (const char* config : {"a10", "l4"}) {

@@ -162,20 +162,20 @@ std::vector<std::pair<Kernel, ConvChoice>> candidate_kernels(const GpuConfig& g,
 ConvPick fastest(const GpuConfig& g, const Kernel& k, SmTimeCache& cache) {
   check_conv(k);
   const std::vector<std::pair<Kernel, ConvChoice>> candidates = candidate_kernels(g, k);
-  auto name = [](const std::pair<Kernel, ConvChoice>& c) {
-    return cudnn_name(c.second.algo) + std::string(c.second.tensor_cores ? " (TF32)" : " (FP32)");
-  };
+  // Where TF32 and FP32 kernels compete, each candidate says which it is.
   const bool mixed = candidates.back().first.a_format != k.a_format;
+  auto label = [mixed](const std::pair<Kernel, ConvChoice>& c) {
+    return cudnn_name(c.second.algo) + std::string(!mixed ? "" : c.second.tensor_cores ? " (TF32)" : " (FP32)");
+  };
   ConvPick best;
   best.lowering = lower_conv(g, candidates.front().first, candidates.front().second);
   best.result = cost_lowering(g, k, best.lowering, cache, nullptr, &best.mapping);
-  std::string tried = (mixed ? name(candidates.front()) : cudnn_name(candidates.front().second.algo)) + std::string(" ") +
-                      fmt_us(best.result.time_s);
+  std::string tried = label(candidates.front()) + " " + fmt_us(best.result.time_s);
   for (std::size_t i = 1; i < candidates.size(); ++i) {
     ConvLowering l = lower_conv(g, candidates[i].first, candidates[i].second);
     Mapping m;
     KernelResult r = cost_lowering(g, k, l, cache, nullptr, &m);
-    tried += ", " + (mixed ? name(candidates[i]) : std::string(cudnn_name(candidates[i].second.algo))) + " " + fmt_us(r.time_s);
+    tried += ", " + label(candidates[i]) + " " + fmt_us(r.time_s);
     if (r.time_s < best.result.time_s * (1 - 1e-9)) best.lowering = std::move(l), best.result = std::move(r), best.mapping = m;
   }
   if (candidates.size() > 1) best.result.notes.insert(best.result.notes.begin(), choice_note_prefix(g, k) + tried);
