@@ -505,7 +505,17 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   }
   L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
   library_limits(g, d, L);
+  // cuDNN 9's sm_90 implicit-GEMM convolution kernels split K as "segment-K"
+  // (sm90_xmma_{fprop,dgrad,wgrad}_*_execute_segment_k_on_*), and each such call first launches
+  // init_device_workspace_kernel, one thread (grid and block [1,1,1]), for the partial sums'
+  // workspace: before all 281 segment_k_on kernels of the H100's DeepBench traces (fp16 NHWC and
+  // NCHW, bf16, TF32) and ResNet-50 steps (AMP, TF32) and all 214 of the H200's DeepBench traces,
+  // before none of their other sm90_xmma convolution kernels (884 on the H200) nor of the GEMM
+  // kernels (nvjet, sm90_xmma_gemm, cutlass_80) that run 1x1 layers as plain GEMMs
+  // (validation/measured/H*/conv_deepbench, H100/profiles). Its duration (1.4-28 us, median 4.5 in
+  // the H100's DeepBench calls) varies between identical calls: charged as a launch, like every kernel.
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
+  if (d.sm90 && d.tensor && implicit && !nchw_gemm(d)) L.gemm.problem.split_k_init_kernel = true;
   if (cudnn9_cuda_cores && implicit) {
     // cuDNN 9's implicit GEMMs on the CUDA cores are sm80_xmma_{fprop,dgrad,wgrad}_implicit_gemm_*_ffma
     // kernels with three cp.async stages (SimtKernels::cudnn_xmma; validation/measured/H100/

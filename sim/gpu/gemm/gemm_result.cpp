@@ -87,7 +87,9 @@ KernelResult gemm_result(const GpuConfig& g, const GemmPlan& plan, const Estimat
     r.notes.push_back("steady state extrapolated after " + std::to_string(best.full.simulated_iterations) + " of " +
                       std::to_string(best.iterations) + " k-iterations (" + fmt("%.1f", best.full.period) +
                       " cycles each" + (best.full.steady ? ")" : ", period not fully stable)"));
-  if (m.split_k > 1) r.notes.push_back("split-K " + std::to_string(m.split_k) + " with a separate reduction kernel");
+  if (m.split_k > 1)
+    r.notes.push_back("split-K " + std::to_string(m.split_k) + " with a separate reduction kernel" +
+                      (plan.problem.split_k_init_kernel ? ", after a one-thread workspace set-up kernel" : ""));
   return r;
 }
 

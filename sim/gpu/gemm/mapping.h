@@ -48,6 +48,9 @@ struct GemmProblem {
   // synced and only then multiplied, so the load's latency is not hidden behind the math (cuDNN's
   // legacy dgrad_engine: 3328 B of shared memory, one 64x8 + 32x8 fp32 tile; conv_lowering.cpp).
   bool single_stage = false;
+  // A split-K run first launches a one-thread kernel that sets up its workspace (cuDNN 9's sm_90
+  // convolutions, init_device_workspace_kernel: conv_lowering.cpp, lower_conv): one more launch.
+  bool split_k_init_kernel = false;
 };
 
 struct Mapping {

@@ -11,6 +11,7 @@
 #include "gpu/conv/conv_model.h"
 #include "common/error.h"
 #include "gpu/gpu_model.h"
+#include "gpu/gemm/gemm_estimate.h"
 #include "gpu/gemm/mapping.h"
 #include "gpu/kernel_program.h"
 #include "conv_test_util.h"
@@ -470,6 +471,38 @@ TEST_CASE("run_conv on sm_90: each helper kernel lasts at least an empty kernel 
         doctest::Approx(helpers * 1.12).epsilon(1e-6));
   // Not measured on Volta: not charged.
   CHECK(test::shipped("v100").empty_kernel_s == 0);
+}
+
+TEST_CASE("run_conv on sm_90: a split-K (segment-K) wgmma convolution launches cuDNN 9's one-thread workspace kernel first") {
+  // Before every sm90_xmma_*_segment_k_on_* kernel of the H100 traces, never before the others:
+  // init_device_workspace_kernel, grid and block [1,1,1] (validation/measured/H100/conv_deepbench).
+  const GpuConfig h100 = test::shipped("h100");
+  test::ConvArgs a;
+  a.n = 8, a.h = a.w = 27, a.c = 128, a.k = 128, a.pass = Pass::weight_grad, a.layout = TensorLayout::nhwc;
+  CHECK(lower_conv(h100, test::conv_kernel(a)).gemm.problem.split_k_init_kernel);
+  // Not on sm_80 (cuDNN 8's kernels), nor for the GEMM kernels that run 1x1 layers (nvjet, sm90_xmma_gemm).
+  CHECK_FALSE(lower_conv(test::shipped("a100"), test::conv_kernel(a)).gemm.problem.split_k_init_kernel);
+  test::ConvArgs pointwise = a;
+  pointwise.r = pointwise.s = 1, pointwise.pad = 0, pointwise.layout = TensorLayout::nchw, pointwise.h = pointwise.w = 28;
+  CHECK_FALSE(lower_conv(h100, test::conv_kernel(pointwise)).gemm.problem.split_k_init_kernel);
+
+  // The kernel is one more launch of a split-K run, none of an unsplit one.
+  GemmPlan plan = lower_conv(h100, test::conv_kernel(a)).gemm;
+  SmTimeCache cache;
+  Mapping m = choose_mapping(h100, plan, cache).mapping;
+  for (int split : {1, 4}) {
+    m.split_k = split;
+    const Estimate with = estimate(h100, plan.problem, m, cache);
+    plan.problem.split_k_init_kernel = false;
+    const Estimate without = estimate(h100, plan.problem, m, cache);
+    plan.problem.split_k_init_kernel = true;
+    CHECK(with.launches == (split > 1 ? 3 : 1));
+    CHECK(with.time_s - without.time_s == doctest::Approx(split > 1 ? h100.launch_overhead_s : 0.0).epsilon(1e-9));
+  }
+  // Through the model: this weight gradient splits K on the H100, so its result counts three launches.
+  const KernelResult r = GpuModel(h100).run(test::conv_kernel(a));
+  CHECK(r.mapping.find("splitK 1") == std::string::npos);
+  CHECK(r.get("launches").value() == 3);
 }
 
 TEST_CASE("run_conv on sm_90: a strided 1x1 NCHW convolution transposes too; a stride-1 1x1 one runs per image") {
