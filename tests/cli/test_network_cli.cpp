@@ -2,13 +2,11 @@
 // whole-network measurements.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
-#include "common/text/strings.h"
+#include "workload/csv/csv_text.h"
 
 #include "test_support.h"
 
@@ -217,14 +215,10 @@ TEST_CASE("tcsim network in cuDNN's benchmark mode: a TF32 step is never slower 
   // (sim/gpu/README.md, "cuDNN release"). On the A10 and L4 (TF32 at twice the FP32 rate) the RGB
   // first layer and some 3x3 layers run FP32; the TF32 step was 13% slower before.
   auto step_us = [](const std::filesystem::path& totals) {
-    std::ifstream in(totals);
-    std::string header, row;
-    std::getline(in, header);
-    std::getline(in, row);
-    const std::vector<std::string> names = tcsim::split(header, ','), values = tcsim::split(row, ',');
-    const auto col = std::find(names.begin(), names.end(), "step_time_us") - names.begin();
-    REQUIRE(col < std::ssize(values));
-    return std::stod(values[col]);
+    const tcsim::workload::CsvText t = tcsim::workload::read_csv(totals);
+    const int col = t.column("step_time_us");
+    REQUIRE((col >= 0 && !t.rows.empty()));
+    return std::stod(t.field(t.rows.front(), col));
   };
   const auto dir = temp_dir("network_tf32");
   for (const char* config : {"a10", "l4"}) {
