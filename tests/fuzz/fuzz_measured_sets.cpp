@@ -1,6 +1,7 @@
 // The published measured sets tcsim validates against, each through its own reader. Byte 0 picks:
 //   0: NeuSight kernel CSV;  1: Vidur operator CSV (<model>/mlp.csv);
-//   2: NVIDIA DeepLearningExamples throughput CSV;  3: NeuSight model JSON (bert_large-train-512-8.json).
+//   2: NVIDIA DeepLearningExamples throughput CSV;  3: NeuSight model JSON (bert_large-train-512-8.json);
+//   4: torch_profile.py training-step CSV (resnet50_amp-fp16_cl_b256_steps.csv).
 // Every kernel read is also sized (kernel_size_problem) and every network row's GPU compared with a
 // config's name (same_gpu), as tcsim validate does before it simulates anything.
 #include "fuzz_support.h"
@@ -25,16 +26,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace tcsim::workload;
   if (size == 0) return 0;
   const std::string body = tcsim::fuzz::text_of(data + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0: return tcsim::fuzz::run([&] { size_kernels(parse_neusight(body, "V100-PCIE-32GB/bmm.csv")); });
     case 1: return tcsim::fuzz::run([&] { size_kernels(parse_vidur(body, "a100/Llama-2-7b-hf/mlp.csv")); });
     case 2: {
       const auto f = tcsim::fuzz::write_scratch("dle_single_gpu.csv", body);
       return tcsim::fuzz::run([&] { match_gpus(read_dle_throughput_csv(f)); });
     }
-    default: {
+    case 3: {
       const auto f = tcsim::fuzz::write_scratch("A100-80GB-PCIe/bert_large-train-512-8.json", body);
       return tcsim::fuzz::run([&] { match_gpus(read_neusight_model_json(f)); });
+    }
+    default: {
+      const auto f = tcsim::fuzz::write_scratch("resnet50_amp-fp16_cl_b256_steps.csv", body);
+      return tcsim::fuzz::run([&] {
+        if (is_torch_steps_csv(f)) match_gpus(read_torch_steps_csv(f));  // as tcsim validate picks it
+      });
     }
   }
 }

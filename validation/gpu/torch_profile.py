@@ -167,9 +167,12 @@ def main():
             times.append(begin.elapsed_time(end))
         steps_path = os.path.join(args.out, name + "_steps.csv")
         with open(steps_path + ".tmp", "w") as f:
-            f.write("# %s, torch %s, cuDNN %s, batch %d, precision %s%s\n" % (
+            # tcsim validate reads this line (sim/workload/network/measured_steps.cpp): token models
+            # carry their sequence length.
+            f.write("# %s, torch %s, cuDNN %s, batch %d, precision %s%s%s\n" % (
                 torch.cuda.get_device_name(), torch.__version__, torch.backends.cudnn.version(), batch,
-                args.precision, ", channels_last" if args.channels_last else ""))
+                args.precision, ", channels_last" if args.channels_last else "",
+                "" if args.model == "resnet50" else ", seq %d" % args.seq))
             f.write("step,step_ms\n")
             for i, t in enumerate(times):
                 f.write("%d,%.4f\n" % (i, t))

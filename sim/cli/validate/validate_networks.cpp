@@ -16,7 +16,8 @@ namespace tcsim::cli {
 
 
 bool is_network_measurement(const std::string& file) {
-  return workload::is_neusight_model_json(file) || workload::is_dle_throughput_csv(file);
+  return workload::is_neusight_model_json(file) || workload::is_dle_throughput_csv(file) ||
+         workload::is_torch_steps_csv(file);
 }
 
 int validate_network_files(const NetworkValidateRequest& req) {
@@ -28,8 +29,12 @@ int validate_network_files(const NetworkValidateRequest& req) {
     } else if (workload::is_dle_throughput_csv(f)) {
       auto r = workload::read_dle_throughput_csv(f);
       rows.insert(rows.end(), r.begin(), r.end());
+    } else if (workload::is_torch_steps_csv(f)) {
+      auto r = workload::read_torch_steps_csv(f);
+      rows.insert(rows.end(), r.begin(), r.end());
     } else {
-      throw InputError(f, "not a whole-network measurement (NeuSight model JSON or NVIDIA throughput CSV); "
+      throw InputError(f, "not a whole-network measurement (NeuSight model JSON, NVIDIA throughput CSV or "
+                          "torch_profile.py steps CSV); "
                           "validate kernel measurements in a separate run");
     }
   }

@@ -43,7 +43,9 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         workload::NetworkVariables vars;
         vars.batch = m.batch;
         if (part.seq > 0) vars.seq = part.seq;
-        const NetworkEstimate e = estimate_network(acc, workload::read_network(model, vars), opt);
+        workload::Network net = workload::read_network(model, vars);
+        if (!m.optimizer.empty()) net.optimizer = m.optimizer;  // the run's own optimizer
+        const NetworkEstimate e = estimate_network(acc, net, opt);
         r.predicted_s += part.share * e.step_time_s;
         if (part.share * e.step_time_s <= heaviest) continue;
         heaviest = part.share * e.step_time_s;

@@ -3,7 +3,10 @@
 //  - NeuSight model timings (../shared/data/neusight/models/<GPU>/<model>-<inf|train>-<seq>-<batch>[-fusion].json:
 //    e2e_latency in ms of one FP32 step; training = forward + loss.backward(), no optimizer step);
 //  - NVIDIA DeepLearningExamples throughputs (../shared/data/networks/dle_single_gpu.csv: img/s or
-//    seq/s of whole training steps, optimizer and input pipeline included).
+//    seq/s of whole training steps, optimizer and input pipeline included);
+//  - tcsim's own PyTorch step timings (validation/gpu/torch_profile.py --time-steps, e.g.
+//    validation/measured/H100/profiles/<model>_<precision>[_cl]_b<batch>_steps.csv: CUDA-event ms of
+//    whole training steps with Adam, GradScaler under amp-fp16; the median step is the measurement).
 // Each row names the network by its models/<name>.yaml stem. Rows that cannot be compared as they
 // stand (an accumulated batch with no per-step size, torch.compile fusion) keep a skip reason.
 #include <cstdint>
@@ -25,6 +28,7 @@ struct MeasuredNetworkRow {
   std::string gpu;           // the GPU as the data names it
   bool training = false;
   bool optimizer_step = true;
+  std::string optimizer;     // non-empty: the run's optimizer (sgd, adam, adamw), in place of the model's
   bool bert_adam = false;    // DeepLearningExamples' SQuAD fine-tuning outside fp16 (LoweringOptions::bert_adam)
   bool fp32_master = false;  // pure fp16 network, fp32 master weights (LoweringOptions::fp32_master)
   std::int64_t batch = 0, seq = 0;
@@ -40,9 +44,13 @@ struct MeasuredNetworkRow {
 
 bool is_neusight_model_json(const std::filesystem::path& file);  // by name and the e2e_latency key
 bool is_dle_throughput_csv(const std::filesystem::path& file);   // by header
+bool is_torch_steps_csv(const std::filesystem::path& file);      // by name (*_steps.csv) and header comment
 
 std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::path& file);
 std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::path& file);
+// One row per file (measured_steps.cpp). ResNet-50 is compared; GPT-2 needs the file's 'seq N';
+// the script's BERT-base is not models/bert_base.yaml (skipped, with the reason).
+std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path& file);
 
 // True when a measurement's GPU ("A100-80GB (DGX A100)", "Tesla V100-PCIE-32GB", "V100-PCIE-32GB")
 // is the accelerator named `accelerator` ("A100-SXM4-80GB", "V100-PCIe-32GB"): the same family and,

@@ -1,0 +1,138 @@
+// tcsim's own PyTorch training-step timings (validation/gpu/torch_profile.py --time-steps) read as
+// whole-network measurements (workload/network/measured_steps.cpp).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "common/error.h"
+#include "engine/load_accelerator.h"
+#include "engine/network/network_validation.h"
+#include "test_support.h"
+#include "workload/csv/csv_text.h"
+#include "workload/network/measured_networks.h"
+
+using namespace tcsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path write(const fs::path& dir, const std::string& name, const std::string& body) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << body;
+  return dir / name;
+}
+
+const char* const kSteps = "step,step_ms\n0,30.5\n1,31.5\n2,30.0\n";
+
+}  // namespace
+
+TEST_CASE("torch steps: the lent H100's ResNet-50 file reads as one Adam training run, its median step") {
+  const fs::path file = test::source_dir() / "validation/measured/H100/profiles/resnet50_amp-fp16_cl_b256_steps.csv";
+  REQUIRE(fs::exists(file));
+  CHECK(workload::is_torch_steps_csv(file));
+  const auto rows = workload::read_torch_steps_csv(file);
+  REQUIRE(rows.size() == 1);
+  const auto& r = rows.front();
+  CHECK(r.skip_reason.empty());
+  CHECK(r.model == "resnet50");
+  CHECK(r.gpu == "NVIDIA H100 80GB HBM3");
+  CHECK(r.batch == 256);
+  CHECK(r.precision == workload::Precision::amp_fp16);
+  CHECK(r.layout == TensorLayout::nhwc);
+  CHECK(r.training);
+  CHECK(r.optimizer == "adam");
+  CHECK(workload::same_gpu(r.gpu, "H100-SXM5"));
+  // The median of the file's own step times, read independently.
+  const workload::CsvText csv = workload::read_csv(file);
+  std::vector<double> ms;
+  for (const auto& row : csv.rows) ms.push_back(std::stod(row.fields.at(1)));
+  REQUIRE(ms.size() == 20);
+  std::sort(ms.begin(), ms.end());
+  CHECK(r.measured_s == doctest::Approx(ms[10] * 1e-3).epsilon(1e-12));
+}
+
+TEST_CASE("torch steps: GPT-2 needs its sequence length, the script's BERT-base is not the shipped one") {
+  const fs::path dir = test::temp_dir("torch_steps");
+  const auto gpt2 = workload::read_torch_steps_csv(
+      write(dir, "gpt2_amp-bf16_b16_steps.csv",
+            std::string("# NVIDIA H200, torch 2.11.0+cu130, cuDNN 91900, batch 16, precision amp-bf16, seq 1024\n") + kSteps));
+  REQUIRE(gpt2.size() == 1);
+  CHECK(gpt2[0].skip_reason.empty());
+  CHECK(gpt2[0].seq == 1024);
+  CHECK(gpt2[0].precision == workload::Precision::amp_bf16);
+  CHECK(gpt2[0].layout == TensorLayout::nchw);
+  CHECK(gpt2[0].measured_s == doctest::Approx(30.5e-3));
+  const auto no_seq = workload::read_torch_steps_csv(write(
+      dir, "gpt2_tf32_b8_steps.csv", std::string("# NVIDIA H200, torch 2.11, cuDNN 91900, batch 8, precision tf32\n") + kSteps));
+  CHECK(no_seq.at(0).skip_reason.find("sequence length") != std::string::npos);
+  const auto bert = workload::read_torch_steps_csv(write(
+      dir, "bertbase_tf32_b32_steps.csv", std::string("# NVIDIA H100, torch 2.11, cuDNN 91900, batch 32, precision tf32\n") + kSteps));
+  CHECK(bert.at(0).skip_reason.find("nn.TransformerEncoder") != std::string::npos);
+}
+
+TEST_CASE("torch steps: bad files are errors naming the file, line and field") {
+  const fs::path dir = test::temp_dir("torch_steps_bad");
+  const std::string head = "# NVIDIA H100, torch 2.11, cuDNN 91900, batch 32, precision amp-fp16\n";
+  struct Case {
+    std::string name, body, expect;
+  };
+  const Case cases[] = {
+      {"resnet50_amp-fp16_b32_steps.csv", "# NVIDIA H100, torch 2.11, cuDNN 91900, precision amp-fp16\n" + std::string(kSteps),
+       ":1: header comment"},
+      {"resnet50_amp-fp16_b32_steps.csv", "# NVIDIA H100, torch 2.11, cuDNN 91900, batch 32, precision fp64\n" + std::string(kSteps),
+       "unknown precision 'fp64'"},
+      {"resnet50_amp-fp16_b32_steps.csv", "# NVIDIA H100, torch 2.11, batch 32, precision tf32, dtype x\n" + std::string(kSteps),
+       "unknown field 'dtype x'"},
+      {"vgg16_amp-fp16_b32_steps.csv", head + kSteps, "unknown model 'vgg16'"},
+      {"resnet50_amp-fp16_b32_steps.csv", head + "step,step_ms\n0,30.5\n1,fast\n", ":4: step_ms"},
+      {"resnet50_amp-fp16_b32_steps.csv", head + "step,ms\n0,30.5\n", "step_ms"},
+      {"resnet50_amp-fp16_b32_steps.csv", head + "step,step_ms\n", "no timed steps"},
+  };
+  for (const auto& c : cases) {
+    const fs::path f = write(dir, c.name, c.body);
+    try {
+      (void)workload::read_torch_steps_csv(f);
+      FAIL("no error for: " << c.body);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      CHECK_MESSAGE(what.find(c.name) != std::string::npos, what);
+      CHECK_MESSAGE(what.find(c.expect) != std::string::npos, what);
+    }
+  }
+  // Recognised by name and header comment only.
+  CHECK_FALSE(workload::is_torch_steps_csv(write(dir, "steps.csv", head + kSteps)));
+  CHECK_FALSE(workload::is_torch_steps_csv(write(dir, "resnet50_b32_steps.csv", std::string(kSteps))));
+}
+
+TEST_CASE("network validation: a run's own optimizer replaces the model's") {
+  const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h100.yaml");
+  workload::MeasuredNetworkRow row;
+  row.model = "resnet50";  // models/resnet50.yaml trains with SGD
+  row.gpu = "NVIDIA H100 80GB HBM3";
+  row.training = true;
+  row.precision = workload::Precision::tf32;
+  row.batch = 64;
+  row.measured_s = 0.04;
+  std::vector<workload::MeasuredNetworkRow> rows(2, row);
+  rows[1].optimizer = "adam";
+  const auto rep = engine::validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  REQUIRE(rep.rows.size() == 2);
+  REQUIRE(rep.rows[0].simulated);
+  REQUIRE(rep.rows[1].simulated);
+  // Adam reads and writes two moments per weight where SGD keeps one momentum: 25.6M weights more.
+  CHECK(rep.rows[1].predicted_s > rep.rows[0].predicted_s);
+  CHECK(rep.rows[1].predicted_s < rep.rows[0].predicted_s * 1.05);
+}
+
+TEST_CASE("tcsim validate on the lent H100's ResNet-50 training steps") {
+  std::string files;
+  for (const char* f : {"resnet50_amp-fp16_cl_b256_steps.csv", "resnet50_tf32_b128_steps.csv", "bertbase_tf32_b64_steps.csv"})
+    files += " '" + (test::source_dir() / "validation/measured/H100/profiles" / f).string() + "'";
+  const auto r = test::run_tcsim("validate -c '" + (test::source_dir() / "configs/gpu/h100.yaml").string() + "'" + files +
+                                 " --models '" + (test::source_dir() / "models").string() + "'");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.err.find("2 network runs on H100-SXM5") != std::string::npos, r.err);
+  CHECK(r.err.find("1 of 3 runs not compared") != std::string::npos);
+  CHECK(r.out.find("resnet50 train batch 256 amp-fp16 channels_last") != std::string::npos);
+}
