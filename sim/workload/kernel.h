@@ -58,6 +58,17 @@ struct AttentionShape {
 // "layer_norm_backward" (the input gradient, row-wise like "layer_norm"),
 // "layer_norm_gamma_beta" (layer-norm weight gradients: elements = features, row_length = rows),
 // "transpose", ...).
+// A 2-D pooling window over an [n, c, h, w] input giving [n, c, p, q] (PyTorch's
+// max_pool2d_with_indices and its backward): the geometry that picks the library's kernel, its
+// launch and its loops (sim/gpu/memory/max_pool_launch.h).
+struct PoolShape {
+  std::int64_t n = 0, c = 0, h = 0, w = 0;  // input; n == 0: not given
+  std::int64_t p = 0, q = 0;                // output height and width
+  int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  bool channels_last = false;  // the tensors' memory format (torch.channels_last)
+  bool backward = false;       // the input gradient from the output gradient and the indices
+};
+
 struct MemoryShape {
   std::string op = "elementwise";
   std::int64_t elements = 0;    // output elements (the threads' work items)
@@ -89,6 +100,8 @@ struct MemoryShape {
   // a gather's do (the L2 is full of the earlier kernels' lines). The rest of its reads decide
   // whether the footprint stays in L2. 0: none.
   double cold_read_bytes = 0;
+  // max_pool: the window and tensors (PoolShape::n == 0: one thread per output, the generic path).
+  PoolShape pool{};
 };
 
 // The MemoryShape op of a training batch norm run by cuDNN as PyTorch calls it: the per-channel

@@ -468,13 +468,13 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   CHECK(find(nhwc, "bn1")->kernel.memory.op == "batch_norm_nhwc");
   CHECK(find(nhwc, "bn1.backward")->kernel.memory.op == "batch_norm_nhwc_backward");
   CHECK(find(nhwc, "bn1")->kernel.bytes_read * 2 == find(nchw, "bn1")->kernel.bytes_read);
-  o.per_channel_batch_norm = false;  // another framework's kernels
+  o.pytorch_kernels = false;  // another framework's kernels
   CHECK(find(lower_network(net, o), "bn1")->kernel.memory.op == "batch_norm");
-  o.per_channel_batch_norm = true;
+  o.pytorch_kernels = true;
   o.conv_layout = TensorLayout::nchw;
-  o.per_channel_batch_norm = false;
+  o.pytorch_kernels = false;
   CHECK(find(lower_network(net, o), "bn1.backward")->kernel.memory.op == "batch_norm");
-  o.per_channel_batch_norm = true;
+  o.pytorch_kernels = true;
   o.training = false;  // inference: one pass with the running statistics
   const Lowering infer = lower_network(net, o);
   const LoweredKernel* bn_infer = find(infer, "bn1");
@@ -508,4 +508,54 @@ TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held b
   const std::string many = error_of(with("10000000000000"));
   CHECK(many.find("tiny.yaml:11: layer 'l.fc': its 10000000000000 copies (repeat) would hold more than 2^48") !=
         std::string::npos);
+}
+
+TEST_CASE("lowering: PyTorch's max pooling carries its window and format, and its backward zeroes the input gradient") {
+  const Network net = parse_network(R"(version: 1
+kind: network
+name: stem
+task: image
+input: [3, 32, 32]
+defaults: {batch: 2}
+layers:
+  - {name: conv1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: maxpool, kind: max_pool, kernel: 3, stride: 2, padding: 1}
+  - {name: fc, kind: linear, out_features: 10}
+)",
+                                    "stem.yaml", {});
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  o.conv_layout = TensorLayout::nhwc;
+  const Lowering step = lower_network(net, o);
+  const LoweredKernel* f = find(step, "maxpool");
+  const LoweredKernel* zero = find(step, "maxpool.backward_zero");
+  const LoweredKernel* b = find(step, "maxpool.backward");
+  REQUIRE(f);
+  REQUIRE(zero);
+  REQUIRE(b);
+  const PoolShape& p = f->kernel.memory.pool;
+  CHECK(p.n == 2);
+  CHECK(p.c == 8);
+  CHECK(p.h == 32);
+  CHECK(p.p == 16);
+  CHECK(p.kernel_w == 3);
+  CHECK(p.stride_h == 2);
+  CHECK(p.pad_w == 1);
+  CHECK(p.channels_last);
+  CHECK_FALSE(p.backward);
+  CHECK(b->kernel.memory.pool.backward);
+  CHECK(zero->kernel.memory.op == "fill");
+  CHECK(zero->kernel.bytes_written == 2 * 8 * 32 * 32 * 4);
+  // The zero fill comes before the kernel that adds each output's gradient at its argmax.
+  std::size_t at_zero = 0, at_backward = 0;
+  for (std::size_t i = 0; i < step.kernels.size(); ++i) {
+    if (step.kernels[i].kernel.name == "maxpool.backward_zero") at_zero = i;
+    if (step.kernels[i].kernel.name == "maxpool.backward") at_backward = i;
+  }
+  CHECK(at_zero + 1 == at_backward);
+  o.pytorch_kernels = false;  // another framework's pooling: the generic kernel, no fill
+  const Lowering other = lower_network(net, o);
+  CHECK(find(other, "maxpool")->kernel.memory.pool.n == 0);
+  CHECK(find(other, "maxpool.backward_zero") == nullptr);
 }

@@ -99,7 +99,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.precision = opt.precision;
   lo.training = opt.training;
   lo.conv_layout = opt.conv_layout;
-  lo.per_channel_batch_norm = opt.per_channel_batch_norm;
+  lo.pytorch_kernels = opt.pytorch_kernels;
   lo.fuse_epilogues = opt.fuse_epilogues;
   lo.optimizer_step = opt.optimizer_step;
   lo.bert_adam = opt.bert_adam;

@@ -15,7 +15,7 @@ struct NetworkRunOptions {
   workload::Precision precision = workload::Precision::fp32;
   bool training = false;
   TensorLayout conv_layout = TensorLayout::nchw;
-  bool per_channel_batch_norm = true;  // workload::LoweringOptions::per_channel_batch_norm
+  bool pytorch_kernels = true;  // workload::LoweringOptions::pytorch_kernels (PyTorch's batch-norm and max-pool kernels)
   workload::AttentionImpl attention = workload::AttentionImpl::automatic;  // overrides every layer's impl unless automatic
   bool fuse_epilogues = false;
   bool optimizer_step = true;  // training: the optimizer's kernels (NeuSight times forward + backward only)

@@ -32,7 +32,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.bert_adam = m.bert_adam;
       opt.fp32_master = m.fp32_master;
       opt.conv_layout = m.layout;
-      opt.per_channel_batch_norm = m.per_channel_batch_norm;
+      opt.pytorch_kernels = m.pytorch_kernels;
       opt.jobs = jobs;
       // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
       // the bound is that of the length whose steps take the most time in all.

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/text/strings.h"
+#include "gpu/memory/max_pool_launch.h"
 #include "workload/kernel.h"
 
 namespace tcsim::gpu {
@@ -604,6 +605,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.issue_instructions_per_element = kDropoutInstructions;
     return l;
   }
+  if (op == "max_pool" && s.pool.n > 0) return max_pool_launch(s.pool);
   if (is_one_of(op, {"max_pool", "avg_pool", "batch_norm", "rope"}))
     // One thread per output element, 256-thread CTAs (max_pool2d_with_indices / avg_pool2d /
     // batch_norm_transform_input launch CUDA_NUM_THREADS-style 256-thread blocks).

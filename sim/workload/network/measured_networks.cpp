@@ -170,10 +170,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     else throw InputError(location(file.string(), row.line, "precision"), "expected FP32, TF32 or AMP(FP16), got '" + prec + "'");
     // Channels-last tensors in every AMP ResNet-50 run (the data's README).
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
-    // Only PyTorch calls cuDNN's per-channel batch-norm kernels on channels-first tensors; XLA fuses
-    // batch norm, MXNet's DLE runs lay it out channels-last.
+    // Only PyTorch calls cuDNN's per-channel batch-norm kernels on channels-first tensors and ATen's
+    // max-pooling kernels; XLA fuses batch norm, MXNet's DLE runs lay it out channels-last.
     const bool pytorch = to_lower(csv.field(row, c_fw)) == "pytorch";
-    r.per_channel_batch_norm = pytorch;
+    r.pytorch_kernels = pytorch;
     if (metric == "train throughput") r.training = true;
     else if (metric != "inference throughput")
       throw InputError(location(file.string(), row.line, "metric"), "expected train or inference throughput, got '" + metric + "'");

@@ -37,7 +37,7 @@ struct MeasuredNetworkRow {
   std::vector<SequenceShare> seq_mix;
   Precision precision = Precision::fp32;
   TensorLayout layout = TensorLayout::nchw;
-  bool per_channel_batch_norm = true;  // PyTorch's cuDNN batch norm (LoweringOptions); false for other frameworks
+  bool pytorch_kernels = true;  // PyTorch's batch-norm and max-pool kernels (LoweringOptions); false for other frameworks
   double measured_s = 0;     // one step
   std::string skip_reason;   // non-empty: not comparable as published
 };

@@ -228,6 +228,41 @@ void map_memory(Call& c, const std::string& b) {
     if (!bwd) return add_memory(c, "norm", op, f, t.largest, per_channel, passes * n * eb, n * eb, 6, launches);
     return add_memory(c, "norm", op, f, t.largest, per_channel, 2 * passes * n * eb, n * eb, 12, launches);
   }
+  if (b == "max_pool2d_with_indices" || b == "max_pool2d_with_indices_backward") {
+    // (self, kernel_size, stride, padding, dilation, ceil_mode); the backward (grad_output, self,
+    // kernel_size, stride, padding, dilation, ceil_mode, indices). The kernel follows the memory
+    // format and the window (sim/gpu/memory/max_pool_launch.h); the backward's zero fill of the input
+    // gradient is an op of its own in the trace.
+    const bool bwd = b.back() == 'd';
+    const std::size_t self = bwd ? 1 : 0, arg = bwd ? 2 : 1;
+    const Dims& xin = c.dims(self);
+    const Dims k = int_list(c.concrete(arg)), st = int_list(c.concrete(arg + 1)), pad = int_list(c.concrete(arg + 2)),
+               dil = int_list(c.concrete(arg + 3));
+    if (xin.size() != 4 || k.empty()) return (void)c.fail("pool", "expected a 4-D input and the kernel size in Concrete Inputs");
+    auto at = [](const Dims& v, std::size_t i, std::int64_t fallback) { return v.empty() ? fallback : v[std::min(i, v.size() - 1)]; };
+    PoolShape p;
+    p.n = xin[0], p.c = xin[1], p.h = xin[2], p.w = xin[3];
+    p.kernel_h = int(at(k, 0, 1)), p.kernel_w = int(at(k, 1, 1));
+    p.stride_h = int(at(st, 0, p.kernel_h)), p.stride_w = int(at(st, 1, p.kernel_w));
+    p.pad_h = int(at(pad, 0, 0)), p.pad_w = int(at(pad, 1, 0));
+    if (at(dil, 0, 1) != 1 || at(dil, 1, 1) != 1 || c.flag(arg + 4))
+      return (void)c.fail("pool", "dilated or ceil-mode max pooling is not modelled");
+    if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.pad_h < 0 || p.pad_w < 0 ||
+        p.h + 2 * p.pad_h < p.kernel_h || p.w + 2 * p.pad_w < p.kernel_w)
+      return (void)c.fail("pool", "the window does not fit the padded input");
+    p.p = (p.h + 2 * p.pad_h - p.kernel_h) / p.stride_h + 1, p.q = (p.w + 2 * p.pad_w - p.kernel_w) / p.stride_w + 1;
+    p.channels_last = self < c.op.input_strides.size() && c.op.input_strides[self].size() == 4 &&
+                      c.op.input_strides[self][1] == 1 && p.c > 1;
+    p.backward = bwd;
+    const auto fx = format_of_type(c.type(self));
+    if (!fx) return (void)c.fail("pool", "no floating-point input");
+    const double xe = bytes_of(*fx), in = double(numel(xin)), out = double(p.n * p.c * p.p * p.q);
+    const double window = double(p.kernel_h) * double(p.kernel_w);
+    if (!bwd) add_memory(c, "pool", "max_pool", *fx, std::int64_t(out), 0, in * xe, out * (xe + 8), window, 1);
+    else add_memory(c, "pool", "max_pool", *fx, std::int64_t(in), 0, out * (xe + 8), in * xe, window, 1);
+    c.out.kernels.back().memory.pool = p;
+    return;
+  }
   if (b == "sum" || b == "mean") {
     const Dims dims = int_list(c.concrete(1));
     std::int64_t reduced = 1;

@@ -309,3 +309,47 @@ TEST_CASE("op kernels: a convolution_backward call names the gradients it comput
   CHECK(ends_with(wgrad.shape, " fp16 wgrad"));
   CHECK(ends_with(both.shape, " fp16 dgrad+wgrad"));
 }
+
+TEST_CASE("op kernels: max pooling carries its window and memory format (the H100 ResNet-50 traces' calls)") {
+  // aten::max_pool2d_with_indices (self, kernel_size, stride, padding, dilation, ceil_mode), as the
+  // channels-last AMP trace records it, and its backward (grad_output, self, ..., indices).
+  const Dims x = {256, 64, 112, 112}, y = {256, 64, 56, 56};
+  const Dims cl_x = {802816, 1, 7168, 64}, cl_y = {200704, 1, 3584, 64};
+  OpKernels f = op_kernels(op("aten::max_pool2d_with_indices", {x, {}, {}, {}, {}, {}},
+                              {"c10::Half", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar"},
+                              {"", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", "False"}, {cl_x, {}, {}, {}, {}, {}}),
+                           named({"void at::native::(anonymous namespace)::max_pool_forward_nhwc<c10::Half, int>(int)"}));
+  REQUIRE(f.mapped);
+  REQUIRE(f.kernels.size() == 1);
+  const PoolShape& p = f.kernels[0].memory.pool;
+  CHECK(p.n == 256);
+  CHECK(p.c == 64);
+  CHECK(p.p == 56);
+  CHECK(p.q == 56);
+  CHECK(p.kernel_h == 3);
+  CHECK(p.stride_w == 2);
+  CHECK(p.pad_h == 1);
+  CHECK(p.channels_last);
+  CHECK_FALSE(p.backward);
+  CHECK(f.kernels[0].bytes_written == 256 * 64 * 56 * 56 * (2 + 8));  // values and int64 indices
+  OpKernels b = op_kernels(op("aten::max_pool2d_with_indices_backward", {y, x, {}, {}, {}, {}, {}, y},
+                              {"c10::Half", "c10::Half", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar", "long int"},
+                              {"", "", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", "False", ""}, {cl_y, cl_x, {}, {}, {}, {}, {}, cl_y}),
+                           named({"void at::native::(anonymous namespace)::max_pool_backward_nhwc<c10::Half, float>(int)"}));
+  REQUIRE(b.mapped);
+  CHECK(b.kernels[0].memory.pool.backward);
+  CHECK(b.kernels[0].memory.elements == 256 * 64 * 112 * 112);
+  // Channels first: contiguous strides.
+  OpKernels nchw = op_kernels(op("aten::max_pool2d_with_indices", {x, {}, {}, {}, {}, {}},
+                                 {"float", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar"},
+                                 {"", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", "False"}, {{802816, 12544, 112, 1}, {}, {}, {}, {}, {}}),
+                              named({"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, int>(int)"}));
+  REQUIRE(nchw.mapped);
+  CHECK_FALSE(nchw.kernels[0].memory.pool.channels_last);
+  // Dilated windows are not modelled: listed with the reason, not mapped to a wrong kernel.
+  OpKernels dil = op_kernels(op("aten::max_pool2d_with_indices", {x, {}, {}, {}, {}, {}},
+                                {"float", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar"},
+                                {"", "[3, 3]", "[2, 2]", "[1, 1]", "[2, 2]", "False"}),
+                             named({}));
+  CHECK_FALSE(dil.mapped);
+}

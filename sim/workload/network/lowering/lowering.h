@@ -30,11 +30,12 @@ struct LoweringOptions {
   Precision precision = Precision::fp32;
   bool training = false;
   TensorLayout conv_layout = TensorLayout::nchw;  // nhwc: channels-last tensors, no cuDNN transposes
-  // Training batch norm runs cuDNN's kernels as PyTorch's cudnn_batch_norm calls them: per-channel
-  // kernels on channels-first tensors (a CTA per channel), persistent ones on channels-last tensors;
-  // false: a framework that fuses or lays it out otherwise (TensorFlow+XLA, MXNet), the
-  // element-parallel kernels.
-  bool per_channel_batch_norm = true;
+  // The framework is PyTorch, and its library calls are the kernels modelled: training batch norm
+  // runs cuDNN's kernels as cudnn_batch_norm calls them (per-channel kernels on channels-first
+  // tensors, a CTA per channel; persistent ones on channels-last tensors), max pooling ATen's own
+  // four kernels (sim/gpu/memory/max_pool_launch.h). false: a framework that fuses or lays these
+  // out otherwise (TensorFlow+XLA, MXNet): element-parallel kernels.
+  bool pytorch_kernels = true;
   // Whether the accelerator runs fused attention kernels in this mode (the engine asks it);
   // layers with impl `automatic` use them when true, `fused` layers require them.
   bool fused_attention = false;

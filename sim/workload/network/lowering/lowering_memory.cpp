@@ -171,11 +171,11 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::batch_norm: {
       const std::int64_t ch = l.output.empty() ? 1 : l.output[0];
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
-      // Inference: one pass with the running statistics. Training in PyTorch (per_channel_batch_norm:
+      // Inference: one pass with the running statistics. Training in PyTorch (pytorch_kernels:
       // cuDNN's kernels): channels-first, the per-channel kernels over two passes; channels-last,
       // the persistent kernels that read the input once (sim/gpu/memory); other frameworks' kernels:
       // two passes.
-      const bool cudnn = c.opt.per_channel_batch_norm;
+      const bool cudnn = c.opt.pytorch_kernels;
       const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
       const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
@@ -208,13 +208,32 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::avg_pool: {
       const bool mx = kind == LayerKind::max_pool;
       const double window = double(l.kernel_h * l.kernel_w);
-      // max_pool2d_with_indices writes int64 indices when autograd needs them.
-      fwd("", mx ? "max_pool" : "avg_pool", out, 0, double(in), dout, window, 0, mx && c.opt.training ? 8 * dout : 0);
-      bwd(".backward", mx ? "max_pool" : "avg_pool", in, 0, dout, double(in), window, mx ? 8 * dout : 0);
-      if (mx) {
-        c.save_input(li, 0);
-        c.save_extra(li, 8 * dout);
+      if (!mx) {
+        fwd("", "avg_pool", out, 0, double(in), dout, window);
+        bwd(".backward", "avg_pool", in, 0, dout, double(in), window);
+        return;
       }
+      // PyTorch's max_pool2d_with_indices: its kernels follow the memory format and the window
+      // (sim/gpu/memory/max_pool_launch.h); with autograd it writes int64 indices, and its backward
+      // zeroes the input gradient (a fill) before the kernel adds each output's gradient at its argmax.
+      const Shape& is = c.input_shape(li, 0);
+      PoolShape pool;
+      if (c.opt.pytorch_kernels && is.size() == 3 && l.output.size() == 3) {
+        pool.n = c.net.batch, pool.c = is[0], pool.h = is[1], pool.w = is[2], pool.p = l.output[1], pool.q = l.output[2];
+        pool.kernel_h = int(l.kernel_h), pool.kernel_w = int(l.kernel_w), pool.stride_h = int(l.stride_h);
+        pool.stride_w = int(l.stride_w), pool.pad_h = int(l.pad_h), pool.pad_w = int(l.pad_w);
+        pool.channels_last = c.opt.conv_layout == TensorLayout::nhwc;
+      }
+      Kernel f = memory_kernel(n, "max_pool", fmt, out, 0, double(in), dout, window, cnt, 0, c.opt.training ? 8 * dout : 0);
+      f.memory.pool = pool;
+      c.emit_forward(li, f);
+      if (c.opt.pytorch_kernels) bwd(".backward_zero", "fill", in, 0, 0, double(in), 0);
+      Kernel b = memory_kernel(n + ".backward", "max_pool", fmt, in, 0, dout, double(in), window, cnt, 8 * dout);
+      b.memory.pool = pool;
+      b.memory.pool.backward = true;
+      c.emit_backward(li, b);
+      c.save_input(li, 0);
+      c.save_extra(li, 8 * dout);
       return;
     }
     case LayerKind::global_avg_pool:
