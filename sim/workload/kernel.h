@@ -67,6 +67,7 @@ struct PoolShape {
   int kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   bool channels_last = false;  // the tensors' memory format (torch.channels_last)
   bool backward = false;       // the input gradient from the output gradient and the indices
+  bool operator==(const PoolShape&) const = default;
 };
 
 struct MemoryShape {

@@ -534,17 +534,13 @@ layers:
   REQUIRE(f);
   REQUIRE(zero);
   REQUIRE(b);
-  const PoolShape& p = f->kernel.memory.pool;
-  CHECK(p.n == 2);
-  CHECK(p.c == 8);
-  CHECK(p.h == 32);
-  CHECK(p.p == 16);
-  CHECK(p.kernel_w == 3);
-  CHECK(p.stride_h == 2);
-  CHECK(p.pad_w == 1);
-  CHECK(p.channels_last);
-  CHECK_FALSE(p.backward);
-  CHECK(b->kernel.memory.pool.backward);
+  PoolShape want;
+  want.n = 2, want.c = 8, want.h = want.w = 32, want.p = want.q = 16;
+  want.kernel_h = want.kernel_w = 3, want.stride_h = want.stride_w = 2, want.pad_h = want.pad_w = 1;
+  want.channels_last = true;
+  CHECK(f->kernel.memory.pool == want);
+  want.backward = true;
+  CHECK(b->kernel.memory.pool == want);
   CHECK(zero->kernel.memory.op == "fill");
   CHECK(zero->kernel.bytes_written == 2 * 8 * 32 * 32 * 4);
   // The zero fill comes before the kernel that adds each output's gradient at its argmax.

@@ -321,23 +321,19 @@ TEST_CASE("op kernels: max pooling carries its window and memory format (the H10
                            named({"void at::native::(anonymous namespace)::max_pool_forward_nhwc<c10::Half, int>(int)"}));
   REQUIRE(f.mapped);
   REQUIRE(f.kernels.size() == 1);
-  const PoolShape& p = f.kernels[0].memory.pool;
-  CHECK(p.n == 256);
-  CHECK(p.c == 64);
-  CHECK(p.p == 56);
-  CHECK(p.q == 56);
-  CHECK(p.kernel_h == 3);
-  CHECK(p.stride_w == 2);
-  CHECK(p.pad_h == 1);
-  CHECK(p.channels_last);
-  CHECK_FALSE(p.backward);
+  PoolShape want;
+  want.n = 256, want.c = 64, want.h = want.w = 112, want.p = want.q = 56;
+  want.kernel_h = want.kernel_w = 3, want.stride_h = want.stride_w = 2, want.pad_h = want.pad_w = 1;
+  want.channels_last = true;
+  CHECK(f.kernels[0].memory.pool == want);
   CHECK(f.kernels[0].bytes_written == 256 * 64 * 56 * 56 * (2 + 8));  // values and int64 indices
   OpKernels b = op_kernels(op("aten::max_pool2d_with_indices_backward", {y, x, {}, {}, {}, {}, {}, y},
                               {"c10::Half", "c10::Half", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar", "long int"},
                               {"", "", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", "False", ""}, {cl_y, cl_x, {}, {}, {}, {}, {}, cl_y}),
                            named({"void at::native::(anonymous namespace)::max_pool_backward_nhwc<c10::Half, float>(int)"}));
   REQUIRE(b.mapped);
-  CHECK(b.kernels[0].memory.pool.backward);
+  want.backward = true;
+  CHECK(b.kernels[0].memory.pool == want);
   CHECK(b.kernels[0].memory.elements == 256 * 64 * 112 * 112);
   // Channels first: contiguous strides.
   OpKernels nchw = op_kernels(op("aten::max_pool2d_with_indices", {x, {}, {}, {}, {}, {}},
