@@ -17,6 +17,8 @@ std::int64_t last_pow2(std::int64_t v) {
 // The launch constants of DilatedMaxPool2d.cu: CUDA_MAX_THREADS per channels-last CTA, BLOCK_THREADS
 // per channels-first CTA, BLOCK_STRIDE output (input) rows and columns per channels-last thread
 // before its grid's y and z shrink, and the device's grid limits on y and z.
+// Coordinates cover() walks at most, one by one.
+constexpr std::int64_t kWalkLimit = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxThreads = 1024, kNchwThreads = 256, kBlockStride = 2, kMaxGridYZ = 65535,
                        kMaxBlockZ = 64;
 
@@ -63,6 +65,13 @@ Cover cover(std::int64_t size, std::int64_t pooled, int kernel, int stride, int 
   const std::int64_t edge = 2 * (std::int64_t(kernel) + stride + pad);
   Cover c;
   double total = 0, ones = 0;
+  if (edge > kWalkLimit && size > kWalkLimit) {
+    // Windows too large to walk (no network has them): every window whole, and a coordinate is in
+    // one window only where consecutive windows do not overlap it.
+    c.mean = std::min(double(pooled) * kernel / double(size), double(kernel));
+    c.single = kernel <= stride ? c.mean : kernel < 2 * stride ? double(2 * stride - kernel) / stride : 0.0;
+    return c;
+  }
   if (size <= 4 * edge) {
     for (std::int64_t i = 0; i < size; ++i) {
       const std::int64_t n = windows(i);

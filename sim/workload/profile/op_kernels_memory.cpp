@@ -1,6 +1,7 @@
 // The memory-bound ops of a profile (elementwise, softmax, norms, reductions, optimizer) as tcsim
 // memory kernels with the bytes of their tensors (op_kernels.h).
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "workload/profile/op_kernels_call.h"
@@ -240,23 +241,26 @@ void map_memory(Call& c, const std::string& b) {
                dil = int_list(c.concrete(arg + 3));
     if (xin.size() != 4 || k.empty()) return (void)c.fail("pool", "expected a 4-D input and the kernel size in Concrete Inputs");
     auto at = [](const Dims& v, std::size_t i, std::int64_t fallback) { return v.empty() ? fallback : v[std::min(i, v.size() - 1)]; };
-    PoolShape p;
-    p.n = xin[0], p.c = xin[1], p.h = xin[2], p.w = xin[3];
-    p.kernel_h = int(at(k, 0, 1)), p.kernel_w = int(at(k, 1, 1));
-    p.stride_h = int(at(st, 0, p.kernel_h)), p.stride_w = int(at(st, 1, p.kernel_w));
-    p.pad_h = int(at(pad, 0, 0)), p.pad_w = int(at(pad, 1, 0));
+    const std::int64_t kh = at(k, 0, 1), kw = at(k, 1, kh), sh = at(st, 0, kh), sw = at(st, 1, sh), ph = at(pad, 0, 0),
+                       pw = at(pad, 1, ph);
     if (at(dil, 0, 1) != 1 || at(dil, 1, 1) != 1 || c.flag(arg + 4))
       return (void)c.fail("pool", "dilated or ceil-mode max pooling is not modelled");
-    if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.pad_h < 0 || p.pad_w < 0 ||
-        p.h + 2 * p.pad_h < p.kernel_h || p.w + 2 * p.pad_w < p.kernel_w)
+    // PyTorch's own checks: positive kernel and stride, padding at most half the kernel; and the
+    // window within the padded input.
+    constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+    if (kh < 1 || kw < 1 || sh < 1 || sw < 1 || ph < 0 || pw < 0 || 2 * ph > kh || 2 * pw > kw || kh > kMaxInt ||
+        kw > kMaxInt || sh > kMaxInt || sw > kMaxInt || kh > xin[2] + 2 * ph || kw > xin[3] + 2 * pw)
       return (void)c.fail("pool", "the window does not fit the padded input");
+    PoolShape p;
+    p.n = xin[0], p.c = xin[1], p.h = xin[2], p.w = xin[3];
+    p.kernel_h = int(kh), p.kernel_w = int(kw), p.stride_h = int(sh), p.stride_w = int(sw), p.pad_h = int(ph), p.pad_w = int(pw);
     p.p = (p.h + 2 * p.pad_h - p.kernel_h) / p.stride_h + 1, p.q = (p.w + 2 * p.pad_w - p.kernel_w) / p.stride_w + 1;
     p.channels_last = self < c.op.input_strides.size() && c.op.input_strides[self].size() == 4 &&
                       c.op.input_strides[self][1] == 1 && p.c > 1;
     p.backward = bwd;
     const auto fx = format_of_type(c.type(self));
     if (!fx) return (void)c.fail("pool", "no floating-point input");
-    const double xe = bytes_of(*fx), in = double(numel(xin)), out = double(p.n * p.c * p.p * p.q);
+    const double xe = bytes_of(*fx), in = double(numel(xin)), out = double(p.n) * double(p.c) * double(p.p) * double(p.q);
     const double window = double(p.kernel_h) * double(p.kernel_w);
     if (!bwd) add_memory(c, "pool", "max_pool", *fx, std::int64_t(out), 0, in * xe, out * (xe + 8), window, 1);
     else add_memory(c, "pool", "max_pool", *fx, std::int64_t(in), 0, out * (xe + 8), in * xe, window, 1);

@@ -66,6 +66,8 @@ TEST_CASE("max pool: windows per input coordinate, borders and long dimensions")
   // A long dimension (the periodic middle is not walked): 500001 windows of 3, one tap clipped at
   // each end.
   CHECK(windows_per_input(1000001, 500001, 3, 2, 1) == doctest::Approx(1500001.0 / 1000001).epsilon(1e-12));
+  // A window of 2^30 taps over 2^30 coordinates: not walked, one whole window.
+  CHECK(windows_per_input(std::int64_t{1} << 30, 1, 1 << 30, 1, 0) == doctest::Approx(1.0));
 }
 
 TEST_CASE("max pool: ResNet-50's stem pool against the lent H100's kernel durations" * doctest::test_suite("accuracy")) {

@@ -348,4 +348,13 @@ TEST_CASE("op kernels: max pooling carries its window and memory format (the H10
                                 {"", "[3, 3]", "[2, 2]", "[1, 1]", "[2, 2]", "False"}),
                              named({}));
   CHECK_FALSE(dil.mapped);
+  // PyTorch refuses padding above half the kernel; a window beyond the padded input is refused too.
+  const std::pair<std::string, std::string> refused[] = {{"[3, 3]", "[2, 2]"}, {"[300, 3]", "[1, 1]"}};
+  for (const auto& window : refused) {
+    OpKernels o = op_kernels(op("aten::max_pool2d_with_indices", {x, {}, {}, {}, {}, {}},
+                                {"float", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar"},
+                                {"", window.first, "[2, 2]", window.second, "[1, 1]", "False"}),
+                             named({}));
+    CHECK_MESSAGE(!o.mapped, window.first << " " << window.second);
+  }
 }

@@ -1,6 +1,7 @@
 // Lowering of the memory-bound layers: each becomes the kernel(s) PyTorch launches for it, with the
 // elements it reads and writes (forward, and backward when training), and what autograd keeps.
 #include <algorithm>
+#include <limits>
 
 #include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
@@ -218,7 +219,9 @@ void lower_memory_layer(Context& c, int li) {
       // zeroes the input gradient (a fill) before the kernel adds each output's gradient at its argmax.
       const Shape& is = c.input_shape(li, 0);
       PoolShape pool;
-      if (c.opt.pytorch_kernels && is.size() == 3 && l.output.size() == 3) {
+      constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+      if (c.opt.pytorch_kernels && is.size() == 3 && l.output.size() == 3 && l.kernel_h <= kMaxInt &&
+          l.kernel_w <= kMaxInt && l.stride_h <= kMaxInt && l.stride_w <= kMaxInt && l.pad_h <= kMaxInt && l.pad_w <= kMaxInt) {
         pool.n = c.net.batch, pool.c = is[0], pool.h = is[1], pool.w = is[2], pool.p = l.output[1], pool.q = l.output[2];
         pool.kernel_h = int(l.kernel_h), pool.kernel_w = int(l.kernel_w), pool.stride_h = int(l.stride_h);
         pool.stride_w = int(l.stride_w), pool.pad_h = int(l.pad_h), pool.pad_w = int(l.pad_w);
