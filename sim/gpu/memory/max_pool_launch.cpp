@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "gpu/memory/launch_math.h"
+
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-std::int64_t last_pow2(std::int64_t v) {
-  std::int64_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
 
 // The launch constants of DilatedMaxPool2d.cu: CUDA_MAX_THREADS per channels-last CTA, BLOCK_THREADS
 // per channels-first CTA, BLOCK_STRIDE output (input) rows and columns per channels-last thread
@@ -172,14 +166,15 @@ MemoryLaunch max_pool_launch(const PoolShape& p) {
   const std::int64_t tile_h = ceil_div(height, gz), tile_w = ceil_div(width, gy);
   // The busiest thread's rows and columns (its CTA's life), and all threads' positions together.
   const double rows_per_thread = double(ceil_div(tile_h, b.z)), cols_per_thread = double(ceil_div(tile_w, b.y));
-  const double positions = double(p.n) * double(b.stride_c) * double(height) * double(width);  // per channel lane
-  const double threads = double(gx * gy * gz) * double(b.x * b.y * b.z);
-  const double lanes = positions * double(b.x);  // (position, channel lane) pairs: each runs size_c chunks
+  l.threads_per_cta = int(b.x * b.y * b.z);
+  l.ctas = std::max<std::int64_t>(1, gx * gy * gz);
+  const double threads = double(l.ctas) * l.threads_per_cta;
+  // (position, channel lane) pairs, each running size_c chunks; every position of every channel group
+  // has b.x lanes.
+  const double lanes = double(p.n) * double(b.stride_c) * double(height) * double(width) * double(b.x);
   const double chunks = double(b.size_c);
   // Row iterations of all threads: each row of a CTA's tile is walked by its b.x x b.y threads.
   const double row_threads = double(gx * gy) * double(b.x * b.y) * double(height);
-  l.threads_per_cta = int(b.x * b.y * b.z);
-  l.ctas = std::max<std::int64_t>(1, gx * gy * gz);
   double instructions = 0, far = 0, near = 0;
   if (!p.backward) {
     // Per tap the first chunk's load fetches the 128-byte line of the tap's channels; the further

@@ -5,19 +5,12 @@
 
 #include "common/error.h"
 #include "common/text/strings.h"
+#include "gpu/memory/launch_math.h"
 #include "gpu/memory/max_pool_launch.h"
 #include "workload/kernel.h"
 
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-std::int64_t next_pow2(std::int64_t v) {
-  std::int64_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 // The inputs a reduction may read: the size bound of one kernel operand (workload/kernel.h).
 constexpr auto kMaxReductionInputs = static_cast<std::int64_t>(kMaxKernelElements);
@@ -30,12 +23,6 @@ bool is_one_of(const std::string& op, std::initializer_list<const char*> names) 
 
 bool is_reduction(const std::string& op) {
   return is_one_of(op, {"reduce", "sum", "mean", "reduce_columns", "layer_norm_gamma_beta"});
-}
-
-std::int64_t last_pow2(std::int64_t v) {
-  std::int64_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
 }
 
 // Thread instructions per element of kernels bound by instruction issue. The Sarathi loop kernels

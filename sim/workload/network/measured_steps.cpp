@@ -72,10 +72,12 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
   const int col = csv.column("step_ms");
   if (col < 0) throw InputError(location(f, csv.header_line, "step_ms"), "missing column (header 'step,step_ms')");
   if (csv.rows.empty()) throw InputError(f, "no timed steps");
-  std::vector<double> ms;
-  for (const CsvRow& r : csv.rows) ms.push_back(parse_time_seconds(csv.field(r, col), 1e-3, "ms", f, r.line, "step_ms"));
-  // The median step, as torch_profile.py reports it (a step is timed between two CUDA events).
-  std::sort(ms.begin(), ms.end());
+  std::vector<double> steps_s;
+  for (const CsvRow& r : csv.rows)
+    steps_s.push_back(parse_time_seconds(csv.field(r, col), 1e-3, "ms", f, r.line, "step_ms"));
+  // The median step as torch_profile.py prints it (the upper middle of an even count; a step is timed
+  // between two CUDA events).
+  std::sort(steps_s.begin(), steps_s.end());
 
   MeasuredNetworkRow m;
   m.origin = f;
@@ -85,7 +87,7 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
   m.optimizer = "adam";  // torch_profile.py: torch.optim.Adam (fused where the release has it)
   m.batch = h.batch;
   m.seq = h.seq;
-  m.measured_s = ms[ms.size() / 2];
+  m.measured_s = steps_s[steps_s.size() / 2];
   if (!parse_precision(h.precision, m.precision))
     throw InputError(location(f, 1, "precision"), "unknown precision '" + h.precision + "'; expected " + precision_names());
   m.layout = h.channels_last ? TensorLayout::nhwc : TensorLayout::nchw;

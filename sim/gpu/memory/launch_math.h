@@ -1,0 +1,24 @@
+#pragma once
+// Integer helpers of the launch rules (memory_launch.cpp, max_pool_launch.cpp): the libraries size
+// grids by ceiling division and CTAs by powers of two.
+#include <cstdint>
+
+namespace tcsim::gpu {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The smallest power of two >= v (1 for v <= 1).
+inline std::int64_t next_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The largest power of two <= v (1 for v <= 1): ATen's lastPow2.
+inline std::int64_t last_pow2(std::int64_t v) {
+  std::int64_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+}  // namespace tcsim::gpu
