@@ -85,6 +85,16 @@ TEST_CASE("torch steps: bad files are errors naming the file, line and field") {
       {"resnet50_amp-fp16_b32_steps.csv", "# NVIDIA H100, torch 2.11, batch 32, precision tf32, dtype x\n" + std::string(kSteps),
        "unknown field 'dtype x'"},
       {"vgg16_amp-fp16_b32_steps.csv", head + kSteps, "unknown model 'vgg16'"},
+      {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, seq 1, model Llama-2, pass infer\n" + std::string(kSteps),
+       ":1: model"},
+      {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, seq 1, model llama2_7b, pass decode\n" + std::string(kSteps),
+       ":1: pass"},
+      {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, seq 1, model llama2_7b, kv_len 512\n" + std::string(kSteps),
+       ":1: kv_len"},
+      {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, model llama2_7b, pass infer\n" + std::string(kSteps),
+       ":1: seq"},
+      {"resnet18_steps.csv", "# H200, torch 2.11, batch 1, precision fp32, model resnet18, cuda_graphs\n" + std::string(kSteps),
+       ":1: cuda_graphs"},
       {"resnet50_amp-fp16_b32_steps.csv", head + "step,step_ms\n0,30.5\n1,fast\n", ":4: step_ms"},
       {"resnet50_amp-fp16_b32_steps.csv", head + "step,ms\n0,30.5\n", "step_ms"},
       {"resnet50_amp-fp16_b32_steps.csv", head + "step,step_ms\n", "no timed steps"},
@@ -103,6 +113,64 @@ TEST_CASE("torch steps: bad files are errors naming the file, line and field") {
   // Recognised by name and header comment only.
   CHECK_FALSE(workload::is_torch_steps_csv(write(dir, "steps.csv", head + kSteps)));
   CHECK_FALSE(workload::is_torch_steps_csv(write(dir, "resnet50_b32_steps.csv", std::string(kSteps))));
+}
+
+TEST_CASE("torch steps: the header names the model, the inference pass, the KV cache and CUDA graphs") {
+  // The H200 loan of session 44 (validation/measured/H200/networks): Llama-2-7B decoding one token
+  // against 512 cached tokens, and ResNet-50 inference replayed as a CUDA graph.
+  const fs::path dir = test::source_dir() / "validation/measured/H200/networks";
+  const auto decode = workload::read_torch_steps_csv(dir / "llama27b_infer_fp16_b1_s1_kv512_steps.csv");
+  REQUIRE(decode.size() == 1);
+  const auto& d = decode.front();
+  CHECK(d.skip_reason.empty());
+  CHECK(d.model == "llama2_7b");
+  CHECK_FALSE(d.training);
+  CHECK_FALSE(d.optimizer_step);
+  CHECK(d.optimizer.empty());
+  CHECK(d.batch == 1);
+  CHECK(d.seq == 1);
+  CHECK(d.past == 512);
+  CHECK_FALSE(d.cuda_graphs);
+  CHECK(d.precision == workload::Precision::fp16);
+  CHECK(d.group == "torch steps llama2_7b infer");
+  const auto graphs = workload::read_torch_steps_csv(dir / "resnet50_infer_amp-fp16_cl_b1_graphs_steps.csv");
+  REQUIRE(graphs.size() == 1);
+  CHECK(graphs.front().model == "resnet50");
+  CHECK(graphs.front().cuda_graphs);
+  CHECK(graphs.front().layout == TensorLayout::nhwc);
+  CHECK(graphs.front().past == 0);
+  // A model the header names need not be in the file name, and training files name it too.
+  const auto vgg = workload::read_torch_steps_csv(dir / "vgg16_tf32_b64_steps.csv");
+  REQUIRE(vgg.size() == 1);
+  CHECK(vgg.front().model == "vgg16");
+  CHECK(vgg.front().training);
+  CHECK(vgg.front().optimizer == "adam");
+}
+
+TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach the estimate") {
+  const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
+  workload::MeasuredNetworkRow row;
+  row.model = "llama2_7b";
+  row.gpu = "NVIDIA H200";
+  row.precision = workload::Precision::fp16;
+  row.optimizer_step = false;
+  row.batch = 1;
+  row.seq = 1;
+  row.past = 512;
+  row.measured_s = 0.03;
+  std::vector<workload::MeasuredNetworkRow> rows(3, row);
+  rows[1].cuda_graphs = true;
+  rows[2].cuda_graphs = true;
+  rows[2].past = 16384;
+  const auto rep = engine::validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  REQUIRE(rep.rows.size() == 3);
+  for (const auto& r : rep.rows) REQUIRE(r.simulated);
+  // Eager, one token's ~550 launches outlast its kernels; as a graph the step is the GPU's alone,
+  // and a longer cache is more to read.
+  CHECK(rep.rows[0].bound == "host");
+  CHECK(rep.rows[1].bound != "host");
+  CHECK(rep.rows[1].predicted_s < rep.rows[0].predicted_s);
+  CHECK(rep.rows[2].predicted_s > rep.rows[1].predicted_s);
 }
 
 TEST_CASE("network validation: a run's own optimizer replaces the model's") {

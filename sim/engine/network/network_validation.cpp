@@ -33,6 +33,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.fp32_master = m.fp32_master;
       opt.conv_layout = m.layout;
       opt.pytorch_kernels = m.pytorch_kernels;
+      opt.cuda_graphs = m.cuda_graphs;
       opt.jobs = jobs;
       // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
       // the bound is that of the length whose steps take the most time in all.
@@ -43,6 +44,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         workload::NetworkVariables vars;
         vars.batch = m.batch;
         if (part.seq > 0) vars.seq = part.seq;
+        if (m.past > 0) vars.past = m.past;
         workload::Network net = workload::read_network(model, vars);
         if (!m.optimizer.empty()) net.optimizer = m.optimizer;  // the run's own optimizer
         const NetworkEstimate e = estimate_network(acc, net, opt);

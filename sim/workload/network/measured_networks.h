@@ -32,6 +32,8 @@ struct MeasuredNetworkRow {
   bool bert_adam = false;    // DeepLearningExamples' SQuAD fine-tuning outside fp16 (LoweringOptions::bert_adam)
   bool fp32_master = false;  // pure fp16 network, fp32 master weights (LoweringOptions::fp32_master)
   std::int64_t batch = 0, seq = 0;
+  std::int64_t past = 0;     // inference: tokens already in the KV cache (decode)
+  bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.
   std::vector<SequenceShare> seq_mix;
@@ -48,8 +50,10 @@ bool is_torch_steps_csv(const std::filesystem::path& file);      // by name (*_s
 
 std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::path& file);
 std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::path& file);
-// One row per file (measured_steps.cpp). ResNet-50 is compared; GPT-2 needs the file's 'seq N';
-// the script's BERT-base is not models/bert_base.yaml (skipped, with the reason).
+// One row per file (measured_steps.cpp): the header's `model X` names models/X.yaml (older files:
+// the file name's first word; GPT-2 needs the file's 'seq N'; the script's nn.TransformerEncoder
+// BERT-base is not models/bert_base.yaml and is skipped, with the reason); `pass infer`, `kv_len N`
+// and `cuda_graphs` describe inference steps.
 std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path& file);
 
 // True when a measurement's GPU ("A100-80GB (DGX A100)", "Tesla V100-PCIE-32GB", "V100-PCIE-32GB")

@@ -16,11 +16,18 @@ namespace {
 constexpr const char* kSuffix = "_steps.csv";
 
 // "# NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, cuDNN 91900, batch 256, precision amp-fp16, channels_last"
+// "# NVIDIA H200, torch .., cuDNN .., batch 1, precision fp16, seq 1, model llama2_7b, pass infer, kv_len 512"
 struct StepsHeader {
-  std::string gpu, precision;
-  std::int64_t batch = 0, seq = 0;
-  bool channels_last = false;
+  std::string gpu, precision, model;
+  std::int64_t batch = 0, seq = 0, kv_len = 0;
+  bool channels_last = false, infer = false, cuda_graphs = false;
 };
+
+bool is_model_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
 
 std::string first_line(const std::filesystem::path& file) {
   std::ifstream f(file);
@@ -32,7 +39,8 @@ std::string first_line(const std::filesystem::path& file) {
 StepsHeader parse_header(const std::string& line, const std::string& file) {
   const std::string where = location(file, 1, "header comment");
   const std::string expected =
-      "expected '# <GPU>, torch <version>, cuDNN <version>, batch <N>, precision <mode>[, channels_last][, seq <N>]' "
+      "expected '# <GPU>, torch <version>, cuDNN <version>, batch <N>, precision <mode>[, channels_last][, seq <N>]"
+      "[, model <name>][, pass train|infer][, kv_len <N>][, cuda_graphs]' "
       "(validation/gpu/torch_profile.py --time-steps)";
   if (line.empty() || line.front() != '#') throw InputError(where, expected);
   StepsHeader h;
@@ -47,11 +55,23 @@ StepsHeader parse_header(const std::string& line, const std::string& file) {
     const std::string value = space == std::string::npos ? std::string() : std::string(trim(p.substr(space + 1)));
     if (key == "batch") h.batch = parse_dimension(value, file, 1, "batch");
     else if (key == "seq") h.seq = parse_dimension(value, file, 1, "seq");
+    else if (key == "kv_len") h.kv_len = parse_dimension(value, file, 1, "kv_len");
     else if (key == "precision") h.precision = value;
-    else if (p == "channels_last") h.channels_last = true;
+    else if (key == "model") {
+      if (!is_model_name(value))
+        throw InputError(location(file, 1, "model"), "expected a models/<name>.yaml name (a-z, 0-9, _), got '" + value + "'");
+      h.model = value;
+    } else if (key == "pass") {
+      if (value != "train" && value != "infer")
+        throw InputError(location(file, 1, "pass"), "expected train or infer, got '" + value + "'");
+      h.infer = value == "infer";
+    } else if (p == "channels_last") h.channels_last = true;
+    else if (p == "cuda_graphs") h.cuda_graphs = true;
     else if (key != "torch" && key != "cuDNN") throw InputError(where, "unknown field '" + p + "'; " + expected);
   }
   if (h.batch == 0 || h.precision.empty()) throw InputError(where, expected);
+  if (h.kv_len > 0 && !h.infer) throw InputError(location(file, 1, "kv_len"), "a KV cache is for 'pass infer'");
+  if (h.cuda_graphs && !h.infer) throw InputError(location(file, 1, "cuda_graphs"), "CUDA graphs are timed for 'pass infer' only");
   return h;
 }
 
@@ -82,19 +102,27 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
   MeasuredNetworkRow m;
   m.origin = f;
   m.gpu = h.gpu;
-  m.training = true;
-  m.optimizer_step = true;
-  m.optimizer = "adam";  // torch_profile.py: torch.optim.Adam (fused where the release has it)
+  m.training = !h.infer;
+  m.optimizer_step = !h.infer;
+  if (!h.infer) m.optimizer = "adam";  // torch_profile.py: torch.optim.Adam (fused where the release has it)
   m.batch = h.batch;
   m.seq = h.seq;
+  m.past = h.kv_len;
+  m.cuda_graphs = h.cuda_graphs;
   m.measured_s = steps_s[steps_s.size() / 2];
   if (!parse_precision(h.precision, m.precision))
     throw InputError(location(f, 1, "precision"), "unknown precision '" + h.precision + "'; expected " + precision_names());
   m.layout = h.channels_last ? TensorLayout::nhwc : TensorLayout::nchw;
-  // The script names its files <model>_<precision>[_cl]_b<batch>_steps.csv (model without dashes).
   const std::string name = file.filename().string();
   const std::string stem = name.substr(0, name.find('_'));
-  if (stem == "resnet50") {
+  if (!h.model.empty()) {
+    m.model = h.model;  // torch_profile.py builds the network models/<model>.yaml describes
+    // Token models: without the file's length the model file's default would be compared silently.
+    for (const char* tokens : {"bert", "gpt", "llama", "opt"})
+      if (h.model.starts_with(tokens) && h.seq == 0)
+        throw InputError(location(f, 1, "seq"), "a token model's step needs its 'seq N' (model " + h.model + ")");
+  } else if (stem == "resnet50") {
+    // Files before the header named the model: <model>_<precision>[_cl]_b<batch>_steps.csv.
     m.model = "resnet50";  // torchvision's ResNet-50 (v1.5), as models/resnet50.yaml
   } else if (stem == "gpt2") {
     m.model = "gpt2";      // Hugging Face GPT2LMHeadModel (GPT-2 small), as models/gpt2.yaml
@@ -106,12 +134,15 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
     m.skip_reason = "torch_profile.py's BERT-base is PyTorch's nn.TransformerEncoder (fused in-projection, post-norm "
                     "layers, a plain vocabulary projection), not models/bert_base.yaml (Hugging Face's BERT)";
   } else {
-    throw InputError(f, "unknown model '" + stem + "' in the file name; expected resnet50, gpt2 or bertbase "
-                        "(<model>_<precision>[_cl]_b<batch>_steps.csv)");
+    throw InputError(f, "unknown model '" + stem + "' in the file name and no 'model <name>' in the header; expected "
+                        "resnet50, gpt2 or bertbase (<model>_<precision>[_cl]_b<batch>_steps.csv)");
   }
-  m.label = m.model + " train batch " + std::to_string(m.batch) + (m.seq > 0 ? " seq " + std::to_string(m.seq) : "") +
-            " " + h.precision + (h.channels_last ? " channels_last" : "") + " (torch_profile steps, " + h.gpu + ")";
-  m.group = "torch steps " + m.model + " train";
+  const std::string pass = h.infer ? "infer" : "train";
+  m.label = m.model + " " + pass + " batch " + std::to_string(m.batch) + (m.seq > 0 ? " seq " + std::to_string(m.seq) : "") +
+            (m.past > 0 ? " kv " + std::to_string(m.past) : "") + " " + h.precision +
+            (h.channels_last ? " channels_last" : "") + (h.cuda_graphs ? " cuda_graphs" : "") + " (torch_profile steps, " +
+            h.gpu + ")";
+  m.group = "torch steps " + m.model + " " + pass;
   return {m};
 }
 
