@@ -480,6 +480,13 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   const LoweredKernel* bn_infer = find(infer, "bn1");
   REQUIRE(bn_infer);
   CHECK(bn_infer->kernel.memory.op == "batch_norm");
+  o.conv_layout = TensorLayout::nhwc;  // channels-last inference: cuDNN's per-image kernel
+  const Lowering infer_nhwc = lower_network(net, o);
+  const LoweredKernel* bn_nhwc = find(infer_nhwc, "bn1");
+  REQUIRE(bn_nhwc);
+  CHECK(bn_nhwc->kernel.memory.op == "batch_norm_inference_nhwc");
+  CHECK(bn_nhwc->kernel.memory.row_length * net.batch == bn_nhwc->kernel.memory.elements);  // one image's elements
+  CHECK(bn_nhwc->kernel.bytes_read == bn_infer->kernel.bytes_read);
 }
 
 TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held below 2^48 elements") {

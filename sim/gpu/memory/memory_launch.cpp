@@ -448,6 +448,38 @@ MemoryLaunch batch_norm_nhwc(const GpuConfig& g, std::int64_t channels, std::int
   return l;
 }
 
+// cuDNN's channels-last inference batch norm (cudnn::bn_fw_inf_1C11_kernel_NHWC<half, float, true,
+// true>, what PyTorch's cudnn_batch_norm runs with the running statistics on NHWC tensors; closed
+// source). The H200 traces and Nsight Compute of ResNet-50 at batch 1, 32 and 256 (validation/
+// measured/H200/networks) show its launch: a grid of N x y CTAs of 512 threads, each CTA walking its
+// image's elements 4096 at a time (8 per thread), y = ceil(passes / 2) of the image's 4096-element
+// passes, at most 13 (all 42 shapes of the three batches fit; the cap was seen only on the 132-SM
+// GH100). 32 registers, 4 CTAs per SM. Nsight Compute counts 1.48-1.58 warp instructions per element
+// (47-50 per thread: the per-channel scale and shift rebuilt every pass, conversions, address
+// arithmetic), and stalls mostly on long scoreboard: a lone CTA issues on 22% of the cycles, a full
+// SM on 61%. The kernel is issue- and latency-bound, far from the memory's bandwidth (1.7 TB/s at
+// batch 256): at batch 1 a 64 x 112 x 112 layer runs 13 CTAs for 37 us.
+// CALIBRATION (named): kBnInfNhwcTripsPerPass, the dependent memory trips of one pass (its loads and
+// the scale/shift loads they wait on), fitted to the 53 batch-norm calls of the batch-1 trace (one
+// CTA per SM: latency-bound); the batch-32 and batch-256 traces are checked, not fitted.
+constexpr double kBnInfNhwcInstructionsPerElement = 47.4;  // Nsight Compute: 1.48 warp instructions x 32
+constexpr double kBnInfNhwcTripsPerPass = 9;  // scanned 1-10: batch 1 norm MAPE 42% (1) ... 2.3% (9), 6.7% (10)
+constexpr std::int64_t kBnInfNhwcMaxCtasPerImage = 13;
+
+MemoryLaunch batch_norm_inference_nhwc(std::int64_t images, std::int64_t per_image) {
+  MemoryLaunch l;
+  l.threads_per_cta = 512;
+  l.max_resident = 4;
+  const std::int64_t passes = ceil_div(per_image, 4096);
+  const std::int64_t y = std::min(kBnInfNhwcMaxCtasPerImage, ceil_div(passes, 2));
+  l.ctas = images * y;
+  l.dependent_loads = double(ceil_div(passes, y)) * kBnInfNhwcTripsPerPass;
+  l.issue_instructions_per_element = kBnInfNhwcInstructionsPerElement;
+  l.kernel = "cudnn bn_fw_inf_1C11_kernel_NHWC (grid " + std::to_string(images) + " x " + std::to_string(y) +
+             " of 512 threads, " + std::to_string(ceil_div(passes, y)) + " passes of 4096 elements per CTA)";
+  return l;
+}
+
 // Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
 // v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
 //  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
@@ -518,6 +550,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     return batch_norm_nchw(rows, r, op == "batch_norm_nchw_backward");
   if (is_one_of(op, {"batch_norm_nhwc", "batch_norm_nhwc_backward"}) && s.row_length > 0)
     return batch_norm_nhwc(g, rows, r, op == "batch_norm_nhwc_backward");
+  if (op == "batch_norm_inference_nhwc" && s.row_length > 0) return batch_norm_inference_nhwc(rows, r);
   if (op == "embedding" || op == "embedding_backward")
     return embedding(g, s, rows, r, memory_element_bytes(k), op == "embedding");
   if (op == "layer_norm_gamma_beta") return layer_norm_gamma_beta(rows, r);

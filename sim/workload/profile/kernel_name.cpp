@@ -71,6 +71,8 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   c.per_channel_batch_norm = has(s, "bn_fw_tr_1c11_kernel_nchw") || has(s, "bn_bw_1c11_kernel");
   // cudnn::batchnorm_fwtr_nhwc_semiPersist, batchnorm_bwtr_nhwc_semiPersist (ResNet-50 AMP channels-last)
   c.nhwc_batch_norm = has(s, "batchnorm_fwtr_nhwc") || has(s, "batchnorm_bwtr_nhwc");
+  // cudnn::bn_fw_inf_1C11_kernel_NHWC (ResNet-50 inference, AMP channels-last: the H200 loan 5 traces)
+  c.nhwc_inference_batch_norm = has(s, "bn_fw_inf_1c11_kernel_nhwc");
   return c;
 }
 

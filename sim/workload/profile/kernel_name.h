@@ -28,6 +28,7 @@ struct KernelNameClass {
   bool layout_transpose = false;       // cuDNN's NCHW <-> NHWC transpose around a convolution
   bool per_channel_batch_norm = false; // cuDNN's channels-first training batch norm (a CTA per channel)
   bool nhwc_batch_norm = false;        // cuDNN's channels-last persistent training batch norm
+  bool nhwc_inference_batch_norm = false;  // cuDNN's channels-last inference batch norm (bn_fw_inf_1C11_kernel_NHWC)
 };
 
 KernelNameClass classify_kernel_name(std::string_view name);

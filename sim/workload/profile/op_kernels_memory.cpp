@@ -216,6 +216,10 @@ void map_memory(Call& c, const std::string& b) {
     // training: statistics pass and normalise pass (lowering_memory.cpp's batch_norm rule); cuDNN's
     // channels-first kernels (named in the trace) run a CTA per channel, its channels-last ones a
     // persistent grid that reads the input once (its re-reads are the launch's, sim/gpu/memory)
+    if (!bwd && c.any_launched(&KernelNameClass::nhwc_inference_batch_norm))
+      // Inference with the running statistics, channels-last: cuDNN's per-image grid (sim/gpu/memory)
+      return add_memory(c, "norm", "batch_norm_inference_nhwc", f, t.largest, numel(in) / std::max<std::int64_t>(1, in[0]),
+                        n * eb, n * eb, 2, launches);
     const bool nhwc = c.any_launched(&KernelNameClass::nhwc_batch_norm);
     const char* op = training_batch_norm_op(c.any_launched(&KernelNameClass::per_channel_batch_norm) || nhwc, bwd, nhwc);
     const double passes = batch_norm_reads_once(op) ? 1 : 2;

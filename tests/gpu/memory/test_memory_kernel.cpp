@@ -840,6 +840,31 @@ TEST_CASE("memory launch: cuDNN's channels-last batch norm, a persistent grid in
   CHECK(many.bound == "barriers");
 }
 
+TEST_CASE("memory launch: cuDNN's channels-last inference batch norm, a grid per image of at most 13 CTAs") {
+  const GpuConfig g = gpu::test::shipped("h200");
+  const auto bn = [&](std::int64_t n, std::int64_t c, std::int64_t hw) {
+    return memory_kernel("batch_norm_inference_nhwc", n * c * hw, c * hw, 1, FormatId::fp16);
+  };
+  const auto has = [](const MemoryLaunch& l, const char* text) { return l.kernel.find(text) != std::string::npos; };
+  // The grids of the H200 ResNet-50 inference traces (validation/measured/H200/networks): N x y,
+  // y = ceil(passes of 4096 elements / 2), at most 13.
+  CHECK(has(memory_launch(g, bn(1, 64, 112 * 112)), "grid 1 x 13"));
+  CHECK(has(memory_launch(g, bn(32, 256, 14 * 14)), "grid 32 x 7"));
+  CHECK(has(memory_launch(g, bn(256, 512, 7 * 7)), "grid 256 x 4"));
+  CHECK(has(memory_launch(g, bn(1, 2048, 7 * 7)), "grid 1 x 13"));
+  CHECK(memory_launch(g, bn(1, 64, 112 * 112)).ctas == 13);
+  // Measured (trace, 1980 MHz): 36.8 us at batch 1 for 64 x 112 x 112 (16 passes per CTA), 5.6 us for
+  // 256 x 14 x 14 (2 passes); 492 us at batch 256 for the first. Issue- and latency-bound: far
+  // slower than its bytes at the DRAM's bandwidth (0.4 us at batch 1).
+  const KernelResult big = run_memory_kernel(g, bn(1, 64, 112 * 112));
+  const KernelResult small = run_memory_kernel(g, bn(1, 256, 14 * 14));
+  const KernelResult full = run_memory_kernel(g, bn(256, 64, 112 * 112));
+  CHECK(big.time_s == doctest::Approx(36.8e-6).epsilon(0.2));
+  CHECK(small.time_s == doctest::Approx(5.6e-6).epsilon(0.3));
+  CHECK(full.time_s == doctest::Approx(492e-6).epsilon(0.2));
+  CHECK(big.bound == "latency");
+}
+
 TEST_CASE("memory kernel: softmax's gradient re-reads dY only") {
   const GpuConfig g = gpu::test::shipped("h100");
   // 16384 vocabulary rows (GPT-2 AMP b16): 4 resident 512-thread CTAs per SM re-read 100 KB of dY

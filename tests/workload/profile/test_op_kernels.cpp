@@ -183,6 +183,14 @@ TEST_CASE("op kernels: batch norm picks cuDNN's per-channel or persistent kernel
   CHECK(nhwc_bwd.kernels[0].memory.op == "batch_norm_nhwc_backward");
   CHECK(nhwc_bwd.kernels[0].bytes_read == 2 * nhwc_bwd.kernels[0].bytes_written);  // x and dY once
   CHECK(bn("aten::cudnn_batch_norm", {}).kernels[0].memory.op == "batch_norm");  // no kernel names: as before
+  // Inference, channels-last (the H200 ResNet-50 inference traces): cuDNN's per-image kernel, x once, y once.
+  OpKernels inf = bn("aten::cudnn_batch_norm",
+                     {"void cudnn::bn_fw_inf_1C11_kernel_NHWC<__half, float, true, true>(float, float, cudnnTensorStruct)"});
+  REQUIRE(inf.mapped);
+  REQUIRE(inf.kernels.size() == 1);
+  CHECK(inf.kernels[0].memory.op == "batch_norm_inference_nhwc");
+  CHECK(inf.kernels[0].memory.row_length == 64 * 112 * 112);
+  CHECK(inf.kernels[0].bytes_read == inf.kernels[0].bytes_written);
 }
 
 TEST_CASE("op kernels: cuDNN's layout transposes mark a convolution's tensors NCHW, whatever the conv kernel's name") {

@@ -172,7 +172,8 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::batch_norm: {
       const std::int64_t ch = l.output.empty() ? 1 : l.output[0];
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
-      // Inference: one pass with the running statistics. Training in PyTorch (pytorch_kernels:
+      // Inference: one pass with the running statistics (channels-last in PyTorch: cuDNN's
+      // bn_fw_inf_1C11_kernel_NHWC and its per-image grid). Training in PyTorch (pytorch_kernels:
       // cuDNN's kernels): channels-first, the per-channel kernels over two passes; channels-last,
       // the persistent kernels that read the input once (sim/gpu/memory); other frameworks' kernels:
       // two passes.
@@ -181,7 +182,13 @@ void lower_memory_layer(Context& c, int li) {
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
       const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
       if (c.opt.training) fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
-      else fwd("", "batch_norm", out, 0, dout, dout, 2);
+      else if (nhwc) {
+        // cuDNN's channels-last inference kernel runs a grid per image (sim/gpu/memory/memory_launch.cpp)
+        std::int64_t per_image = 1;
+        for (const auto d : l.output) per_image *= d;
+        fwd("", "batch_norm_inference_nhwc", out, per_image, dout, dout, 2);
+      } else
+        fwd("", "batch_norm", out, 0, dout, dout, 2);
       bwd(".backward", training_batch_norm_op(cudnn, true, nhwc), out, per_channel, 2 * passes * dout, dout, 2 * fpe);
       c.save_input(li, 0);
       return;
