@@ -64,6 +64,64 @@ bool folds_into_epilogue(const Context& c, int li) {
 // y = h v. Backward (autograd): y's two products, tanh_backward, the two scalings, pow_backward
 // (x^2, times 3, times the gradient), 0.5 times the gradient, and two adds that sum x's three
 // gradients. Autograd keeps x, h, v and t.
+// A binary elementwise op over operands of two formats (bf16 x fp32): PyTorch's unrolled kernel with
+// its dynamic casts (CUDALoops.cuh; memory_launch.cpp's `cast` path), written in the wider format.
+Kernel mixed_kernel(const std::string& name, const char* op, FormatId narrow, FormatId wide, std::int64_t n,
+                    double flops, std::int64_t count) {
+  Kernel k = memory_kernel(name, op, wide, n, 0, 0, 0, flops, count, double(n) * (bytes_of(narrow) + bytes_of(wide)),
+                           double(n) * bytes_of(wide));
+  k.memory.cast = true;
+  k.memory.operands = 3;
+  return k;
+}
+
+// The same GELU under autocast (the H200 GPT-2 AMP traces, validation/measured/H200/networks):
+// torch.pow is on autocast's fp32 list, so x is cast up for it and type promotion carries fp32
+// from there: a + x^3's sum with x, the scaling, tanh, 1 + t and the product with h = 0.5 x (bf16)
+// are fp32, and so is the output (the next linear casts it back down). Forward: mul (bf16), cast,
+// pow, mul, add (bf16 + fp32), mul, tanh, add, mul (bf16 x fp32). Backward, as autograd runs it:
+// the product's two gradients (dy x h mixed, dy x v) and h's cast down, tanh_backward, the
+// scaling, x's cast down from the sum, the scaling, pow_backward's pow and three multiplies, the
+// cast's gradient down, an accumulate, h's scaling and a second accumulate (bf16).
+void lower_gelu_tanh_eager_autocast(Context& c, int li, FormatId half) {
+  const Layer& l = c.layer(li);
+  const std::int64_t out = c.output_elements(li);
+  const double n = double(out);
+  const FormatId wide = c.f.kept_fp32;
+  const double th = flops_per_element(LayerKind::tanh);
+  const std::string& name = l.name;
+  auto plain = [&](const std::string& suffix, const char* op, FormatId f, double reads, double flops) {
+    return memory_kernel(name + suffix, op, f, out, 0, reads * n, n, flops, l.count);
+  };
+  c.emit_forward(li, plain(".mul", "mul", half, 1, 1));
+  c.emit_forward(li, cast_kernel(name + ".pow.cast_in", half, wide, out, l.count));
+  c.emit_forward(li, plain(".pow", "pow", wide, 1, 1));
+  c.emit_forward(li, plain(".mul_1", "mul", wide, 1, 1));
+  c.emit_forward(li, mixed_kernel(name + ".add", "add", half, wide, out, 1, l.count));
+  c.emit_forward(li, plain(".mul_2", "mul", wide, 1, 1));
+  c.emit_forward(li, plain(".tanh", "tanh", wide, 1, th));
+  c.emit_forward(li, plain(".add_1", "add", wide, 1, 1));
+  c.emit_forward(li, mixed_kernel(name + ".mul_3", "mul", half, wide, out, 1, l.count));
+  c.emit_backward(li, mixed_kernel(name + ".mul_3.backward_v", "mul", half, wide, out, 1, l.count));
+  c.emit_backward(li, plain(".mul_3.backward_h", "mul", wide, 2, 1));
+  c.emit_backward(li, cast_kernel(name + ".mul_3.backward_h.cast", wide, half, out, l.count));
+  c.emit_backward(li, plain(".tanh.backward", "tanh", wide, 2, th));
+  c.emit_backward(li, plain(".mul_2.backward", "mul", wide, 1, 1));
+  c.emit_backward(li, cast_kernel(name + ".add.backward_x.cast", wide, half, out, l.count));
+  c.emit_backward(li, plain(".mul_1.backward", "mul", wide, 1, 1));
+  c.emit_backward(li, plain(".pow.backward_pow", "pow", wide, 1, 1));
+  c.emit_backward(li, plain(".pow.backward_scale", "mul", wide, 1, 1));
+  c.emit_backward(li, plain(".pow.backward_scale_1", "mul", wide, 1, 1));
+  c.emit_backward(li, plain(".pow.backward", "mul", wide, 2, 1));
+  c.emit_backward(li, cast_kernel(name + ".pow.cast_in.backward", wide, half, out, l.count));
+  c.emit_backward(li, plain(".grad_add", "add", half, 2, 1));
+  c.emit_backward(li, plain(".mul.backward", "mul", half, 1, 1));
+  c.emit_backward(li, plain(".grad_add_1", "add", half, 2, 1));
+  c.out_format[static_cast<std::size_t>(li)] = wide;
+  c.save_input(li, 0);
+  c.save_extra(li, n * (bytes_of(half) + 3 * bytes_of(wide)));  // h, and x^3's fp32 input, v and t
+}
+
 void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t out = c.output_elements(li);
@@ -84,6 +142,10 @@ void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
                          {".pow.backward_scale", "mul", 1, 1}, {".pow.backward", "mul", 2, 1},
                          {".mul.backward", "mul", 1, 1},     {".grad_add", "add", 2, 1},
                          {".grad_add_1", "add", 2, 1}};
+  if (c.f.autocast) {
+    lower_gelu_tanh_eager_autocast(c, li, fmt);
+    return;
+  }
   for (const Op& o : forward)
     c.emit_forward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n, o.flops, l.count));
   for (const Op& o : backward)
@@ -154,6 +216,14 @@ void lower_memory_layer(Context& c, int li) {
       else c.save_input(li, 0);
       return;
     case LayerKind::add:
+      if (const FormatId a = c.input_format(li, 0), b = c.input_format(li, 1); a != b && c.input_elements(li, 1) == out) {
+        // Operands of two formats (an fp32 residual stream plus a bf16 branch under autocast): the
+        // unrolled casting kernel; autograd casts the gradient down for the narrower operand.
+        const FormatId narrow = bytes_of(a) < bytes_of(b) ? a : b;
+        c.emit_forward(li, mixed_kernel(n, "add", narrow, fmt, out, 1, cnt));
+        c.emit_backward(li, cast_kernel(n + ".backward_cast", fmt, narrow, out, cnt));
+        return;
+      }
       fwd("", "add", out, 0, 2 * dout, dout, 1);
       return;  // the gradient passes through unchanged
     case LayerKind::mul:
