@@ -450,6 +450,65 @@ layers:
   CHECK(written == doctest::Approx((8 + 11) * n));
 }
 
+TEST_CASE("lowering: under autocast gelu_new is fp32 from torch.pow on, and a residual add of two formats casts") {
+  // The H200 GPT-2 AMP trace's ops (validation/measured/H200/networks): pow is on autocast's fp32
+  // list, so x is cast up, type promotion keeps fp32 to the output, and the next linear casts down.
+  const char* text = R"(version: 1
+kind: network
+name: g
+task: tokens
+defaults: {batch: 2, seq: 16}
+layers:
+  - {name: embed, kind: embedding, vocab: 100, dim: 64}
+  - {name: fc, kind: linear, out_features: 64}
+  - {name: g, kind: gelu, form: tanh_eager}
+  - {name: proj, kind: linear, out_features: 64}
+  - {name: res, kind: add, inputs: [proj, embed]}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)";
+  const Network net = parse_network(text, "g.yaml");
+  LoweringOptions opt;
+  opt.precision = Precision::amp_bf16;
+  opt.training = true;
+  const Lowering step = lower_network(net, opt);
+  const double n = 2 * 16 * 64;
+  std::vector<std::string> forward, backward;
+  double fp32_written = 0;
+  for (const auto& s : step.kernels) {
+    const std::string& name = s.kernel.name;
+    if (name.rfind("g.", 0) != 0) continue;
+    (s.phase == StepPhase::forward ? forward : backward).push_back(name.substr(2));
+    if (s.phase == StepPhase::forward && s.kernel.d_format == FormatId::fp32) fp32_written += double(s.kernel.bytes_written);
+  }
+  const std::vector<std::string> want_forward = {"mul", "pow.cast_in", "pow", "mul_1", "add", "mul_2", "tanh", "add_1", "mul_3"};
+  CHECK(forward == want_forward);
+  CHECK(backward.size() == 15);
+  // pow's cast and the seven ops after it write fp32
+  CHECK(fp32_written == doctest::Approx(8 * 4 * n));
+  const LoweredKernel* mixed = find(step, "g.add");
+  REQUIRE(mixed);
+  CHECK(mixed->kernel.memory.cast);
+  CHECK(double(mixed->kernel.bytes_read) == doctest::Approx((2 + 4) * n));  // x in bf16, x^3 scaled in fp32
+  // The GELU's fp32 output is cast down for the next linear, and back up for its gradient.
+  REQUIRE(find(step, "proj.cast_in"));
+  REQUIRE(find(step, "proj.cast_in.backward"));
+  // The embedding's fp32 output plus the bf16 projection: the unrolled casting add, and the
+  // projection's gradient cast down.
+  const LoweredKernel* res = find(step, "res");
+  REQUIRE(res);
+  CHECK(res->kernel.memory.cast);
+  CHECK(res->kernel.d_format == FormatId::fp32);
+  CHECK(double(res->kernel.bytes_read) == doctest::Approx((2 + 4) * n));
+  REQUIRE(find(step, "res.backward_cast"));
+  CHECK(find(step, "res.backward_cast")->kernel.d_format == FormatId::bf16);
+  // Without autocast nothing changes: eight and eleven kernels, no casts.
+  opt.precision = Precision::fp32;
+  const Lowering fp32 = lower_network(net, opt);
+  CHECK_FALSE(find(fp32, "g.pow.cast_in"));
+  CHECK_FALSE(find(fp32, "res.backward_cast"));
+  CHECK_FALSE(find(fp32, "res")->kernel.memory.cast);
+}
+
 TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel kernels; channels-last or other frameworks do not") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
   LoweringOptions o;
