@@ -1,7 +1,7 @@
 // The published measured sets tcsim validates against, each through its own reader. Byte 0 picks:
 //   0: NeuSight kernel CSV;  1: Vidur operator CSV (<model>/mlp.csv);
 //   2: NVIDIA DeepLearningExamples throughput CSV;  3: NeuSight model JSON (bert_large-train-512-8.json);
-//   4: torch_profile.py training-step CSV (resnet50_amp-fp16_cl_b256_steps.csv).
+//   4: torch_profile.py step CSV (training or inference; written as resnet50_amp-fp16_cl_b256_steps.csv).
 // Every kernel read is also sized (kernel_size_problem) and every network row's GPU compared with a
 // config's name (same_gpu), as tcsim validate does before it simulates anything.
 #include "fuzz_support.h"
