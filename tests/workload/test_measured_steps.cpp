@@ -173,6 +173,24 @@ TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach
   CHECK(rep.rows[2].predicted_s > rep.rows[1].predicted_s);
 }
 
+TEST_CASE("network validation: a KV cache on an image network names the measured file and the model file") {
+  const fs::path dir = test::temp_dir("torch_steps_kv_cnn");
+  const fs::path f = write(dir, "resnet50_infer_fp16_b1_steps.csv",
+                           std::string("# NVIDIA H200, torch 2.11, cuDNN 1, batch 1, precision fp16, model resnet50, "
+                                       "pass infer, kv_len 5\n") + kSteps);
+  const auto rows = workload::read_torch_steps_csv(f);
+  const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
+  try {
+    (void)engine::validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+    FAIL("no error for a KV cache on ResNet-50");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK_MESSAGE(what.find("resnet50_infer_fp16_b1_steps.csv") != std::string::npos, what);
+    CHECK_MESSAGE(what.find("resnet50.yaml") != std::string::npos, what);
+    CHECK_MESSAGE(what.find("image network") != std::string::npos, what);
+  }
+}
+
 TEST_CASE("network validation: a run's own optimizer replaces the model's") {
   const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h100.yaml");
   workload::MeasuredNetworkRow row;

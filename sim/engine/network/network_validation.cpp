@@ -45,7 +45,14 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         vars.batch = m.batch;
         if (part.seq > 0) vars.seq = part.seq;
         if (m.past > 0) vars.past = m.past;
-        workload::Network net = workload::read_network(model, vars);
+        workload::Network net;
+        try {
+          net = workload::read_network(model, vars);
+        } catch (const InputError& e) {
+          // The measured row asked for what the model file cannot be (a KV cache on an image network):
+          // name the measurement as well as the model file.
+          throw InputError(m.origin, m.label + ": " + e.what());
+        }
         if (!m.optimizer.empty()) net.optimizer = m.optimizer;  // the run's own optimizer
         const NetworkEstimate e = estimate_network(acc, net, opt);
         r.predicted_s += part.share * e.step_time_s;
