@@ -14,8 +14,12 @@ built from torch.nn (12 layers, hidden 768, 12 heads, FFN 3072, GELU, vocabulary
 et al. 2019, sec. 3), which needs no other package but is not models/bert_base.yaml.
 
 --pass infer runs the forward pass under torch.inference_mode(); with --kv-len L a token model
-decodes --seq new tokens (usually 1) against a KV cache of L tokens (Hugging Face's DynamicCache,
-cropped back to L after each step, so every step sees the same cache); --cuda-graphs replays the
+decodes --seq new tokens (usually 1) against a KV cache of about L tokens (Hugging Face's
+DynamicCache as generate() grows it: the prompt fills L - warmup - 1 tokens, so the profiled step
+sees L; the timed steps see L+1 .. L+N and the header records the middle, L + N/2 + 1. The first
+loan's files, validation/measured/H200/networks, cropped the cache back to L after each step: the
+cropped cache is a non-contiguous view, which sends torch.cat down its slow general path);
+--cuda-graphs replays the
 forward pass as one CUDA graph (CNNs and BERT; not with a KV cache). fp16/bf16 are pure half
 precision (the model cast), amp-* autocast.
 
@@ -259,22 +263,25 @@ def main():
     elif args.kv_len:
         # Decode: the prompt fills the cache once; each step runs --seq tokens against it and crops
         # the cache back to kv_len, so the median step is the step at this cache length.
+        # Decode: the prompt fills the cache so that the profiled step sees kv_len cached tokens; each
+        # step appends its tokens as generate() does (no crop: a cropped cache is a non-contiguous
+        # view and would send torch.cat down its slow general path).
         model = model.eval()
         lm = getattr(model, "lm", model)  # GPT-2's wrapper returns logits only: call the model inside
+        prompt = args.kv_len - args.seq * (args.warmup + 1) + args.seq
+        if prompt < 1:
+            ap.error("--kv-len must exceed --seq x --warmup (the warm-up steps grow the cache)")
         from transformers import DynamicCache
         cache = DynamicCache()
         with torch.inference_mode(), torch.autocast("cuda", dtype=amp_dtype or torch.float32,
                                                     enabled=amp_dtype is not None):
-            lm(input_ids=torch.randint(0, classes, (batch, args.kv_len), device=dev), past_key_values=cache,
+            lm(input_ids=torch.randint(0, classes, (batch, prompt), device=dev), past_key_values=cache,
                use_cache=True)
-        if not hasattr(cache, "crop"):
-            sys.exit("torch_profile: error: this transformers' DynamicCache has no crop(); cannot hold the cache length")
 
         def step():
             with torch.inference_mode(), torch.autocast("cuda", dtype=amp_dtype or torch.float32,
                                                         enabled=amp_dtype is not None):
                 lm(input_ids=inputs, past_key_values=cache, use_cache=True)
-                cache.crop(args.kv_len)
     else:
         model = model.eval()
 
@@ -343,8 +350,8 @@ def main():
                 extra += ", model " + TCSIM_MODEL[args.model]
             if args.pass_ == "infer":
                 extra += ", pass infer"
-            if args.kv_len:
-                extra += ", kv_len %d" % args.kv_len
+            if args.kv_len:  # the middle timed step's cache (the profiled step's is kv_len)
+                extra += ", kv_len %d" % (args.kv_len + args.seq * (args.time_steps // 2 + 1))
             if args.cuda_graphs:
                 extra += ", cuda_graphs"
             f.write("# %s, torch %s, cuDNN %s, batch %d, precision %s%s%s\n" % (

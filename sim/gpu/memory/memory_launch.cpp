@@ -480,6 +480,31 @@ MemoryLaunch batch_norm_inference_nhwc(std::int64_t images, std::int64_t per_ima
   return l;
 }
 
+// torch.cat along a dimension of 4-D tensors when any input is not contiguous (a KV cache grown by
+// Hugging Face's DynamicCache: the new token's keys are a transposed view): ATen's cat_out_cuda
+// (native/cuda/Shape.cu, v2.11) takes parallel_cat<T, 64, 64>, which marks every input
+// non-contiguous, and launches CatArrayBatchedCopy<OpaqueType<bytes>, unsigned, 4, 64, 64>: 512
+// threads, a grid of 2 x SMs per input (blockIdx.y), one element per thread per grid-stride
+// iteration, the output's and the input's offsets each by CatArrIndexToOffset (three unsigned
+// divisions by runtime sizes). The loop of an sm_80 replica (nvcc 13.0 -O3, scripts/sass_loops.py)
+// is 87 instructions per element: 42 ALU, 41 IMAD, 2 memory, the divisors' reciprocals hoisted.
+// The big input (the cache) dominates; the new token's CTAs exit after one element each.
+constexpr double kCatNonContiguousInstructionsPerElement = 87;
+
+MemoryLaunch cat_non_contiguous(const GpuConfig& g, const Kernel& k, std::int64_t elements) {
+  MemoryLaunch l;
+  l.threads_per_cta = 512;
+  l.ctas = 2 * std::int64_t(g.sm_count);
+  l.dependent_loads = double(ceil_div(elements, l.ctas * 512));
+  l.scalar_loop = true;
+  l.access_bytes = int(memory_element_bytes(k));
+  l.accesses_per_element = 2;
+  l.integer_instructions_per_element = kCatNonContiguousInstructionsPerElement;
+  l.kernel = "CatArrayBatchedCopy (" + std::to_string(l.ctas) + " CTAs of 512 threads, " +
+             std::to_string(std::int64_t(l.dependent_loads)) + " elements per thread)";
+  return l;
+}
+
 // Embedding lookup = index_select(0, indices) (ATen native/cuda/Indexing.cu, index_select_out_cuda_impl,
 // v2.1), rows of `slice` elements gathered for `indices` indices. Two kernels by the index count:
 //  - indexSelectSmallIndex (<= 16 indices): grid min(ceil(slice / 128), SMs x 8) of min(slice, 128)
@@ -551,6 +576,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
   if (is_one_of(op, {"batch_norm_nhwc", "batch_norm_nhwc_backward"}) && s.row_length > 0)
     return batch_norm_nhwc(g, rows, r, op == "batch_norm_nhwc_backward");
   if (op == "batch_norm_inference_nhwc" && s.row_length > 0) return batch_norm_inference_nhwc(rows, r);
+  if (op == "cat") return cat_non_contiguous(g, k, s.elements);
   if (op == "embedding" || op == "embedding_backward")
     return embedding(g, s, rows, r, memory_element_bytes(k), op == "embedding");
   if (op == "layer_norm_gamma_beta") return layer_norm_gamma_beta(rows, r);

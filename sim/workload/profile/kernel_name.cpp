@@ -1,5 +1,7 @@
 #include "workload/profile/kernel_name.h"
 
+#include <cstdlib>
+
 #include <initializer_list>
 
 #include "common/text/strings.h"
@@ -73,6 +75,11 @@ KernelNameClass classify_kernel_name(std::string_view raw) {
   c.nhwc_batch_norm = has(s, "batchnorm_fwtr_nhwc") || has(s, "batchnorm_bwtr_nhwc");
   // cudnn::bn_fw_inf_1C11_kernel_NHWC (ResNet-50 inference, AMP channels-last: the H200 loan 5 traces)
   c.nhwc_inference_batch_norm = has(s, "bn_fw_inf_1c11_kernel_nhwc");
+  if (const std::size_t at = s.find("catarraybatchedcopy"); at != std::string::npos) {
+    c.non_contiguous_cat = s.compare(at, 20, "catarraybatchedcopy<") == 0;
+    if (const std::size_t o = s.find("opaquetype<", at); o != std::string::npos)
+      c.cat_element_bytes = std::atoi(s.c_str() + o + 11);
+  }
   return c;
 }
 

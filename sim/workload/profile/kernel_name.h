@@ -29,6 +29,11 @@ struct KernelNameClass {
   bool per_channel_batch_norm = false; // cuDNN's channels-first training batch norm (a CTA per channel)
   bool nhwc_batch_norm = false;        // cuDNN's channels-last persistent training batch norm
   bool nhwc_inference_batch_norm = false;  // cuDNN's channels-last inference batch norm (bn_fw_inf_1C11_kernel_NHWC)
+  // ATen's torch.cat kernels (native/cuda/Shape.cu): the general non-contiguous CatArrayBatchedCopy
+  // (per-element offsets by division) against its contiguous / vectorized variants, and the element
+  // size their OpaqueType<N> template names (0: not a cat kernel or not named).
+  bool non_contiguous_cat = false;
+  int cat_element_bytes = 0;
 };
 
 KernelNameClass classify_kernel_name(std::string_view name);

@@ -149,6 +149,26 @@ void map_memory(Call& c, const std::string& b) {
     return add_memory(c, "optimizer", b.substr(8), FormatId::fp32, elements, 0, double(lists) * e * fp32,
                       e * fp32, 1, launches);
   }
+  if (b == "cat") {
+    // torch.cat (a TensorList, the dim): every input element read once and written once. The kernel
+    // names the path (kernel_name.cpp): ATen's general non-contiguous CatArrayBatchedCopy computes
+    // both offsets per element by division (memory_launch.cpp's "cat"); its contiguous and
+    // vectorized variants stream like a copy. The list carries no dtype: the kernel's OpaqueType does.
+    std::int64_t elements = 0;
+    for (const auto& d : c.op.input_lists.empty() ? std::vector<Dims>{} : c.op.input_lists[0]) elements += numel(d);
+    int bytes = 0;
+    bool general = false;
+    for (const auto& k : c.launched) {
+      if (k.cat_element_bytes > 0) bytes = k.cat_element_bytes;
+      general = general || k.non_contiguous_cat;
+    }
+    if (elements <= 0 || bytes <= 0)
+      return (void)c.fail("other", "cat: expected a TensorList in Input Dims and a CatArrayBatchedCopy kernel naming its element size");
+    if (double(elements) > kMaxElements) return (void)c.fail("other", "cat above 2^48 elements");
+    const FormatId f = bytes == 1 ? FormatId::int8 : bytes == 2 ? FormatId::fp16 : bytes == 4 ? FormatId::fp32 : FormatId::fp64;
+    const double n = double(elements) * bytes;
+    return add_memory(c, "elementwise", general ? "cat" : "copy", f, elements, 0, n, n, 0, launches);
+  }
   if (b == "embedding") {
     // (weight [V, H], indices [...]): a gather of one H-row per index, int64 ids read beside it.
     // Checked first: the weight table is the largest floating tensor, not what the op moves.
@@ -330,7 +350,7 @@ bool is_memory_op(const std::string& b) {
       "fused_adam", "fused_adamw", "fused_sgd", "softmax", "log_softmax", "softmax_backward_data",
       "log_softmax_backward_data", "native_layer_norm", "native_layer_norm_backward", "native_batch_norm",
       "cudnn_batch_norm", "batch_norm_impl_index", "native_batch_norm_backward", "cudnn_batch_norm_backward",
-      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm", "fused_rms_norm", "embedding"};
+      "batch_norm_backward", "sum", "mean", "layer_norm", "batch_norm", "fused_rms_norm", "embedding", "cat"};
   double f = 0;
   return s.count(b) || b.rfind("foreach_", 0) == 0 || elementwise_flops(b, f);
 }

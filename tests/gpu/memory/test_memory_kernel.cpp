@@ -955,3 +955,25 @@ TEST_CASE("memory kernel: a CTA with barriers issues its warps' work after each 
   const MemoryLaunch sl = memory_launch(h200, silu);
   CHECK(sl.block_reductions == 0);
 }
+
+TEST_CASE("memory kernel: torch.cat of a KV cache (CatArrayBatchedCopy, non-contiguous path) is index-arithmetic bound") {
+  const GpuConfig g = gpu::test::shipped("h200");
+  // The H200 traces (validation/measured/H200/networks): Hugging Face's DynamicCache appending one
+  // token's keys to 512 cached ones (batch 1, 32 heads x 128) and to 1024 at batch 16, and GPT-2's
+  // training-time cache of 1024 tokens (16 x 12 heads x 64).
+  const auto cat = [&](std::int64_t elements, FormatId f) {
+    return run_memory_kernel(g, memory_kernel("cat", elements, 0, 1, f));
+  };
+  const KernelResult b1 = cat(32 * 513 * 128, FormatId::fp16);
+  const KernelResult b16 = cat(16 * 32 * 1025 * 128, FormatId::fp16);
+  const KernelResult gpt2 = cat(16 * 12 * 1024 * 64, FormatId::bf16);
+  // Measured 15.5 us, 406 us (the 64 cache cats' mean) and 79.7 us; from the replica's 87 integer
+  // instructions per element on the SM's integer lanes, nothing fitted.
+  CHECK(b1.time_s == doctest::Approx(15.5e-6).epsilon(0.2));
+  CHECK(b16.time_s == doctest::Approx(406e-6).epsilon(0.15));
+  CHECK(gpt2.time_s == doctest::Approx(79.7e-6).epsilon(0.15));
+  CHECK(memory_launch(g, memory_kernel("cat", 1024, 0, 1, FormatId::fp16)).ctas == 2 * 132);
+  CHECK(b16.bound == "int32");
+  // Far slower than a copy of the same bytes at the bandwidth (b16: 269 MB read and written).
+  CHECK(b16.time_s > 4 * run_memory_kernel(g, memory_kernel("copy", 16 * 32 * 1025 * 128, 0, 1, FormatId::fp16)).time_s);
+}

@@ -366,3 +366,30 @@ TEST_CASE("op kernels: max pooling carries its window and memory format (the H10
     CHECK_MESSAGE(!o.mapped, window.first << " " << window.second);
   }
 }
+
+TEST_CASE("op kernels: torch.cat reads and writes every element once; the kernel's name says which path and element size") {
+  // Hugging Face's DynamicCache appending one token to 512 cached keys (the H200 Llama decode trace):
+  // a TensorList of [1, 32, 512, 128] and [1, 32, 1, 128], dim -2.
+  ProfiledOp cat = op("aten::cat", {{}, {}}, {"TensorList", "Scalar"}, {"", "-2"});
+  cat.input_lists[0] = {{1, 32, 512, 128}, {1, 32, 1, 128}};
+  const std::int64_t n = 32 * 513 * 128;
+  const OpKernels general = op_kernels(
+      cat, named({"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::"
+                  "OpaqueType<2u>, unsigned int, 4, 64, 64>(at::native::(anonymous namespace)::OpaqueType<2u>*)"}));
+  REQUIRE(general.mapped);
+  REQUIRE(general.kernels.size() == 1);
+  CHECK(general.kernels[0].memory.op == "cat");
+  CHECK(general.kernels[0].memory.elements == n);
+  CHECK(general.kernels[0].bytes_read == 2 * n);
+  CHECK(general.kernels[0].bytes_written == 2 * n);
+  // The vectorized variant streams like a copy; a 4-byte OpaqueType is fp32's size.
+  const OpKernels vectorized = op_kernels(
+      cat, named({"void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<at::native::(anonymous "
+                  "namespace)::OpaqueType<4u>, unsigned int, 3, 128, 1, 16, 4>(char*)"}));
+  REQUIRE(vectorized.mapped);
+  CHECK(vectorized.kernels[0].memory.op == "copy");
+  CHECK(vectorized.kernels[0].bytes_read == 4 * n);
+  // No kernel naming the element size: not mapped (kept at its measured time), with the reason.
+  const OpKernels unnamed = op_kernels(cat, named({}));
+  CHECK_FALSE(unnamed.mapped);
+}
