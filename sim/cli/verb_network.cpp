@@ -27,10 +27,11 @@ workload::Precision precision_option(const std::string& text, const char* option
   return engine::parse_precision_or_throw(text, option);
 }
 
-void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs) {
+void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dynamic_cache) {
   std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
             << " step, batch " << e.batch;
   if (e.tokens) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
+  if (e.tokens && dynamic_cache) std::cout << " (Hugging Face DynamicCache: torch.cat every step)";
   std::cout << ", " << e.precision << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
   std::cout << io::format_text_table(io::select_columns(
       engine::network_layers_table(e),
@@ -81,6 +82,7 @@ int network_verb(const std::vector<std::string>& args) {
   std::vector<std::string> overrides, positional;
   std::int64_t batch = 0, seq = 0, kv_len = -1;
   bool cuda_graphs = false, fuse = false, fp32_master = false;
+  std::string kv_cache = "static";
   int jobs = 0;
   po::options_description opts("Options");
   std::string clock_mode;
@@ -97,6 +99,8 @@ int network_verb(const std::vector<std::string>& args) {
       ("fp32-master", po::bool_switch(&fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
                                                     "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
       ("cuda-graphs", po::bool_switch(&cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
+      ("kv-cache", po::value(&kv_cache), "static (new tokens written in place, as serving engines do; default) or "
+                                        "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step)")
       ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
       ("fuse-epilogues", po::bool_switch(&fuse), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
@@ -127,6 +131,9 @@ int network_verb(const std::vector<std::string>& args) {
   engine::NetworkRunOptions opt;
   opt.training = pass == "train";
   opt.cuda_graphs = cuda_graphs;
+  if (kv_cache != "static" && kv_cache != "dynamic")
+    throw InputError("--kv-cache", "expected static or dynamic, got '" + kv_cache + "'");
+  opt.kv_cache_concat = kv_cache == "dynamic";
   opt.fuse_epilogues = fuse;
   opt.fp32_master = fp32_master;
   opt.jobs = jobs;
@@ -180,7 +187,7 @@ int network_verb(const std::vector<std::string>& args) {
   if (format == "csv") std::cout << io::format_csv(estimates.size() > 1 ? engine::network_compare_table(estimates) : rs.tables[0]);
   else if (format == "json") std::cout << io::format_json(rs);
   else if (estimates.size() > 1) print_compare(estimates);
-  else print_estimate(main, cuda_graphs);
+  else print_estimate(main, cuda_graphs, opt.kv_cache_concat);
   std::cout.flush();
   if (!output_dir.empty()) io::write_result_folder(output_dir, rs, true);
 

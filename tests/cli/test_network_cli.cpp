@@ -58,6 +58,28 @@ TEST_CASE("tcsim network: decode of one token against a KV cache, and CUDA graph
   CHECK(r.out.find("tokens/s") != std::string::npos);
 }
 
+TEST_CASE("tcsim network --kv-cache dynamic: Hugging Face's DynamicCache copies the cache every decode step") {
+  const std::string base = "network -c " + src("configs/gpu/h200.yaml") + " " + src("models/llama2_7b.yaml") +
+                           " --seq 1 --kv-len 4096 --batch 16 --precision fp16 --cuda-graphs -o ";
+  const auto dir = tcsim::test::temp_dir("kv_cache_cli");
+  const auto s = run_tcsim(base + (dir / "static").string());
+  const auto d = run_tcsim(base + (dir / "dynamic").string() + " --kv-cache dynamic");
+  REQUIRE_MESSAGE(s.exit_code == 0, s.err);
+  REQUIRE_MESSAGE(d.exit_code == 0, d.err);
+  CHECK(d.out.find("DynamicCache") != std::string::npos);
+  CHECK(s.out.find("DynamicCache") == std::string::npos);
+  // 16 x 32 heads x 4097 tokens x 128 x 2 bytes, read and written, keys and values, 32 layers: 137 GB
+  // of copies a step on top of attention's reads of the cache (69 GB).
+  const auto total_ms = [](const std::string& out) {
+    const auto at = out.find("Total: ");
+    return at == std::string::npos ? 0.0 : std::stod(out.substr(at + 7));
+  };
+  CHECK(total_ms(d.out) > 2 * total_ms(s.out));
+  const auto bad = run_tcsim(base + (dir / "bad").string() + " --kv-cache paged");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--kv-cache") != std::string::npos);
+}
+
 TEST_CASE("tcsim network: a step that does not fit in the GPU's memory is warned about") {
   const auto r = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/llama2_7b.yaml") +
                            " --seq 2048 --batch 1 --precision amp-bf16 --pass train");

@@ -133,6 +133,7 @@ TEST_CASE("torch steps: the header names the model, the inference pass, the KV c
   CHECK_FALSE(d.cuda_graphs);
   CHECK(d.precision == workload::Precision::fp16);
   CHECK(d.group == "torch steps llama2_7b infer");
+  CHECK(d.kv_cache_concat);  // transformers' DynamicCache
   const auto graphs = workload::read_torch_steps_csv(dir / "resnet50_infer_amp-fp16_cl_b1_graphs_steps.csv");
   REQUIRE(graphs.size() == 1);
   CHECK(graphs.front().model == "resnet50");
@@ -145,6 +146,7 @@ TEST_CASE("torch steps: the header names the model, the inference pass, the KV c
   CHECK(vgg.front().model == "vgg16");
   CHECK(vgg.front().training);
   CHECK(vgg.front().optimizer == "adam");
+  CHECK_FALSE(vgg.front().kv_cache_concat);
 }
 
 TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach the estimate") {

@@ -621,3 +621,37 @@ layers:
   CHECK(find(other, "maxpool")->kernel.memory.pool.n == 0);
   CHECK(find(other, "maxpool.backward_zero") == nullptr);
 }
+
+TEST_CASE("lowering: Hugging Face's DynamicCache copies the whole cache with torch.cat, keys and values, every step") {
+  NetworkVariables decode;
+  decode.seq = 1;
+  decode.past = 31;
+  const Network net = parse_network(kTinyDecoder, "tiny.yaml", decode);
+  LoweringOptions o;
+  o.precision = Precision::fp16;
+  o.kv_cache_concat = true;
+  const Lowering d = lower_network(net, o);
+  // One new token: a contiguous append, ATen's vectorized cat (a copy) of the 32-token cache, twice.
+  const LoweredKernel* k = find(d, "layers.attn.kv_cache_cat_k");
+  REQUIRE(k);
+  REQUIRE(find(d, "layers.attn.kv_cache_cat_v"));
+  CHECK(find(d, "layers.attn.kv_cache_write") == nullptr);
+  CHECK(k->kernel.memory.op == "copy");
+  CHECK(k->kernel.memory.elements == 2 * 2 * 32 * 8);  // batch x KV heads x (past + new) x head_dim
+  CHECK(k->kernel.bytes_read == 2 * 2 * 32 * 8 * 2);
+  CHECK(k->kernel.count == 2);
+  // The cache's footprint is the same either way.
+  o.kv_cache_concat = false;
+  const Lowering s = lower_network(net, o);
+  CHECK(d.footprint.kv_cache == doctest::Approx(s.footprint.kv_cache));
+  CHECK(find(s, "layers.attn.kv_cache_write"));
+  // Several new tokens (prefill; training with use_cache): the projection's transposed view, the
+  // general per-element kernel.
+  const Network prefill = parse_network(kTinyDecoder, "tiny.yaml", {});
+  o.kv_cache_concat = true;
+  CHECK(find(lower_network(prefill, o), "layers.attn.kv_cache_cat_v")->kernel.memory.op == "cat");
+  o.training = true;
+  const Lowering t = lower_network(prefill, o);
+  REQUIRE(find(t, "layers.attn.kv_cache_cat_k"));
+  CHECK(t.footprint.kv_cache == 0);  // training keeps no cache beyond the step
+}

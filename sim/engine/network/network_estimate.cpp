@@ -104,6 +104,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.optimizer_step = opt.optimizer_step;
   lo.bert_adam = opt.bert_adam;
   lo.fp32_master = opt.fp32_master;
+  lo.kv_cache_concat = opt.kv_cache_concat;
   lo.fused_attention = fused_attention_available(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +

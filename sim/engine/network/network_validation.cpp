@@ -34,6 +34,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.conv_layout = m.layout;
       opt.pytorch_kernels = m.pytorch_kernels;
       opt.cuda_graphs = m.cuda_graphs;
+      opt.kv_cache_concat = m.kv_cache_concat;
       opt.jobs = jobs;
       // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
       // the bound is that of the length whose steps take the most time in all.

@@ -34,6 +34,7 @@ struct MeasuredNetworkRow {
   std::int64_t batch = 0, seq = 0;
   std::int64_t past = 0;     // inference: tokens already in the KV cache (decode)
   bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)
+  bool kv_cache_concat = false;  // Hugging Face's DynamicCache (LoweringOptions::kv_cache_concat)
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.
   std::vector<SequenceShare> seq_mix;

@@ -117,6 +117,8 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
   const std::string stem = name.substr(0, name.find('_'));
   if (!h.model.empty()) {
     m.model = h.model;  // torch_profile.py builds the network models/<model>.yaml describes
+    // Its Hugging Face causal models (GPT-2, Llama) keep a DynamicCache, training included.
+    m.kv_cache_concat = h.model.starts_with("gpt") || h.model.starts_with("llama");
     // Token models: without the file's length the model file's default would be compared silently.
     for (const char* tokens : {"bert", "gpt", "llama", "opt"})
       if (h.model.starts_with(tokens) && h.seq == 0)

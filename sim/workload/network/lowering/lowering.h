@@ -54,6 +54,12 @@ struct LoweringOptions {
   // O2; DeepLearningExamples' BERT pre-training: model.half() and FusedLAMBAMP's fp32 params).
   // fp16 adds dynamic loss scaling. Only with Precision::fp16 or bf16 (the engine checks).
   bool fp32_master = false;
+  // Hugging Face's DynamicCache (transformers' default): each attention layer appends its new keys
+  // and values with torch.cat, copying the whole cache every step, instead of writing the new
+  // tokens in place (a static or paged cache, as serving engines do). A decode step's one-token
+  // append concatenates contiguous tensors (ATen's vectorized copy); a multi-token append (prefill,
+  // training with use_cache) concatenates the new keys' transposed view (the general kernel).
+  bool kv_cache_concat = false;
 };
 
 struct Lowering {
