@@ -245,6 +245,9 @@ def main():
             inputs = inputs.to(half)
     amp_dtype = {"amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}.get(args.precision)
 
+    def autocast(**kw):  # torch.autocast for the amp-* modes, a no-op context otherwise
+        return torch.autocast("cuda", dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None, **kw)
+
     if args.pass_ == "train":
         model = model.train()
         fused = {"fused": True} if "fused" in torch.optim.Adam.__init__.__code__.co_varnames else {}
@@ -254,7 +257,7 @@ def main():
 
         def step():
             opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None):
+            with autocast():
                 out = model(inputs)
                 loss = loss_fn(out.reshape(-1, classes), targets.reshape(-1))
             scaler.scale(loss).backward()
@@ -273,22 +276,18 @@ def main():
             ap.error("--kv-len must exceed --seq x --warmup (the warm-up steps grow the cache)")
         from transformers import DynamicCache
         cache = DynamicCache()
-        with torch.inference_mode(), torch.autocast("cuda", dtype=amp_dtype or torch.float32,
-                                                    enabled=amp_dtype is not None):
+        with torch.inference_mode(), autocast():
             lm(input_ids=torch.randint(0, classes, (batch, prompt), device=dev), past_key_values=cache,
                use_cache=True)
 
         def step():
-            with torch.inference_mode(), torch.autocast("cuda", dtype=amp_dtype or torch.float32,
-                                                        enabled=amp_dtype is not None):
+            with torch.inference_mode(), autocast():
                 lm(input_ids=inputs, past_key_values=cache, use_cache=True)
     else:
         model = model.eval()
 
         def forward():
-            with torch.inference_mode(), torch.autocast("cuda", dtype=amp_dtype or torch.float32,
-                                                        enabled=amp_dtype is not None,
-                                                        cache_enabled=not args.cuda_graphs):
+            with torch.inference_mode(), autocast(cache_enabled=not args.cuda_graphs):
                 model(inputs)
 
         step = forward

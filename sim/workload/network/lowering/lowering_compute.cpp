@@ -236,23 +236,22 @@ void lower_attention(Context& c, int li) {
   c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
   const std::int64_t B = c.batch;
 
-  if (c.net.task == "tokens" && l.causal && c.opt.kv_cache_concat) {
+  // Decoders keep a KV cache (an encoder such as BERT attends over its whole input in one pass).
+  const bool decoder = c.net.task == "tokens" && l.causal;
+  const std::int64_t cache = B * l.kv_heads * l.kv_len * l.head_dim;  // keys (or values) of the cache
+  if (decoder && !c.opt.training) c.kv_cache_bytes += 2.0 * double(cache) * bytes_of(in_fmt) * double(l.count);
+  if (decoder && c.opt.kv_cache_concat) {
     // Hugging Face's DynamicCache: torch.cat of the cache and the new tokens, for keys and for values,
     // the whole cache copied (training too: the models build the cache whenever use_cache is on).
     // One new token is a contiguous tensor (ATen's vectorized cat: a copy); several are the
     // projection's transposed view (the general per-element kernel, sim/gpu/memory).
-    const std::int64_t n = B * l.kv_heads * l.kv_len * l.head_dim;
     const char* op = l.q_len == 1 ? "copy" : "cat";
     for (const char* which : {".kv_cache_cat_k", ".kv_cache_cat_v"})
-      c.emit_forward(li, memory_kernel(l.name + which, op, in_fmt, n, 0, double(n), double(n), 0, l.count));
-    if (!c.opt.training)
-      c.kv_cache_bytes += 2.0 * double(B * l.kv_heads * l.kv_len * l.head_dim) * bytes_of(in_fmt) * double(l.count);
-  } else if (!c.opt.training && c.net.task == "tokens" && l.causal) {
-    // Serving engines write the new tokens' keys and values into the KV cache (decoders only: an
-    // encoder such as BERT attends over its whole input in one pass and keeps no cache).
+      c.emit_forward(li, memory_kernel(l.name + which, op, in_fmt, cache, 0, double(cache), double(cache), 0, l.count));
+  } else if (decoder && !c.opt.training) {
+    // Serving engines write the new tokens' keys and values into the cache.
     const std::int64_t n = 2 * B * l.kv_heads * l.q_len * l.head_dim;
     c.emit_forward(li, memory_kernel(l.name + ".kv_cache_write", "copy", in_fmt, n, 0, double(n), double(n), 0, l.count));
-    c.kv_cache_bytes += 2.0 * double(B * l.kv_heads * l.kv_len * l.head_dim) * bytes_of(in_fmt) * double(l.count);
   }
   if (fused) {
     Kernel k;

@@ -254,9 +254,7 @@ void lower_memory_layer(Context& c, int li) {
       if (c.opt.training) fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
       else if (nhwc) {
         // cuDNN's channels-last inference kernel runs a grid per image (sim/gpu/memory/memory_launch.cpp)
-        std::int64_t per_image = 1;
-        for (const auto d : l.output) per_image *= d;
-        fwd("", "batch_norm_inference_nhwc", out, per_image, dout, dout, 2);
+        fwd("", "batch_norm_inference_nhwc", out, out / std::max<std::int64_t>(1, c.batch), dout, dout, 2);
       } else
         fwd("", "batch_norm", out, 0, dout, dout, 2);
       bwd(".backward", training_batch_norm_op(cudnn, true, nhwc), out, per_channel, 2 * passes * dout, dout, 2 * fpe);
