@@ -6,6 +6,7 @@
 #include "gpu/memory/memory_launch.h"
 #include "gpu/memory/warp_queue.h"
 #include "gpu/sm/cta_rounds.h"
+#include "gpu/sm/l1_carveout.h"
 #include "gpu/power/activity.h"
 
 namespace tcsim::gpu {
@@ -58,12 +59,16 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // resident CTAs read (with far-partition copies) and write fits there, else again from where the
   // data lives.
   // Only the re-read share of the input counts towards what must stay (the gradient of softmax
-  // re-reads dY; Y is read once).
-  const double cta_read = bytes_read / double(l.ctas) * l.reread_share, cta_written = bytes_written / double(l.ctas);
+  // re-reads dY; Y is read once), unless that share is part of each row: then the whole input
+  // entered the caches between a line's two reads (MemoryLaunch::reread_after_whole_input). L1 is
+  // what the resident CTAs' shared memory leaves of the unified L1.
+  const double span_share = l.reread_after_whole_input ? 1.0 : l.reread_share;
+  const double cta_read = bytes_read / double(l.ctas) * span_share, cta_written = bytes_written / double(l.ctas);
   const double resident_rows = double(resident) * cta_read;
+  const double l1_cache = l1_cache_bytes(g, l.shared_memory_bytes, resident);
   const double l2_reuse_span = double(resident) * active_sms * (cta_read * read_copies + cta_written);
   enum class Level { l1, l2, memory };
-  const Level reread = l.reread_passes == 0 || resident_rows <= double(g.l1_size) ? Level::l1
+  const Level reread = l.reread_passes == 0 || resident_rows <= l1_cache ? Level::l1
                        : l2_resident || l2_reuse_span <= double(g.l2_size)       ? Level::l2
                                                                                   : Level::memory;
   const double reread_bytes = bytes_read * l.reread_share * l.reread_passes;

@@ -422,6 +422,7 @@ MemoryLaunch batch_norm_nhwc(const GpuConfig& g, std::int64_t channels, std::int
   MemoryLaunch l;
   l.threads_per_cta = 512;
   l.max_resident = 2;
+  l.shared_memory_bytes = backward ? 28672 : 32768;
   const std::int64_t cached = backward ? 192 : 384, max_grid = 2 * std::int64_t(g.sm_count);
   const std::int64_t blocks = ceil_div(channels, 64);
   std::int64_t gx = ceil_div(pixels, cached), gy = 1;
@@ -436,6 +437,7 @@ MemoryLaunch batch_norm_nhwc(const GpuConfig& g, std::int64_t channels, std::int
   if (kept < 1) {
     l.reread_passes = 1;
     l.reread_share = 1 - kept;
+    l.reread_after_whole_input = true;
     l.reread_trips = std::ceil(per_cta * (1 - kept) / 32.0 / double(backward ? 3 : 5));
   }
   l.block_reductions = 1;

@@ -34,6 +34,14 @@ struct MemoryLaunch {
   // The share of the CTA's input bytes a re-read pass reads again (softmax's gradient re-reads dY,
   // one of its two inputs).
   double reread_share = 1;
+  // The re-read share is the part of every row the CTA could not keep on chip (cuDNN's channels-last
+  // batch norm re-reads the pixels beyond its registers and shared memory): the whole input went
+  // through the caches before the re-read, so its reuse distance counts all of it, not the share.
+  bool reread_after_whole_input = false;
+  // Shared memory one CTA allocates: carved out of the SM's unified L1, so the resident CTAs' re-read
+  // rows must fit in what is left (cuDNN's channels-last batch norm: 32 KiB forward, 28 KiB backward
+  // per CTA in the H100/H200 traces).
+  double shared_memory_bytes = 0;
   // Serial round trips to L2 after the whole grid, by the last CTA (a reduction whose CTAs' partial
   // results are combined in global memory: the semaphore, then the partials).
   double tail_trips = 0;

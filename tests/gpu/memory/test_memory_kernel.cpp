@@ -840,6 +840,23 @@ TEST_CASE("memory launch: cuDNN's channels-last batch norm, a persistent grid in
   CHECK(many.bound == "barriers");
 }
 
+TEST_CASE("memory kernel: channels-last batch norm re-reads its uncached pixels from where they survive") {
+  const GpuConfig g = gpu::test::shipped("h100");
+  const auto from_memory = [&](std::int64_t pixels) {
+    const KernelResult r = run_memory_kernel(g, memory_kernel("batch_norm_nhwc", 256 * pixels, pixels, 1, FormatId::fp16));
+    for (const auto& n : r.notes)
+      if (n.rfind("rows re-read from memory", 0) == 0) return true;
+    return false;
+  };
+  // 28x28 at batch 256: 760 pixels per CTA, 384 kept. The two resident CTAs' 195 KB of rows exceed
+  // the 156 KB of L1 the 100 KiB shared-memory carveout leaves (2 x 32 KiB + 1 KiB each), and the
+  // round's whole input went through the L2 before the re-read: with its far copies and the output,
+  // 64 MB, more than the 50 MB L2.
+  CHECK(from_memory(200704));
+  // 600 pixels per CTA: 154 KB of rows stay in L1.
+  CHECK_FALSE(from_memory(264 * 600));
+}
+
 TEST_CASE("memory launch: cuDNN's channels-last inference batch norm, a grid per image of at most 13 CTAs") {
   const GpuConfig g = gpu::test::shipped("h200");
   const auto bn = [&](std::int64_t n, std::int64_t c, std::int64_t hw) {
