@@ -20,11 +20,7 @@ P=$R/networks
 source "$ROOT/validation/loan_log.sh"
 mkdir -p "$P"
 
-nvidia-smi -q >"$OUT/nvidia-smi.txt" 2>&1
-nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
-  --format=csv -lms 200 >"$OUT/clocks_during.csv" 2>&1 &
-SAMPLER=$!
-trap 'kill $SAMPLER 2>/dev/null' EXIT
+start_clock_sampler
 python3 -c 'import torch, torchvision, transformers; print("torch", torch.__version__, "torchvision",
   torchvision.__version__, "transformers", transformers.__version__)' 2>&1 | tail -n 1
 

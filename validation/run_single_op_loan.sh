@@ -20,11 +20,7 @@ G=$ROOT/validation/gpu
 R=$(mktemp -d /tmp/single_op.XXXXXX)
 source "$ROOT/validation/loan_log.sh"
 
-nvidia-smi -q >"$OUT/nvidia-smi.txt" 2>&1
-nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
-  --format=csv -lms 200 >"$OUT/clocks_during.csv" 2>&1 &
-SAMPLER=$!
-trap 'kill $SAMPLER 2>/dev/null' EXIT
+start_clock_sampler
 
 step 100 python3 "$G/conv_profile.py" --shapes "$SHAPES" --out "$R/conv_deepbench" --budget 80 \
   --modes fp16_nchw,fp16_nhwc,fp32_nchw,tf32_nchw,bf16_nhwc,fp16_nhwc_bench

@@ -3,9 +3,11 @@
 // grouped and depthwise convolutions, Winograd and FFT batch counts; and run_conv's result.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "gpu/conv/conv_lowering.h"
 #include "gpu/conv/conv_model.h"
@@ -780,4 +782,30 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
 }
 
 }  // namespace
+TEST_CASE("lower_conv on sm_90: 16-bit implicit-GEMM convolutions run cuDNN 9's sm90_xmma tiles") {
+  // The tiles named in the H100/H200 traces' sm90_xmma_{fprop,dgrad,wgrad}_*_tilesize<M>x<N>x<K> kernels:
+  // no 128x192 (a wgmma candidate of the GEMM machinery) in any pass.
+  const GpuConfig h100 = test::shipped("h100");
+  test::ConvArgs a;
+  a.n = 8, a.h = a.w = 7, a.c = 512, a.k = 512, a.layout = TensorLayout::nhwc;
+  for (Pass pass : {Pass::forward, Pass::data_grad, Pass::weight_grad}) {
+    a.pass = pass;
+    const auto tiles = lower_conv(h100, test::conv_kernel(a)).gemm.cta_tiles;
+    CHECK(std::find(tiles.begin(), tiles.end(), std::make_pair(128, 128)) != tiles.end());
+    CHECK(std::find(tiles.begin(), tiles.end(), std::make_pair(128, 192)) == tiles.end());
+    const KernelResult r = GpuModel(h100).run(test::conv_kernel(a));
+    CHECK(r.mapping.find(" 128x192x") == std::string::npos);
+  }
+  // The weight gradients' set has 256x128 and 64x256 (M = filters), not their transposes.
+  a.pass = Pass::weight_grad;
+  const auto wgrad = lower_conv(h100, test::conv_kernel(a)).gemm.cta_tiles;
+  CHECK(std::find(wgrad.begin(), wgrad.end(), std::make_pair(64, 256)) != wgrad.end());
+  CHECK(std::find(wgrad.begin(), wgrad.end(), std::make_pair(256, 64)) == wgrad.end());
+  // Not on sm_80 (cuDNN 8's CUTLASS kernels), and not the GEMM kernels of NCHW 1x1 layers.
+  CHECK(lower_conv(test::shipped("a100"), test::conv_kernel(a)).gemm.cta_tiles.empty());
+  test::ConvArgs pointwise = a;
+  pointwise.r = pointwise.s = 1, pointwise.pad = 0, pointwise.layout = TensorLayout::nchw, pointwise.h = pointwise.w = 28;
+  CHECK(lower_conv(h100, test::conv_kernel(pointwise)).gemm.cta_tiles.empty());
+}
+
 }  // namespace tcsim::gpu
