@@ -24,11 +24,12 @@ inline double l1_cache_bytes(const GpuConfig& g, double smem_per_cta, std::int64
   // Carveout capacities in KiB, smallest first (7.0, 7.5, 8.x, 9.0); max_smem_per_sm caps them.
   static constexpr double sm70[] = {0, 8, 16, 32, 64, 96}, sm75[] = {32, 64},
                           sm80[] = {0, 8, 16, 32, 64, 100, 132, 164}, sm90[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-  std::span<const double> kib = sm70;
+  std::span<const double> kib;  // another architecture: the carveout is what the CTAs need
+  if (g.arch == "sm_70") kib = sm70;
   if (g.arch == "sm_75") kib = sm75;
   if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_87" || g.arch == "sm_89") kib = sm80;
   if (g.arch == "sm_90") kib = sm90;
-  double carveout = double(g.max_smem_per_sm);
+  double carveout = kib.empty() ? need : double(g.max_smem_per_sm);
   for (double k : kib)
     if (k * 1024.0 >= need && k * 1024.0 <= double(g.max_smem_per_sm)) {
       carveout = k * 1024.0;

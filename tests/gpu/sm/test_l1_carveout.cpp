@@ -19,6 +19,10 @@ TEST_CASE("L1 carveout: the smallest shared-memory capacity that holds the resid
   // Exactly a capacity (no reserve on 7.0) and no shared memory at all.
   CHECK(l1_cache_bytes(gpu::test::shipped("v100"), 96 * KiB, 1) == 32 * KiB);
   CHECK(l1_cache_bytes(gpu::test::shipped("h100"), 0, 4) == 256 * KiB);
+  // An architecture without a known list: exactly what the CTAs need.
+  GpuConfig other = gpu::test::shipped("h100");
+  other.arch = "sm_100";
+  CHECK(l1_cache_bytes(other, 32 * KiB, 2) == (256 - 66) * KiB);
   // More than the largest carveout cannot run; the cache is then what is left, never negative.
   CHECK(l1_cache_bytes(gpu::test::shipped("a100"), 100 * KiB, 2) == 0);
 }
