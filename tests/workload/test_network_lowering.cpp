@@ -15,6 +15,11 @@ using namespace tcsim::workload;
 namespace {
 
 // conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
+// A token network named g (batch 2, seq 16) with these layers (a YAML list, one layer per line).
+std::string token_network(const std::string& layers) {
+  return "version: 1\nkind: network\nname: g\ntask: tokens\ndefaults: {batch: 2, seq: 16}\nlayers:" + layers;
+}
+
 const char* kTinyCnn = R"(version: 1
 kind: network
 name: tiny
@@ -414,18 +419,13 @@ TEST_CASE("lowering: fused epilogues fold conv + batch norm + relu at inference,
 }
 
 TEST_CASE("lowering: Hugging Face's gelu_new (form: tanh_eager) is eight eager kernels forward and eleven backward") {
-  const char* text = R"(version: 1
-kind: network
-name: g
-task: tokens
-defaults: {batch: 2, seq: 16}
-layers:
+  const std::string text = token_network(R"(
   - {name: embed, kind: embedding, vocab: 100, dim: 32}
   - {name: fc, kind: linear, out_features: 64}
   - {name: g, kind: gelu, form: tanh_eager}
   - {name: h, kind: gelu}
   - {name: loss, kind: cross_entropy, train_only: true}
-)";
+)");
   const Network net = parse_network(text, "g.yaml");
   CHECK(net.layers[2].gelu_form == GeluForm::tanh_eager);
   CHECK(net.layers[3].gelu_form == GeluForm::erf);
@@ -453,19 +453,14 @@ layers:
 TEST_CASE("lowering: under autocast gelu_new is fp32 from torch.pow on, and a residual add of two formats casts") {
   // The H200 GPT-2 AMP trace's ops (validation/measured/H200/networks): pow is on autocast's fp32
   // list, so x is cast up, type promotion keeps fp32 to the output, and the next linear casts down.
-  const char* text = R"(version: 1
-kind: network
-name: g
-task: tokens
-defaults: {batch: 2, seq: 16}
-layers:
+  const std::string text = token_network(R"(
   - {name: embed, kind: embedding, vocab: 100, dim: 64}
   - {name: fc, kind: linear, out_features: 64}
   - {name: g, kind: gelu, form: tanh_eager}
   - {name: proj, kind: linear, out_features: 64}
   - {name: res, kind: add, inputs: [proj, embed]}
   - {name: loss, kind: cross_entropy, train_only: true}
-)";
+)");
   const Network net = parse_network(text, "g.yaml");
   LoweringOptions opt;
   opt.precision = Precision::amp_bf16;

@@ -10,11 +10,10 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "gpu/int_math.h"
 
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The head dimensions the kernels are instantiated for; a head_dim in between runs the next one.
 int template_head_dim(std::int64_t d) {

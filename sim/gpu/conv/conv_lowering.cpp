@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpu/gemm/cublas_choice.h"
+#include "gpu/int_math.h"
 #include "numerics/mma/arch.h"
 
 namespace tcsim::gpu {
@@ -12,7 +13,6 @@ namespace {
 using i64 = std::int64_t;
 
 i64 round_up(i64 v, i64 m) { return (v + m - 1) / m * m; }
-i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 
 // CUTLASS's NHWC implicit-GEMM iterators (cutlass/conv/convolution.h, implicit_gemm_k_iterations
 // with the Optimized iterator) walk a reduction over filter taps as taps x channel blocks of the
@@ -377,7 +377,7 @@ void lower_dgrad_col2im_atomic(const Dims& d, ConvLowering& L, GemmShape& s) {
 }
 
 // The CTA tiles of cuDNN 9's 16-bit sm90_xmma implicit-GEMM convolution kernels per pass
-// (lower_conv).
+// (library_limits).
 std::vector<std::pair<int, int>> sm90_xmma_conv_tiles(Pass pass) {
   if (pass == Pass::weight_grad) return {{64, 64}, {64, 128}, {128, 64}, {128, 128}, {256, 128}, {64, 256}};
   if (pass == Pass::data_grad)
@@ -401,6 +401,14 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     // data gradients with K > C ran 25-50% slower than the 128x64 tile predicts; README).
     if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
   }
+  // cuDNN 9's 16-bit sm90_xmma_{fprop,dgrad,wgrad}_*_tilesize<M>x<N>x<K> kernels come in these CTA
+  // tiles (M x N of the pass's GEMM; every tile named in the H100 and H200 traces: DeepBench's
+  // convolutions in fp16 and bf16, ResNet-50 and MobileNet-v2 steps; validation/measured/H*/);
+  // 128x192, which the wgmma candidates include, is not among them. Which of them cuDNN's heuristic
+  // picks is not modelled: the cheapest for the model, as elsewhere. The TF32 kernels' own set is
+  // not applied: with it the model's ResNet-18 and VGG-16 TF32 steps go +0.7 -> +5.0% and -0.2 ->
+  // +9.1% (sim/gpu/README.md, "Convolutions").
+  if (d.sm90 && d.tensor && implicit && !nchw_gemm(d) && d.e == 2) L.gemm.cta_tiles = sm90_xmma_conv_tiles(d.pass);
   // The SIMT forward and data-gradient kernels tile 128 pixels per CTA (volta_scudnn_128x128_*,
   // volta_fp16_scudnn_fp16_128x64_* in apache/mxnet#9774; *_scudnn_128x{128,64,32}_* in NeuSight's
   // cuDNN 8.9 listings, the narrow one with 64 threads).
@@ -525,14 +533,6 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
   // the H100's DeepBench calls) varies between identical calls: charged as a launch, like every kernel.
   const bool implicit = L.choice.algo == ConvAlgo::implicit_gemm || L.choice.algo == ConvAlgo::implicit_precomp_gemm;
   if (d.sm90 && d.tensor && implicit && !nchw_gemm(d)) L.gemm.problem.split_k_init_kernel = true;
-  // cuDNN 9's 16-bit sm90_xmma_{fprop,dgrad,wgrad}_*_tilesize<M>x<N>x<K> kernels come in these CTA
-  // tiles (M x N of the pass's GEMM; every tile named in the H100 and H200 traces: DeepBench's
-  // convolutions in fp16 and bf16, ResNet-50 and MobileNet-v2 steps; validation/measured/H*/);
-  // 128x192, which the wgmma candidates include, is not among them. Which of them cuDNN's heuristic
-  // picks is not modelled: the cheapest for the model, as elsewhere. The TF32 kernels' own set is
-  // not applied: with it the model's ResNet-18 and VGG-16 TF32 steps go +0.7 -> +5.0% and -0.2 ->
-  // +9.1% (sim/gpu/README.md, "Convolutions").
-  if (d.sm90 && d.tensor && implicit && !nchw_gemm(d) && d.e == 2) L.gemm.cta_tiles = sm90_xmma_conv_tiles(k.pass);
   if (cudnn9_cuda_cores && implicit) {
     // cuDNN 9's implicit GEMMs on the CUDA cores are sm80_xmma_{fprop,dgrad,wgrad}_implicit_gemm_*_ffma
     // kernels with three cp.async stages (SimtKernels::cudnn_xmma; validation/measured/H100/

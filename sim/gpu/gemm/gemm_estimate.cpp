@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpu/int_math.h"
+
 namespace tcsim::gpu {
 namespace {
 
 // The L2's unit of a DRAM miss (see dram_activation_factor).
 constexpr double kSectorBytes = 32;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Bandwidth share quantised to ~2% steps so that near-identical problems share cache entries.
 double quantise(double x) { return std::exp(std::round(std::log(std::max(x, 1e-9)) * 50.0) / 50.0); }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu/memory/launch_math.h"
+#include "gpu/int_math.h"
 
 namespace tcsim::gpu {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "common/text/strings.h"
-#include "gpu/memory/launch_math.h"
+#include "gpu/int_math.h"
 #include "gpu/memory/max_pool_launch.h"
 #include "workload/kernel.h"
 

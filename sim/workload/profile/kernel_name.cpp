@@ -1,7 +1,6 @@
 #include "workload/profile/kernel_name.h"
 
 #include <cstdlib>
-
 #include <initializer_list>
 
 #include "common/text/strings.h"

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 
+#include "gpu/int_math.h"
 #include "numerics/formats/format_id.h"
 
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Bytes of one global load of a thread: 128-bit vector loads (LDG.128), the widest a thread issues.
 constexpr double kAccessBytes = 16;

@@ -58,12 +58,6 @@ bool folds_into_epilogue(const Context& c, int li) {
   }
 }
 
-// Hugging Face's NewGELUActivation, y = 0.5 x (1 + tanh(c (x + a x^3))), run eagerly: one kernel
-// per op (NeuSight's GPT-2 traces list mul, pow, mul, add, mul, tanh, add, mul, forward and
-// backward). Forward: h = 0.5 x, p = x^3, q = a p, s = x + q, u = c s, t = tanh(u), v = 1 + t,
-// y = h v. Backward (autograd): y's two products, tanh_backward, the two scalings, pow_backward
-// (x^2, times 3, times the gradient), 0.5 times the gradient, and two adds that sum x's three
-// gradients. Autograd keeps x, h, v and t.
 // A binary elementwise op over operands of two formats (bf16 x fp32): PyTorch's unrolled kernel with
 // its dynamic casts (CUDALoops.cuh; memory_launch.cpp's `cast` path), written in the wider format.
 Kernel mixed_kernel(const std::string& name, const char* op, FormatId narrow, FormatId wide, std::int64_t n,
@@ -75,14 +69,15 @@ Kernel mixed_kernel(const std::string& name, const char* op, FormatId narrow, Fo
   return k;
 }
 
-// The same GELU under autocast (the H200 GPT-2 AMP traces, validation/measured/H200/networks):
-// torch.pow is on autocast's fp32 list, so x is cast up for it and type promotion carries fp32
-// from there: a + x^3's sum with x, the scaling, tanh, 1 + t and the product with h = 0.5 x (bf16)
-// are fp32, and so is the output (the next linear casts it back down). Forward: mul (bf16), cast,
-// pow, mul, add (bf16 + fp32), mul, tanh, add, mul (bf16 x fp32). Backward, as autograd runs it:
-// the product's two gradients (dy x h mixed, dy x v) and h's cast down, tanh_backward, the
-// scaling, x's cast down from the sum, the scaling, pow_backward's pow and three multiplies, the
-// cast's gradient down, an accumulate, h's scaling and a second accumulate (bf16).
+// Hugging Face's tanh GELU (lower_gelu_tanh_eager) under autocast (the H200 GPT-2 AMP traces,
+// validation/measured/H200/networks): torch.pow is on autocast's fp32 list, so x is cast up for it
+// and type promotion carries fp32 from there: a + x^3's sum with x, the scaling, tanh, 1 + t and the
+// product with h = 0.5 x (bf16) are fp32, and so is the output (the next linear casts it back down).
+// Forward: mul (bf16), cast, pow, mul, add (bf16 + fp32), mul, tanh, add, mul (bf16 x fp32).
+// Backward, as autograd runs it: the product's two gradients (dy x h mixed, dy x v) and h's cast
+// down, tanh_backward, the scaling, x's cast down from the sum, the scaling, pow_backward's pow and
+// three multiplies, the cast's gradient down, an accumulate, h's scaling and a second accumulate
+// (bf16).
 void lower_gelu_tanh_eager_autocast(Context& c, int li, FormatId half) {
   const Layer& l = c.layer(li);
   const std::int64_t out = c.output_elements(li);
@@ -122,7 +117,14 @@ void lower_gelu_tanh_eager_autocast(Context& c, int li, FormatId half) {
   c.save_extra(li, n * (bytes_of(half) + 3 * bytes_of(wide)));  // h, and x^3's fp32 input, v and t
 }
 
+// Hugging Face's NewGELUActivation, y = 0.5 x (1 + tanh(c (x + a x^3))), run eagerly: one kernel
+// per op (NeuSight's GPT-2 traces list mul, pow, mul, add, mul, tanh, add, mul, forward and
+// backward). Forward: h = 0.5 x, p = x^3, q = a p, s = x + q, u = c s, t = tanh(u), v = 1 + t,
+// y = h v. Backward (autograd): y's two products, tanh_backward, the two scalings, pow_backward
+// (x^2, times 3, times the gradient), 0.5 times the gradient, and two adds that sum x's three
+// gradients. Autograd keeps x, h, v and t. Under autocast: lower_gelu_tanh_eager_autocast.
 void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
+  if (c.f.autocast) return lower_gelu_tanh_eager_autocast(c, li, fmt);
   const Layer& l = c.layer(li);
   const std::int64_t out = c.output_elements(li);
   const double n = double(out);
@@ -142,10 +144,6 @@ void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
                          {".pow.backward_scale", "mul", 1, 1}, {".pow.backward", "mul", 2, 1},
                          {".mul.backward", "mul", 1, 1},     {".grad_add", "add", 2, 1},
                          {".grad_add_1", "add", 2, 1}};
-  if (c.f.autocast) {
-    lower_gelu_tanh_eager_autocast(c, li, fmt);
-    return;
-  }
   for (const Op& o : forward)
     c.emit_forward(li, memory_kernel(l.name + o.suffix, o.op, fmt, out, 0, o.reads * n, n, o.flops, l.count));
   for (const Op& o : backward)

@@ -1,6 +1,6 @@
 #pragma once
-// Integer helpers of the launch rules (memory_launch.cpp, max_pool_launch.cpp): the libraries size
-// grids by ceiling division and CTAs by powers of two.
+// Integer helpers of the GPU model: the libraries size grids and tiles by ceiling division and CTAs
+// by powers of two.
 #include <cstdint>
 
 namespace tcsim::gpu {
