@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpu/gemm/cublas_choice.h"
 #include "gpu/int_math.h"
@@ -44,6 +45,9 @@ struct Dims {
   // filter smaller than its stride reaches (its grid: ceil(N H W / 32) CTAs along M in all its
   // strided 1x1 calls; validation/measured/H100/conv_deepbench), where cuDNN 7's kernels skip rows.
   bool dgrad_every_pixel = false;
+  // The smallest piece of a tensor the memory system moves from DRAM: an L2 sector, or the DRAM's
+  // access granularity where that is larger (dram.access_granularity; gathered_input_bytes).
+  double granule = kSectorBytes;
   // cuDNN 9 on sm_90 with NCHW tensors on the tensor cores: layout conversions are kernels of their
   // own, and only a stride-1 1x1 convolution stays a GEMM on NCHW (lower_implicit).
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
@@ -78,6 +82,40 @@ bool nchw_gemm(const Dims& d) {
   if (d.P * d.Q < kPerImageGemmMinPixels) return false;
   const double partials = 4.0 * double(d.N) * double(d.kg) * double(d.cg);
   return d.pass != Pass::weight_grad || partials < d.x + d.y;
+}
+
+// Bytes of x a GEMM gathers from when its filter is smaller than its stride (a 1x1 stride-2
+// shortcut): the rows and columns no tap reaches are never read, and memory moves whole 32-byte
+// sectors, so a skipped row saves its sectors but a skipped column inside a row of fp16 pixels does
+// not (NCHW: a plane's rows are W contiguous elements; NHWC: a pixel is C contiguous elements). Before
+// this the whole x was charged: DeepBench's FP16 56x56x256 1x1 stride-2 rows (V100) came out
+// 35-80% slow, the 12.8 MB input of the N = 8 forward pass being read in 16 us measured.
+double gathered_input_bytes(const Dims& d, bool channels_last) {
+  const ConvShape& c = d.c;
+  if (d.R >= c.stride_h && d.S >= c.stride_w) return d.x;
+  auto covered = [](i64 size, i64 out, i64 taps, i64 stride, i64 dilation, i64 pad) {
+    std::vector<bool> hit(size_t(size), false);
+    for (i64 o = 0; o < out; ++o)
+      for (i64 t = 0; t < taps; ++t)
+        if (const i64 i = o * stride - pad + t * dilation; i >= 0 && i < size) hit[size_t(i)] = true;
+    return hit;
+  };
+  const std::vector<bool> rows = covered(d.H, d.P, d.R, c.stride_h, c.dilation_h, c.pad_h);
+  const std::vector<bool> cols = covered(d.W, d.Q, d.S, c.stride_w, c.dilation_w, c.pad_w);
+  // Sectors of one plane (NCHW: H x W elements) or one image (NHWC: H x W x C), visited in address
+  // order so a sector shared by neighbouring runs counts once.
+  const double run = channels_last ? double(d.cg) * d.e : d.e;  // contiguous bytes per pixel read
+  i64 sectors = 0, last = -1;
+  for (i64 h = 0; h < d.H; ++h)
+    for (i64 w = 0; w < d.W; ++w) {
+      if (!rows[size_t(h)] || !cols[size_t(w)]) continue;
+      const double begin = double(h * d.W + w) * run;
+      const i64 first = std::max(last + 1, i64(begin / d.granule));
+      const i64 end = i64((begin + run - 1) / d.granule);
+      if (end >= first) sectors += end - first + 1, last = end;
+    }
+  const double unit = channels_last ? double(d.H * d.W) * run : double(d.H * d.W) * d.e;  // bytes per image / plane
+  return d.x * std::min(1.0, double(sectors) * d.granule / unit);
 }
 
 // A layout conversion of `bytes` between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
@@ -134,6 +172,9 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   const bool pointwise = nchw_gemm(d) && !d.cudnn9_nhwc_wgrad;
   // NHWC kernels (all tensor-core ones) read channels contiguously, NCHW ones rows of W.
   const bool nhwc_kernel = d.tensor || c.layout == TensorLayout::nhwc || d.cudnn9_nhwc_wgrad;
+  // The layout the GEMM gathers x in: a 1x1 GEMM reads the tensors as they are, the other NHWC
+  // kernels a channels-last copy.
+  const bool x_channels_last = c.layout == TensorLayout::nhwc || (nhwc_kernel && !pointwise);
   // sm_80+ tensor cores run a stride-1 1x1 convolution of NCHW tensors as the CUDA-core kernels
   // do, a GEMM per image (the H100 traces' batched cutlass_80_tensorop_s1688gemm, grid z = N), in
   // the weight gradient followed by a sum of the partial filters (cudnn::cnn::reduce_wgrad_nchw_helper).
@@ -145,7 +186,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   const i64 block = !d.tensor || pointwise ? 1 : d.sm90 && d.cg <= 8 ? 8 : kTensorChannelBlock;
   if (d.pass == Pass::forward) {
     s.m = d.N * d.P * d.Q, s.n = d.kg, s.k = d.R * d.S * round_up(d.cg, block);
-    s.a_footprint = d.x, s.b_footprint = d.w;
+    s.a_footprint = gathered_input_bytes(d, x_channels_last), s.b_footprint = d.w;
     s.a_k_contiguous = nhwc_kernel, s.b_k_contiguous = true;
   } else if (d.pass == Pass::data_grad) {
     // A strided data gradient runs as stride_h x stride_w phases of the input pixels, each
@@ -172,7 +213,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
       L.notes.push_back("cuDNN 9's xmma data gradient covers every input pixel, " + std::to_string(d.N * d.H * d.W));
   } else {
     s.m = d.kg, s.n = d.R * d.S * round_up(d.cg, block), s.k = d.N * d.P * d.Q;
-    s.b_footprint = d.x;
+    s.b_footprint = gathered_input_bytes(d, x_channels_last);
     s.a_k_contiguous = !nhwc_kernel, s.b_k_contiguous = !nhwc_kernel;
     if (pointwise && per_image_wgrad && d.N > 1) {
       // A 1x1 weight gradient of NCHW tensors: dW = sum over images of dY_n (K x PQ) x X_n^T (PQ x C).
@@ -181,7 +222,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
       // pass's GEMM per image) and a second pass sums the N fp32 partial filters. Before this, one
       // GEMM over N*P*Q made DeepBench's FP32 1x1 weight gradients 35-67% fast.
       s.batch = d.groups * d.N, s.k = d.P * d.Q;
-      s.a_footprint = d.y / double(d.N), s.b_footprint = d.x / double(d.N);
+      s.a_footprint = d.y / double(d.N), s.b_footprint = s.b_footprint / double(d.N);
       const double partials = double(d.N) * double(d.kg) * double(d.cg) * double(d.groups);
       L.helpers.push_back({"sum of the per-image weight gradients", 4.0 * partials, d.w * double(d.groups), partials});
       L.notes.push_back("1x1 weight gradient on NCHW: a GEMM per image (" + std::to_string(d.N) +
@@ -218,7 +259,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     if (d.pass == Pass::weight_grad) s.b_k_contiguous = true;
     if (per_image && d.pass == Pass::forward) {
       s.batch = d.groups * d.N, s.m = d.P * d.Q;
-      s.a_footprint = d.x / double(d.N);
+      s.a_footprint /= double(d.N);
     }
     return;
   }
@@ -497,7 +538,8 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
                double(N) * double(P) * double(Q) * double(kg) * e, double(kg) * double(cg) * double(R) * double(S) * e,
                g.arch == "sm_90", ampere,
                cudnn9_cuda_cores && k.pass == Pass::weight_grad && c.layout == TensorLayout::nchw,
-               cudnn9_cuda_cores && k.pass == Pass::data_grad};
+               cudnn9_cuda_cores && k.pass == Pass::data_grad,
+               std::max(kSectorBytes, g.dram_access_granularity)};
   GemmShape s;
   s.batch = c.groups;
   s.out_bytes = e;

@@ -92,6 +92,38 @@ TEST_CASE("strided data gradients: phases of ceil(R/s) x ceil(S/s) taps; R < s s
   CHECK(double(L.gemm.problem.m) * 64 * L.gemm.problem.c_bytes == doctest::Approx(8.0 * 56 * 56 * 64 * stored));
 }
 
+
+TEST_CASE("a filter smaller than its stride reads only the DRAM granules of the pixels it reaches") {
+  const GpuConfig v100 = test::shipped("v100");  // dram.access_granularity 64B
+  test::ConvArgs a;
+  a.r = a.s = 1, a.pad = 0, a.h = a.w = 56, a.c = 256, a.k = 128;
+  const double x = 8.0 * 56 * 56 * 256 * 2;
+  ConvLowering L = lower_conv(v100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x));  // stride 1: all of x
+  // NCHW fp16, stride 2: the even rows of a 56-pixel plane, 112 bytes each, touch 5 of every 7
+  // 64-byte granules (bytes 0-109 -> granules 0-1, 224-333 -> 3-5); the odd columns save nothing.
+  a.stride = 2;
+  L = lower_conv(v100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x * 70 / 98));
+  a.pass = Pass::weight_grad;
+  L = lower_conv(v100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(x * 70 / 98));
+  // NHWC: a pixel is 256 channels (512 bytes) of its own: a quarter of the pixels, a quarter of x.
+  a.pass = Pass::forward, a.layout = TensorLayout::nhwc;
+  L = lower_conv(v100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x / 4));
+  // A 3x3 stride-2 filter reaches every pixel.
+  a.r = a.s = 3, a.pad = 1;
+  L = lower_conv(v100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x));
+  // 32-byte sectors where the DRAM's granularity is not larger (H100: 32B): an fp32 row of 56
+  // pixels is 7 whole sectors, and the even rows are half of them.
+  const GpuConfig h100 = test::shipped("h100");
+  a.r = a.s = 1, a.pad = 0, a.layout = TensorLayout::nchw, a.format = FormatId::fp32;
+  const double x32 = 2 * x;
+  L = lower_conv(h100, test::conv_kernel(a));
+  CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x32 / 2));
+}
 TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC and 1x1 do not") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;
@@ -190,7 +222,8 @@ TEST_CASE("FP32 1x1 weight gradient on NCHW: a GEMM per image and a sum of the f
   CHECK(L.gemm.problem.n == 64);
   CHECK(L.gemm.problem.k == 14 * 14);
   CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(14.0 * 14 * 128 * 4));  // one image's dy
-  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(28.0 * 28 * 64 * 4));   // one image's x
+  // One image's x, its even rows' 64-byte granules: 5 of every 7 (rows of 112 bytes).
+  CHECK(L.gemm.problem.b_footprint_bytes == doctest::Approx(28.0 * 28 * 64 * 4 * 5 / 7));
   REQUIRE(L.helpers.size() == 1);
   CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 128 * 64 * 4));  // 8 fp32 partial filters
   CHECK(L.helpers[0].write_bytes == doctest::Approx(128.0 * 64 * 4));
