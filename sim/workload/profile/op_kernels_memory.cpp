@@ -18,9 +18,24 @@ struct Tensors {
   std::optional<FormatId> format;  // the first tensor's
 };
 
-Tensors tensors_of(const Call& c) {
+// Whether input i is the `out=` tensor of an out-variant call of an op whose positional arguments
+// are one tensor and then scalars (clamp, hardtanh, ...): ATen's schemas put the keyword-only `out`
+// last, so a tensor recorded after a Scalar is the result being written, not an operand read (the
+// H200 MobileNet-v2 trace's aten::clamp under hardtanh: inputs (Half, Scalar, Scalar, Half)). Ops
+// with a tensor after a scalar in their own schema (where.ScalarSelf, pow.Scalar) are not listed.
+bool out_argument(const Call& c, const std::string& b, std::size_t i) {
+  static const std::unordered_set<std::string> tensor_then_scalars = {
+      "clamp", "clamp_min", "clamp_max", "hardtanh", "threshold", "leaky_relu", "elu", "softplus"};
+  if (!tensor_then_scalars.count(b)) return false;
+  for (std::size_t j = 0; j < i; ++j)
+    if (c.type(j) == "Scalar") return true;
+  return false;
+}
+
+Tensors tensors_of(const Call& c, const std::string& b) {
   Tensors t;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
+    if (out_argument(c, b, i)) continue;
     if (c.type(i) == "bool" && !c.dims(i).empty()) {  // a mask (dropout's gradient, where, masked_fill)
       t.read_bytes += double(numel(c.dims(i)));
       continue;
@@ -44,13 +59,13 @@ Tensors tensors_of(const Call& c) {
 // steps across them as one (stride of the outer = stride x size of the inner): elementwise_kernel<128,
 // 4> divides each element's index by the sizes of what is left. Tensors without recorded strides
 // count as row-major.
-int strided_dims(const Call& c, const Dims& out) {
+int strided_dims(const Call& c, const Dims& out, const std::string& b) {
   const std::size_t n = out.size();
   std::vector<std::vector<std::int64_t>> strides;  // per floating operand, broadcast to out's rank
   std::optional<std::vector<std::size_t>> layout;
   bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
-    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) <= 1) continue;
+    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) <= 1 || out_argument(c, b, i)) continue;
     const Dims& d = c.dims(i);
     Dims s(d.size(), 1);
     const bool recorded = i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size();
@@ -128,7 +143,7 @@ void add_memory(Call& c, const std::string& family, const std::string& op, Forma
 }  // namespace
 
 void map_memory(Call& c, const std::string& b) {
-  const Tensors t = tensors_of(c);
+  const Tensors t = tensors_of(c, b);
   std::int64_t launches = std::int64_t(c.launched.size());
   if (b == "fused_adam" || b == "fused_adamw" || b == "fused_sgd" || b.rfind("foreach_", 0) == 0) {
     // TensorList arguments: parameters (or the first list) and the lists read alongside.
@@ -324,7 +339,7 @@ void map_memory(Call& c, const std::string& b) {
                    double(numel(c.dims(0))) * bytes_of(*fd), 0, launches);
         // The H100 traces: float -> Half copies run vectorized_elementwise_kernel<8>, Half -> float
         // ones unrolled_elementwise_kernel.
-        return mark(strided_dims(c, c.dims(0)), lowering_detail::casts_dynamically(*fs, *fd), 2);
+        return mark(strided_dims(c, c.dims(0), b), lowering_detail::casts_dynamically(*fs, *fd), 2);
       }
     }
     const bool writes_only = b == "fill" || b == "zero";
@@ -335,12 +350,12 @@ void map_memory(Call& c, const std::string& b) {
     bool cast = false;
     int tensors = 0;  // tensor inputs the kernel reads per element (0-d and CPU scalars are arguments)
     for (std::size_t i = 0; i < c.op.input_dims.size(); ++i)
-      if (const auto fi = format_of_type(c.type(i)); fi && !c.dims(i).empty()) {
+      if (const auto fi = format_of_type(c.type(i)); fi && !c.dims(i).empty() && !out_argument(c, b, i)) {
         if (numel(c.dims(i)) == t.largest && out.empty()) out = c.dims(i);
         cast = cast || *fi != f;
         ++tensors;
       }
-    return mark(writes_only ? 0 : strided_dims(c, out), cast, tensors + 1);
+    return mark(writes_only ? 0 : strided_dims(c, out, b), cast, tensors + 1);
   }
   c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
 }

@@ -266,6 +266,25 @@ TEST_CASE("op kernels: dropout moves its 1-byte mask (written forward, read back
   CHECK(double(bwd.kernels[0].bytes_written) == doctest::Approx(2 * n));
 }
 
+TEST_CASE("op kernels: the out= tensor of clamp (hardtanh) is written, not read") {
+  const std::vector<KernelNameClass> none;
+  // MobileNet-v2's ReLU6 in the H200 trace: aten::clamp (self, 0., 6., out), channels-last fp16
+  const Dims x{256, 32, 112, 112}, cl{401408, 1, 3584, 32};
+  const OpKernels k = op_kernels(op("aten::clamp", {x, {}, {}, x}, {"c10::Half", "Scalar", "Scalar", "c10::Half"},
+                                    {"", "0.", "6.", ""}, {cl, {}, {}, cl}),
+                                 none);
+  REQUIRE(k.mapped);
+  REQUIRE(k.kernels.size() == 1);
+  const double n = 256.0 * 32 * 112 * 112;
+  CHECK(double(k.kernels[0].bytes_read) == doctest::Approx(2 * n));  // self only
+  CHECK(double(k.kernels[0].bytes_written) == doctest::Approx(2 * n));
+  CHECK(k.kernels[0].memory.strided_dims == 0);
+  // hardtanh_backward (grad, self, min, max): both tensors come before the scalars and are read
+  const OpKernels b = op_kernels(op("aten::hardtanh_backward", {x, x, {}, {}}, {"c10::Half", "c10::Half", "Scalar", "Scalar"}), none);
+  REQUIRE(b.mapped);
+  CHECK(double(b.kernels[0].bytes_read) == doctest::Approx(4 * n));
+}
+
 TEST_CASE("op kernels: a strided op over mixed dtypes keeps both marks (dynamic casts on the strided path)") {
   const std::vector<KernelNameClass> none;
   // BERT-base AMP's residual add: fp32 [128, 128, 768] + a fp16 view with batch and sequence swapped
