@@ -85,11 +85,11 @@ bool nchw_gemm(const Dims& d) {
 }
 
 // Bytes of x a GEMM gathers from when its filter is smaller than its stride (a 1x1 stride-2
-// shortcut): the rows and columns no tap reaches are never read, and memory moves whole 32-byte
-// sectors, so a skipped row saves its sectors but a skipped column inside a row of fp16 pixels does
-// not (NCHW: a plane's rows are W contiguous elements; NHWC: a pixel is C contiguous elements). Before
-// this the whole x was charged: DeepBench's FP16 56x56x256 1x1 stride-2 rows (V100) came out
-// 35-80% slow, the 12.8 MB input of the N = 8 forward pass being read in 16 us measured.
+// shortcut): the rows and columns no tap reaches are never read, and memory moves whole granules
+// (Dims::granule), so a skipped row saves its granules but a skipped column inside a row of fp16
+// pixels does not (NCHW: a plane's rows are W contiguous elements; NHWC: a pixel is C contiguous
+// elements). Before this the whole x was charged: DeepBench's FP16 56x56x256 1x1 stride-2 rows
+// (V100) came out 35-80% slow, the 12.8 MB input of the N = 8 forward pass being read in 16 us.
 double gathered_input_bytes(const Dims& d, bool channels_last) {
   const ConvShape& c = d.c;
   if (d.R >= c.stride_h && d.S >= c.stride_w) return d.x;
@@ -102,20 +102,20 @@ double gathered_input_bytes(const Dims& d, bool channels_last) {
   };
   const std::vector<bool> rows = covered(d.H, d.P, d.R, c.stride_h, c.dilation_h, c.pad_h);
   const std::vector<bool> cols = covered(d.W, d.Q, d.S, c.stride_w, c.dilation_w, c.pad_w);
-  // Sectors of one plane (NCHW: H x W elements) or one image (NHWC: H x W x C), visited in address
-  // order so a sector shared by neighbouring runs counts once.
+  // Granules of one plane (NCHW: H x W elements) or one image (NHWC: H x W x C), visited in address
+  // order so a granule shared by neighbouring runs counts once.
   const double run = channels_last ? double(d.cg) * d.e : d.e;  // contiguous bytes per pixel read
-  i64 sectors = 0, last = -1;
+  i64 granules = 0, last = -1;
   for (i64 h = 0; h < d.H; ++h)
     for (i64 w = 0; w < d.W; ++w) {
       if (!rows[size_t(h)] || !cols[size_t(w)]) continue;
       const double begin = double(h * d.W + w) * run;
       const i64 first = std::max(last + 1, i64(begin / d.granule));
       const i64 end = i64((begin + run - 1) / d.granule);
-      if (end >= first) sectors += end - first + 1, last = end;
+      if (end >= first) granules += end - first + 1, last = end;
     }
   const double unit = channels_last ? double(d.H * d.W) * run : double(d.H * d.W) * d.e;  // bytes per image / plane
-  return d.x * std::min(1.0, double(sectors) * d.granule / unit);
+  return d.x * std::min(1.0, double(granules) * d.granule / unit);
 }
 
 // A layout conversion of `bytes` between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
