@@ -22,7 +22,6 @@ mkdir -p "$P"
 start_clock_sampler
 python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' 2>&1 | tail -n 1
 
-left() { echo $(( LIMIT - ($(date +%s) - START) )); }
 # probe LIMIT_S NAME KERNEL_REGEX: Nsight Compute of every matching launch of one workload (it runs
 # each shape twice: the second call of a shape is the warm one)
 probe() {

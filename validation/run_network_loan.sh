@@ -27,8 +27,7 @@ python3 -c 'import torch, torchvision, transformers; print("torch", torch.__vers
 # net LIMIT_S ARGS...: one torch_profile.py run, skipped when fewer than LIMIT_S + 15 s are left
 net() {
   local cap=$1; shift
-  local left=$(( LIMIT - ($(date +%s) - START) ))
-  if (( left < cap + 15 )); then say "SKIPPED (${left}s left): $*"; return; fi
+  if (( $(left) < cap + 15 )); then say "SKIPPED ($(left)s left): $*"; return; fi
   step "$cap" python3 "$ROOT/validation/gpu/torch_profile.py" --out "$P" --time-steps 20 "$@"
 }
 net 90 --model llama2-7b --pass infer --precision fp16 --batch 1 --seq 1 --kv-len 512

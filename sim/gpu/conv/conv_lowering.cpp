@@ -53,6 +53,8 @@ struct Dims {
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
   bool ampere_nchw_tensor() const { return ampere_kernels && tensor && c.layout == TensorLayout::nchw; }
   bool unit_stride() const { return c.stride_h * c.stride_w == 1; }
+  // A filter smaller than its stride (a 1x1 stride-2 shortcut): some input rows or columns get no tap.
+  bool skips_pixels() const { return R < c.stride_h || S < c.stride_w; }
 };
 
 // The fewest output pixels per image for which cuDNN runs a stride-1 1x1 convolution of NCHW tensors
@@ -92,7 +94,7 @@ bool nchw_gemm(const Dims& d) {
 // (V100) came out 35-80% slow, the 12.8 MB input of the N = 8 forward pass being read in 16 us.
 double gathered_input_bytes(const Dims& d, bool channels_last) {
   const ConvShape& c = d.c;
-  if (d.R >= c.stride_h && d.S >= c.stride_w) return d.x;
+  if (!d.skips_pixels()) return d.x;
   auto covered = [](i64 size, i64 out, i64 taps, i64 stride, i64 dilation, i64 pad) {
     std::vector<bool> hit(size_t(size), false);
     for (i64 o = 0; o < out; ++o)
@@ -106,16 +108,17 @@ double gathered_input_bytes(const Dims& d, bool channels_last) {
   // order so a granule shared by neighbouring runs counts once.
   const double run = channels_last ? double(d.cg) * d.e : d.e;  // contiguous bytes per pixel read
   i64 granules = 0, last = -1;
-  for (i64 h = 0; h < d.H; ++h)
+  for (i64 h = 0; h < d.H; ++h) {
+    if (!rows[size_t(h)]) continue;
     for (i64 w = 0; w < d.W; ++w) {
-      if (!rows[size_t(h)] || !cols[size_t(w)]) continue;
+      if (!cols[size_t(w)]) continue;
       const double begin = double(h * d.W + w) * run;
       const i64 first = std::max(last + 1, i64(begin / d.granule));
       const i64 end = i64((begin + run - 1) / d.granule);
       if (end >= first) granules += end - first + 1, last = end;
     }
-  const double unit = channels_last ? double(d.H * d.W) * run : double(d.H * d.W) * d.e;  // bytes per image / plane
-  return d.x * std::min(1.0, double(granules) * d.granule / unit);
+  }
+  return d.x * std::min(1.0, double(granules) * d.granule / (double(d.H * d.W) * run));  // of a plane / an image
 }
 
 // A layout conversion of `bytes` between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
@@ -194,7 +197,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
     // strided dgrad). A filter smaller than the stride leaves pixels no tap reaches: the kernels
     // skip those rows but not those columns (a CTA tile runs along W, so it covers every column,
     // zeros included): DeepBench's 1x1 stride-2 rows cost 1.4-2.9x their forward.
-    const bool sparse = d.R < c.stride_h || d.S < c.stride_w;
+    const bool sparse = d.skips_pixels();
     const bool every_pixel = sparse && d.dgrad_every_pixel;
     const i64 taps = ceil_div(d.R, c.stride_h) * ceil_div(d.S, c.stride_w);
     s.m = every_pixel ? d.N * d.H * d.W
