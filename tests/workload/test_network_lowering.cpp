@@ -543,6 +543,25 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   CHECK(bn_nhwc->kernel.bytes_read == bn_infer->kernel.bytes_read);
 }
 
+
+TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op of its own") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  const Lowering train = lower_network(net, o);
+  const LoweredKernel* counter = find(train, "bn1.num_batches_tracked");
+  REQUIRE(counter);
+  CHECK(counter->phase == StepPhase::forward);
+  CHECK(counter->kernel.memory.elements == 1);  // one int64, read and written
+  CHECK(counter->kernel.bytes_read == 8);
+  CHECK(counter->kernel.bytes_written == 8);
+  o.pytorch_kernels = false;  // other frameworks keep no such counter
+  CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
+  o.pytorch_kernels = true;
+  o.training = false;  // inference does not count
+  CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
+}
 TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held below 2^48 elements") {
   auto error_of = [](const std::string& yaml) -> std::string {
     try {

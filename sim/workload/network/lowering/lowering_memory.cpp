@@ -249,8 +249,14 @@ void lower_memory_layer(Context& c, int li) {
       const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
       const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
-      if (c.opt.training) fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
-      else if (nhwc) {
+      if (c.opt.training) {
+        fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
+        // PyTorch's _BatchNorm.forward in training counts its batches first,
+        // `self.num_batches_tracked.add_(1)`: an op of its own (host time and a one-thread kernel
+        // on an int64; the H200 traces' add<long> kernels, one per batch-norm layer and step).
+        if (c.opt.pytorch_kernels)
+          c.emit_forward(li, memory_kernel(n + ".num_batches_tracked", "add", FormatId::fp32, 1, 0, 0, 0, 1, cnt, 8, 8));
+      } else if (nhwc) {
         // cuDNN's channels-last inference kernel runs a grid per image (sim/gpu/memory/memory_launch.cpp)
         fwd("", "batch_norm_inference_nhwc", out, out / std::max<std::int64_t>(1, c.batch), dout, dout, 2);
       } else
