@@ -271,7 +271,18 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // in nvprof listings: apache/mxnet#9774, NVIDIA/apex#666). A filter reorder is not charged:
   // the measured times show no room for one.
   auto transpose = [&](const char* what, double bytes) { L.helpers.push_back(layout_conversion(what, bytes, d)); };
-  if (d.pass != Pass::data_grad) transpose("NCHW->NHWC transpose of the input", d.x);
+  // Except the input of a unit-stride weight gradient before sm_80: its reduction runs along the
+  // output pixels, which are consecutive input pixels of a row when the stride is 1, so the kernel
+  // can load x as it is (16-byte loads along W); a strided one cannot. Evidence (session 47): with
+  // both transposes at the DRAM rate, DeepBench's V100 FP16 3x3 stride-1 weight gradients would take
+  // longer than measured even with the GEMM at the tensor peak (Speaker ID 350x80x64: 263.6 us of
+  // MMAs at 125.3 TFLOP/s + 2 x 138.5 us of transposes > 512 us measured; 175x40x128: 263.6 + 138.6
+  // > 396); the forward and data gradient of the same layers fit with their one transpose each.
+  // Which transpose the kernel skips is chosen by fit, weakly: without the input's the 29 unit-stride
+  // 3x3 rows are 9.9% (bias -1.0%), without the output gradient's 10.1% (-3.6%), with both 11.2%
+  // (+7.5%); strided rows keep both (without either, 1-10 points worse per shape class).
+  const bool wgrad_reads_nchw_x = d.pass == Pass::weight_grad && d.unit_stride() && !d.ampere_kernels && !d.sm90;
+  if (d.pass != Pass::data_grad && !wgrad_reads_nchw_x) transpose("NCHW->NHWC transpose of the input", d.x);
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
   // cuDNN 9 on sm_90 also reorders the filter between KCRS and the KRSC its NHWC kernels use: before
   // the forward pass and the data gradient, after the weight gradient, a kernel of its own each time:

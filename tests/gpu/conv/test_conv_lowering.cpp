@@ -132,16 +132,24 @@ TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC
   CHECK(L.helpers[0].what.find("NCHW->NHWC") != std::string::npos);
   CHECK(L.helpers[0].read_bytes == doctest::Approx(8.0 * 28 * 28 * 64 * 2));
   a.pass = Pass::weight_grad;
+  // Unit stride: the kernel reads x as it is (pixels along the reduction are consecutive in a row),
+  // only the output gradient is transposed; strided, both are.
+  L = lower_conv(g, test::conv_kernel(a));
+  REQUIRE(L.helpers.size() == 1);
+  CHECK(L.helpers[0].what.find("output gradient") != std::string::npos);
+  a.stride = 2;
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.size() == 2);  // input and output gradient
+  a.stride = 1;
   a.layout = TensorLayout::nhwc;
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
   a.layout = TensorLayout::nchw, a.r = a.s = 1, a.pad = 0;
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
   // A padded 1x1 filter is no GEMM over the image (border outputs read the padding): the NHWC
   // kernels behind conversions, as the H100 fp16 NCHW trace runs DeepBench's 7x7x2048 pad-3 layer.
-  a.pad = 3;
+  a.pad = 3, a.stride = 2;
   ConvLowering padded = lower_conv(g, test::conv_kernel(a));
   CHECK(padded.helpers.size() == 2);
+  a.stride = 1;
   for (const std::string& n : padded.notes) CHECK(n.find("a GEMM per image") == std::string::npos);
   a.format = FormatId::fp32;  // the SIMT kernels pad in their index arithmetic: still one GEMM per image
   CHECK(lower_conv(g, test::conv_kernel(a)).helpers.size() == 1);  // the sum of the per-image filters
