@@ -14,12 +14,12 @@ using namespace tcsim::workload;
 
 namespace {
 
-// conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
 // A token network named g (batch 2, seq 16) with these layers (a YAML list, one layer per line).
 std::string token_network(const std::string& layers) {
   return "version: 1\nkind: network\nname: g\ntask: tokens\ndefaults: {batch: 2, seq: 16}\nlayers:" + layers;
 }
 
+// conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
 const char* kTinyCnn = R"(version: 1
 kind: network
 name: tiny
@@ -542,7 +542,6 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   CHECK(bn_nhwc->kernel.memory.row_length * net.batch == bn_nhwc->kernel.memory.elements);  // one image's elements
   CHECK(bn_nhwc->kernel.bytes_read == bn_infer->kernel.bytes_read);
 }
-
 
 TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op of its own") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml", {});

@@ -13,8 +13,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-i64 round_up(i64 v, i64 m) { return (v + m - 1) / m * m; }
-
 // CUTLASS's NHWC implicit-GEMM iterators (cutlass/conv/convolution.h, implicit_gemm_k_iterations
 // with the Optimized iterator) walk a reduction over filter taps as taps x channel blocks of the
 // CTA's K tile: every tap's channels are padded to a whole block. cuDNN's sm_70 tensor-core
@@ -272,15 +270,11 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // the measured times show no room for one.
   auto transpose = [&](const char* what, double bytes) { L.helpers.push_back(layout_conversion(what, bytes, d)); };
   // Except the input of a unit-stride weight gradient before sm_80: its reduction runs along the
-  // output pixels, which are consecutive input pixels of a row when the stride is 1, so the kernel
-  // can load x as it is (16-byte loads along W); a strided one cannot. Evidence (session 47): with
-  // both transposes at the DRAM rate, DeepBench's V100 FP16 3x3 stride-1 weight gradients would take
-  // longer than measured even with the GEMM at the tensor peak (Speaker ID 350x80x64: 263.6 us of
-  // MMAs at 125.3 TFLOP/s + 2 x 138.5 us of transposes > 512 us measured; 175x40x128: 263.6 + 138.6
-  // > 396); the forward and data gradient of the same layers fit with their one transpose each.
-  // Which transpose the kernel skips is chosen by fit, weakly: without the input's the 29 unit-stride
-  // 3x3 rows are 9.9% (bias -1.0%), without the output gradient's 10.1% (-3.6%), with both 11.2%
-  // (+7.5%); strided rows keep both (without either, 1-10 points worse per shape class).
+  // output pixels, consecutive input pixels of a row when the stride is 1, so the kernel can load x
+  // as it is (16-byte loads along W); a strided one cannot. Two DRAM-rate transposes and the GEMM at
+  // the tensor peak exceed what DeepBench measured for the V100's 3x3 stride-1 weight gradients;
+  // which of the two is skipped was chosen by fit (sim/gpu/README.md, "One transpose in a
+  // unit-stride weight gradient before sm_80").
   const bool wgrad_reads_nchw_x = d.pass == Pass::weight_grad && d.unit_stride() && !d.ampere_kernels && !d.sm90;
   if (d.pass != Pass::data_grad && !wgrad_reads_nchw_x) transpose("NCHW->NHWC transpose of the input", d.x);
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);

@@ -5,11 +5,10 @@
 
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
+#include "gpu/int_math.h"
 
 namespace tcsim::gpu {
 namespace {
-
-std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
 
 // The stride_alignment of the operands' strides (in A's element size): cuBLAS picks its kernel's
 // vector width by it (CUTLASS's _align<N>), and its TMA (sm_90) kernels need 16 (a TMA descriptor's

@@ -92,7 +92,6 @@ TEST_CASE("strided data gradients: phases of ceil(R/s) x ceil(S/s) taps; R < s s
   CHECK(double(L.gemm.problem.m) * 64 * L.gemm.problem.c_bytes == doctest::Approx(8.0 * 56 * 56 * 64 * stored));
 }
 
-
 TEST_CASE("a filter smaller than its stride reads only the DRAM granules of the pixels it reaches") {
   const GpuConfig v100 = test::shipped("v100");  // dram.access_granularity 64B
   test::ConvArgs a;
@@ -124,6 +123,7 @@ TEST_CASE("a filter smaller than its stride reads only the DRAM granules of the 
   L = lower_conv(h100, test::conv_kernel(a));
   CHECK(L.gemm.problem.a_footprint_bytes == doctest::Approx(x32 / 2));
 }
+
 TEST_CASE("layout transposes: NCHW tensor-core convs transpose activations; NHWC and 1x1 do not") {
   const GpuConfig g = test::shipped("v100");
   test::ConvArgs a;
@@ -822,7 +822,6 @@ TEST_CASE("cuDNN 9's FP32 data gradient: dgrad_engine's col2im GEMM, its outputs
   for (const auto& c : conv_candidates(g, tf32)) CHECK(c.algo != ConvAlgo::dgrad_col2im_atomic);
 }
 
-}  // namespace
 TEST_CASE("lower_conv on sm_90: 16-bit implicit-GEMM convolutions run cuDNN 9's sm90_xmma tiles") {
   // The tiles named in the H100/H200 traces' sm90_xmma_{fprop,dgrad,wgrad}_*_tilesize<M>x<N>x<K> kernels:
   // no 128x192 (a wgmma candidate of the GEMM machinery) in any pass.
@@ -849,4 +848,5 @@ TEST_CASE("lower_conv on sm_90: 16-bit implicit-GEMM convolutions run cuDNN 9's 
   CHECK(lower_conv(h100, test::conv_kernel(pointwise)).gemm.cta_tiles.empty());
 }
 
+}  // namespace
 }  // namespace tcsim::gpu
