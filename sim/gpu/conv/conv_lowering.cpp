@@ -51,6 +51,21 @@ struct Dims {
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
   bool ampere_nchw_tensor() const { return ampere_kernels && tensor && c.layout == TensorLayout::nchw; }
   bool unit_stride() const { return c.stride_h * c.stride_w == 1; }
+  // Before sm_80 a unit-stride tensor-core weight gradient of NCHW tensors reads x as it is: its
+  // reduction runs along the output pixels, consecutive input pixels of a row when the stride is 1
+  // (16-byte loads along W); a strided one cannot. Two DRAM-rate transposes and the GEMM at the
+  // tensor peak exceed what DeepBench measured for the V100's 3x3 stride-1 weight gradients; which
+  // operand is read as it is was chosen by fit (sim/gpu/README.md, "One transpose in a unit-stride
+  // weight gradient before sm_80").
+  bool wgrad_reads_nchw_x() const {
+    return pass == Pass::weight_grad && tensor && c.layout == TensorLayout::nchw && unit_stride() && !ampere_kernels && !sm90;
+  }
+  // The sm_70/75 weight gradients whose NCHW x and dY both go through nchwToNhwcKernel: strided ones
+  // with a filter larger than 1x1 (a 1x1 is a GEMM per image; lower_implicit).
+  bool transposes_both_wgrad_operands() const {
+    return pass == Pass::weight_grad && tensor && c.layout == TensorLayout::nchw && !unit_stride() && R * S > 1 &&
+           !ampere_kernels && !sm90;
+  }
   // A filter smaller than its stride (a 1x1 stride-2 shortcut): some input rows or columns get no tap.
   bool skips_pixels() const { return R < c.stride_h || S < c.stride_w; }
 };
@@ -269,14 +284,8 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // in nvprof listings: apache/mxnet#9774, NVIDIA/apex#666). A filter reorder is not charged:
   // the measured times show no room for one.
   auto transpose = [&](const char* what, double bytes) { L.helpers.push_back(layout_conversion(what, bytes, d)); };
-  // Except the input of a unit-stride weight gradient before sm_80: its reduction runs along the
-  // output pixels, consecutive input pixels of a row when the stride is 1, so the kernel can load x
-  // as it is (16-byte loads along W); a strided one cannot. Two DRAM-rate transposes and the GEMM at
-  // the tensor peak exceed what DeepBench measured for the V100's 3x3 stride-1 weight gradients;
-  // which of the two is skipped was chosen by fit (sim/gpu/README.md, "One transpose in a
-  // unit-stride weight gradient before sm_80").
-  const bool wgrad_reads_nchw_x = d.pass == Pass::weight_grad && d.unit_stride() && !d.ampere_kernels && !d.sm90;
-  if (d.pass != Pass::data_grad && !wgrad_reads_nchw_x) transpose("NCHW->NHWC transpose of the input", d.x);
+  // Except the input of a unit-stride weight gradient before sm_80 (Dims::wgrad_reads_nchw_x).
+  if (d.pass != Pass::data_grad && !d.wgrad_reads_nchw_x()) transpose("NCHW->NHWC transpose of the input", d.x);
   if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y);
   // cuDNN 9 on sm_90 also reorders the filter between KCRS and the KRSC its NHWC kernels use: before
   // the forward pass and the data gradient, after the weight gradient, a kernel of its own each time:
@@ -443,9 +452,11 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     // 256x128, 256x64, 128x128 and 128x64 (volta_fp16_s884cudnn_fp16_256x128_ldg8_...,
     // ..._256x64_..., ..._128x128_ldg8_wgrad_idx_...: nvprof listings in apache/mxnet#9774,
     // NVIDIA/apex#666, pytorch/pytorch#54324); the weight gradient (M = output channels) also
-    // has 64-row tiles.
+    // has 64-row tiles, learnt, in its kernels that read NCHW operands as they are (1x1 GEMMs, and
+    // x of a unit-stride gradient): the strided gradients' NHWC kernel (..._wgrad_idx_..._nhwc_nt,
+    // named with a 128x128 tile) does not (sim/gpu/README.md, "The strided weight gradient's tiles").
     L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}, {128, 64}};
-    if (d.pass == Pass::weight_grad) L.gemm.cta_tiles.push_back({64, 128});
+    if (d.pass == Pass::weight_grad && !d.transposes_both_wgrad_operands()) L.gemm.cta_tiles.push_back({64, 128});
     // The data gradient without the narrowest tile: what fits DeepBench's V100 sheets (small 1x1
     // data gradients with K > C ran 25-50% slower than the 128x64 tile predicts; README).
     if (d.pass == Pass::data_grad) L.gemm.cta_tiles = {{256, 128}, {256, 64}, {128, 128}};
