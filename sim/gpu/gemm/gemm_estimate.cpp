@@ -164,7 +164,9 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double K = double(p.k);
   // Operand bytes in memory (an implicit GEMM's activation tensor, not its im2col matrix).
   const double A = p.a_stored_bytes(), B = p.b_stored_bytes();
-  t.l2_read_bytes = batch * double(gm) * double(gn) * (m.bm * p.a_bytes + m.bn * p.b_bytes / m.cluster) * K;
+  const double l2_a = batch * double(gm) * double(gn) * m.bm * p.a_bytes * K;
+  const double l2_b = batch * double(gm) * double(gn) * m.bn * p.b_bytes / m.cluster * K;
+  t.l2_read_bytes = l2_a + l2_b;
   // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
   // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
   const double wave = double(g.sm_count) * cps / std::max(1, m.split_k);
@@ -186,6 +188,10 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   // Back-to-back calls whose operands fit in L2 find them there: no DRAM reads. The output is
   // still counted as written to DRAM (write-back on eviction; small next to the reads at small N).
   if (p.l2_warm && l2_resident(g, p)) t.dram_read_bytes = t.dram_a_bytes = t.dram_b_bytes = 0;
+  // A wave's `cols` CTAs share each A row tile it reads, its `rows` CTAs each B column tile.
+  const double stage_a = l2_a > 0 ? std::min(1.0, t.dram_a_bytes * cols / l2_a) : 0.0;
+  const double stage_b = l2_b > 0 ? std::min(1.0, t.dram_b_bytes * rows / l2_b) : 0.0;
+  t.stage_dram_share = std::max(stage_a, stage_b);
   return t;
 }
 
@@ -226,10 +232,13 @@ Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
   const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
   const double amplification = l2_total / std::max(dram_total, 1.0);
   const double share = std::min(l2_bpc, r.dram_bpc * amplification) / e.active_sms;
-  const double miss = std::clamp(e.traffic.dram_read_bytes / std::max(e.traffic.l2_read_bytes, 1.0), 0.0, 1.0);
   e.env.global_bytes_per_clk = quantise(share);
+  // The pipeline waits per stage for its slower operand (Traffic::stage_dram_share); the byte share
+  // of misses (one reader's request of a shared tile missing, the others hitting) made a lone CTA's
+  // stages wait the L2 hit latency while the tile it waits on streams from DRAM (session 48).
   const double hit_latency = g.l2_hit_latency();
-  e.env.global_latency = std::round(hit_latency + miss * std::max(0.0, g.dram_latency - hit_latency));
+  e.env.global_latency =
+      std::round(hit_latency + e.traffic.stage_dram_share * std::max(0.0, g.dram_latency - hit_latency));
   // No SM can beat the whole GPU's DRAM and L2 bandwidth.
   r.floor_cycles = std::max(dram_total > 0 ? dram_total / dram_bpc_layout : 0.0, l2_total / l2_bpc);
   return r;

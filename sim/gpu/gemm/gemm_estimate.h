@@ -19,6 +19,10 @@ struct Traffic {
   double dram_read_bytes = 0;  // of which miss to DRAM (tile order, L2 capacity)
   double dram_write_bytes = 0;
   double dram_a_bytes = 0, dram_b_bytes = 0;  // dram_read_bytes split by operand
+  // The share of k-stages that wait for DRAM: a stage is ready when its slower operand arrives, and
+  // the CTAs of a wave that read the same tile at about the same k-step all wait for its first
+  // touch (their requests join the miss in flight), so an operand's miss counts once per reader.
+  double stage_dram_share = 0;
 };
 
 // One SM's run of `ctas` resident CTAs over `iterations` k-tiles.

@@ -167,6 +167,37 @@ TEST_CASE("small GEMMs are latency-bound and pay the launch overhead; split-K fo
   CHECK(longk.bound == "dram");
 }
 
+TEST_CASE("a k-stage waits for its slower operand: tiles streamed from DRAM cost every stage the DRAM latency") {
+  // ResNet-50's last 3x3 convolution at batch 1 in FP32 on the H200 (cuDNN 9's 32x32 SIMT kernel,
+  // 32 CTAs of 2 warps, 576 k-tiles each): every stage waits for its filter tile, which streams from
+  // DRAM and which the two CTAs sharing it both wait for. Measured 161.6 us (the lent H200's
+  // resnet50_infer_fp32_b1 trace, validation/measured/H200/networks); with the byte share of misses
+  // as the stage latency (386 cycles) the model gave 83.7 us.
+  const GpuConfig g = test::shipped("h200");
+  GpuModel model(g);
+  Kernel c;
+  c.kind = Kernel::Kind::conv;
+  c.name = "conv";
+  c.a_format = c.b_format = FormatId::fp32, c.c_format = c.d_format = FormatId::fp32;
+  c.conv.batch = 1, c.conv.ifmap_h = c.conv.ifmap_w = 7, c.conv.channels = c.conv.num_filters = 512;
+  c.conv.filter_h = c.conv.filter_w = 3, c.conv.pad_h = c.conv.pad_w = 1;
+  c.conv.cudnn_version = 9.19;
+  c.profiled = true;
+  const KernelResult cold = model.run(c);
+  CHECK(cold.get("global_latency_cycles").value() == doctest::Approx(g.dram_latency));
+  CHECK(cold.time_s * 1e6 > 0.7 * 161.6);
+  CHECK(cold.time_s * 1e6 < 1.1 * 161.6);
+  // A GEMM called back to back finds its operands in L2 (Kernel::l2_warm): its stages wait the L2
+  // hit latency.
+  Kernel gemm = make_gemm("lone", 64, 64, 65536);
+  const KernelResult streamed = model.run(gemm);
+  CHECK(streamed.get("global_latency_cycles").value() == doctest::Approx(g.dram_latency));
+  gemm.l2_warm = true;
+  const KernelResult warm = model.run(gemm);
+  CHECK(warm.get("global_latency_cycles").value() == doctest::Approx(std::round(g.l2_hit_latency())));
+  CHECK(warm.time_s < streamed.time_s);
+}
+
 TEST_CASE("bad kernels are input errors; dimensions up to 2^31 do not overflow") {
   GpuModel model(test::shipped("v100"));
   CHECK_THROWS_AS(model.run(make_gemm("zero", 0, 16, 16)), InputError);
