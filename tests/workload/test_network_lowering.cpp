@@ -19,6 +19,14 @@ std::string token_network(const std::string& layers) {
   return "version: 1\nkind: network\nname: g\ntask: tokens\ndefaults: {batch: 2, seq: 16}\nlayers:" + layers;
 }
 
+// FP32 training with the default (PyTorch) kernels.
+LoweringOptions fp32_training() {
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  return o;
+}
+
 // conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
 const char* kTinyCnn = R"(version: 1
 kind: network
@@ -506,9 +514,7 @@ TEST_CASE("lowering: under autocast gelu_new is fp32 from torch.pow on, and a re
 
 TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel kernels; channels-last or other frameworks do not") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
-  LoweringOptions o;
-  o.precision = Precision::fp32;
-  o.training = true;
+  LoweringOptions o = fp32_training();
   const Lowering nchw = lower_network(net, o);
   REQUIRE(find(nchw, "bn1"));
   CHECK(find(nchw, "bn1")->kernel.memory.op == "batch_norm_nchw");
@@ -545,9 +551,7 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
 
 TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op of its own") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
-  LoweringOptions o;
-  o.precision = Precision::fp32;
-  o.training = true;
+  LoweringOptions o = fp32_training();
   const Lowering train = lower_network(net, o);
   const LoweredKernel* counter = find(train, "bn1.num_batches_tracked");
   REQUIRE(counter);
@@ -561,6 +565,7 @@ TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op
   o.training = false;  // inference does not count
   CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
 }
+
 TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held below 2^48 elements") {
   auto error_of = [](const std::string& yaml) -> std::string {
     try {

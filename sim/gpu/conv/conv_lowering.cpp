@@ -57,14 +57,14 @@ struct Dims {
   // tensor peak exceed what DeepBench measured for the V100's 3x3 stride-1 weight gradients; which
   // operand is read as it is was chosen by fit (sim/gpu/README.md, "One transpose in a unit-stride
   // weight gradient before sm_80").
-  bool wgrad_reads_nchw_x() const {
-    return pass == Pass::weight_grad && tensor && c.layout == TensorLayout::nchw && unit_stride() && !ampere_kernels && !sm90;
-  }
-  // The sm_70/75 weight gradients whose NCHW x and dY both go through nchwToNhwcKernel: strided ones
-  // with a filter larger than 1x1 (a 1x1 is a GEMM per image; lower_implicit).
-  bool transposes_both_wgrad_operands() const {
-    return pass == Pass::weight_grad && tensor && c.layout == TensorLayout::nchw && !unit_stride() && R * S > 1 &&
-           !ampere_kernels && !sm90;
+  bool wgrad_reads_nchw_x() const { return pre_sm80_nchw_tensor_wgrad() && unit_stride(); }
+  // The strided ones with a filter larger than 1x1, whose x and dY both go through nchwToNhwcKernel
+  // (a 1x1 is a GEMM per image; a padded 1x1 also runs behind both transposes, but the tile rule
+  // that reads this was learnt on larger filters: sim/gpu/README.md, "The strided weight gradient's tiles").
+  bool transposes_both_wgrad_operands() const { return pre_sm80_nchw_tensor_wgrad() && !unit_stride() && R * S > 1; }
+  // A tensor-core weight gradient of NCHW tensors before sm_80 (cuDNN 7's kernels).
+  bool pre_sm80_nchw_tensor_wgrad() const {
+    return pass == Pass::weight_grad && tensor && c.layout == TensorLayout::nchw && !ampere_kernels && !sm90;
   }
   // A filter smaller than its stride (a 1x1 stride-2 shortcut): some input rows or columns get no tap.
   bool skips_pixels() const { return R < c.stride_h || S < c.stride_w; }
