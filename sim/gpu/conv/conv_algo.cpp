@@ -84,6 +84,25 @@ ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
     return out;
   }
   out.tensor_cores = k.a_format != FormatId::fp32 && g.find_mma(k.a_format, k.c_format) != nullptr;
+  // Learnt on DeepBench's V100 FP16 sheet (cuDNN 7.6): the one layer whose padding reaches a whole
+  // filter (Face Recognition 7x7x2048, 1x1, pad 3, stride 2) takes longer in FP16 than in FP32 in
+  // both backward passes (weight gradient 190 / 356 us vs 140 / 263, data gradient 277 / 362 vs
+  // 115 / 220 at N = 8 / 16): no tensor-core kernel ran. Its forward pass (65 us, FP32 165 / 212)
+  // did. A padded 1x1 and padding of a whole filter are the same rows in that sheet; the wider
+  // criterion is taken (outputs that see nothing but padding, and a data gradient that as a
+  // convolution of dY would need negative padding). The FP32 twin's kernels run on the 16-bit
+  // tensors (sim/gpu/README.md, "Backward passes whose padding reaches a whole filter").
+  const bool pads_whole_filter = c.pad_h >= c.filter_h || c.pad_w >= c.filter_w;
+  if (out.tensor_cores && g.arch == "sm_70" && cudnn_version(g, k) < 8 && k.pass != Pass::forward &&
+      pads_whole_filter) {
+    ConvChoice simt = cuda_core_implicit_gemm(c);
+    simt.fp32_math = true;
+    simt.why = "cuDNN 7 on sm_70, a backward pass with padding (" + std::to_string(c.pad_h) + ", " +
+               std::to_string(c.pad_w) + ") reaching a whole " + std::to_string(c.filter_h) + "x" +
+               std::to_string(c.filter_w) + " filter: no tensor-core kernel, the FP32 implicit GEMM on the " +
+               std::string(format_name(k.a_format)) + " tensors (FFMA)";
+    return simt;
+  }
   if (out.tensor_cores) {
     // cuDNN 7.6 on sm_70 ran every half-precision DeepBench layer (94 of 94, all three passes'
     // timing consistent with it) with its tensor-core precomputed-index implicit GEMM

@@ -29,6 +29,9 @@ struct ConvChoice {
   ConvAlgo algo = ConvAlgo::implicit_precomp_gemm;
   bool tensor_cores = false;  // the GEMM steps run on tensor cores
   std::string why;            // the rule that picked it, for KernelResult::notes
+  // 16-bit tensors multiplied in fp32 on the CUDA cores (FFMA after a conversion, cuDNN 7's
+  // *_scudnn_fp16_* kernels), not in HFMA2 pairs.
+  bool fp32_math = false;
 };
 
 // Throws InputError for convolutions that make no sense (zero sizes, a filter larger than the

@@ -154,9 +154,10 @@ struct GemmShape {
   int copy_width = 16;
 };
 
-GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, bool tensor) {
+GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, const ConvChoice& choice) {
   // Plan with M and K rounded to 8: the conv kernels predicate their last tile's rows and
   // k-steps; cuBLAS's rule that unaligned GEMMs leave the tensor cores does not apply.
+  const bool tensor = choice.tensor_cores;
   const i64 align = tensor ? 8 : 1;
   Kernel gk = make_gemm(conv.name, round_up(s.m, align), s.n, round_up(s.k, align), conv.a_format, conv.c_format);
   gk.b_format = conv.b_format;
@@ -164,8 +165,16 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, b
   gk.batch = s.batch;
   GemmPlan p = plan_gemm(g, gk);
   // cuDNN's kernels vectorise along channels by their own rules: the implicit GEMM's dimensions
-  // say nothing about cuBLAS's _align kernels.
-  std::erase_if(p.notes, [](const std::string& n) { return n.rfind("leading dimensions ", 0) == 0; });
+  // say nothing about cuBLAS's _align kernels, nor cuBLAS's HFMA2 rule about theirs.
+  std::erase_if(p.notes, [](const std::string& n) {
+    return n.rfind("leading dimensions ", 0) == 0 || n.rfind("M, N or K not a multiple of 8", 0) == 0;
+  });
+  // A 16-bit convolution the choice keeps off the tensor cores (choose_conv_algo).
+  if (!tensor && p.path == MathPath::tensor) p.path = MathPath::cuda_core, p.mma_row = -1;
+  if (p.path == MathPath::cuda_core) {
+    p.problem.acc = FormatId::fp32;
+    p.problem.fp32_math = choice.fp32_math;
+  }
   p.problem.copy_width = s.copy_width;
   if (s.sm80_kernel && p.path == MathPath::tensor && g.mma[p.mma_row].kind == MmaKind::wgmma)
     if (const MmaInstr* sync = g.find_sync_mma(gk.a_format, gk.c_format)) p.mma_row = int(sync - g.mma.data());
@@ -581,7 +590,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     case ConvAlgo::direct_depthwise: break;
     case ConvAlgo::dgrad_col2im_atomic: lower_dgrad_col2im_atomic(d, L, s); break;
   }
-  L.gemm = plan_step(g, k, s, L.choice.tensor_cores);
+  L.gemm = plan_step(g, k, s, L.choice);
   library_limits(g, d, L);
   // cuDNN 9's sm_90 implicit-GEMM convolution kernels split K as "segment-K"
   // (sm90_xmma_{fprop,dgrad,wgrad}_*_execute_segment_k_on_*), and each such call first launches

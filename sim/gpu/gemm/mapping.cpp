@@ -113,7 +113,7 @@ std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p
     if (ctas_per_sm(g, m) > 0) out.push_back(m);
   };
   if (path == MathPath::cuda_core) {
-    const int pack = p.ab == FormatId::fp16 ? 2 : 1;
+    const int pack = p.ab == FormatId::fp16 && !p.fp32_math ? 2 : 1;
     std::vector<std::pair<TileShape, int>> tiles;
     if (p.simt == SimtKernels::cudnn)
       for (const auto& t : kCudnnSimtTiles) tiles.push_back({t, 1});

@@ -40,6 +40,8 @@ struct GemmProblem {
   // (CUTLASS's kernel alignment: 16 B, or _align<N> kernels with 8, 4 or 2 B).
   int copy_width = 16;
   SimtKernels simt = SimtKernels::cublas;  // CUDA-core path: cuBLAS's sgemm or cuDNN's scudnn kernels
+  // CUDA-core path with 16-bit operands: converted and multiplied in fp32 (FFMA), not HFMA2 pairs.
+  bool fp32_math = false;
   // The kernel moves its operands global -> registers -> shared memory (LDG, then STS), two
   // stages, even where cp.async exists: it works on the values in between (fused Winograd's input
   // transform) or predates cp.async (cuDNN's scudnn kernels). false: the architecture's copy engine.
