@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/load_accelerator.h"
+#include "common/error.h"
 #include "engine/network/network_validation.h"
 #include "test_support.h"
 
@@ -40,6 +42,46 @@ TEST_CASE("network validation: a length-binned row is the share-weighted mean of
   CHECK(t512 > 1.5 * t128);  // 4x the tokens; batch 16 at 128 tokens is host-bound
   CHECK(rep.rows[2].predicted_s == doctest::Approx(0.25 * t128 + 0.75 * t512).epsilon(1e-12));
   CHECK(rep.rows[2].bound == rep.rows[1].bound);  // the 512-token steps take most of the time
+}
+
+TEST_CASE("network validation: NeuSight's forward and backward passes are compared apart when they add up to the step") {
+  const fs::path dir = test::temp_dir("neusight_passes");
+  auto write = [&](const std::string& name, const std::string& json) {
+    std::ofstream(dir / name) << json;
+    return dir / name;
+  };
+  const auto both = workload::read_neusight_model_json(
+      write("bert_base-train-128-8.json", R"({"e2e_latency": 30.0, "fw_latency": 10.0, "bwall_latency": 20.0})"));
+  REQUIRE(both.size() == 1);
+  CHECK(both[0].measured_forward_s == doctest::Approx(0.010));
+  CHECK(both[0].measured_backward_s == doctest::Approx(0.020));
+  // Passes that do not add up to the step, or inference: the step only.
+  CHECK(workload::read_neusight_model_json(write("bert_base-train-128-4.json",
+                                                 R"({"e2e_latency": 30.0, "fw_latency": 10.0, "bwall_latency": 25.0})"))[0]
+            .measured_forward_s == 0);
+  CHECK(workload::read_neusight_model_json(write("bert_base-inf-128-4.json", R"({"e2e_latency": 30.0, "fw_latency": 30.0})"))[0]
+            .measured_forward_s == 0);
+  CHECK_THROWS_AS(workload::read_neusight_model_json(
+                      write("bert_base-train-128-2.json", R"({"e2e_latency": 30.0, "fw_latency": "fast", "bwall_latency": 20.0})")),
+                  InputError);
+
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100_pcie.yaml");
+  std::vector<workload::MeasuredNetworkRow> rows = both;
+  rows[0].gpu = "V100-PCIE-32GB";
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  REQUIRE(rep.rows.size() == 1);
+  const NetworkValidationRow& r = rep.rows[0];
+  REQUIRE(r.simulated);
+  CHECK(r.predicted_forward_s > 0);
+  CHECK(r.predicted_backward_s > r.predicted_forward_s);  // two GEMMs per forward one
+  CHECK(r.predicted_forward_s + r.predicted_backward_s <= r.predicted_s);  // the step adds the host's gaps
+  std::vector<std::string> groups;
+  for (const auto& g : rep.groups) groups.push_back(g.group);
+  CHECK(groups == std::vector<std::string>{"all", "neusight bert_base train", "neusight bert_base train: forward",
+                                           "neusight bert_base train: backward"});
+  const io::Table t = network_validation_rows_table(rep);
+  CHECK(std::any_of(t.columns.begin(), t.columns.end(), [](const io::Column& c) { return c.name == "forward_error_pct"; }));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)" * doctest::test_suite("accuracy")) {
@@ -149,7 +191,17 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
       ++compared;
       const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
       MESSAGE(r.measured.label << ": " << err << "%");
-      CHECK(std::abs(err) < 22);  // worst today: BERT-large training batch 2 on A100 80GB, -16.7%
+      CHECK(std::abs(err) < 22);  // worst today: BERT-large training batch 2 on A100 80GB, -21.0%
+      if (r.measured.measured_forward_s > 0) {
+        // The passes apart: every backward pass within 6% on both boards with training runs, and
+        // the V100's forward passes too; five of the eight A100 80GB forward passes measure 1.45-1.83x
+        // the model while their backward passes agree (sim/engine/README.md), so none is checked there.
+        const double bw = 100 * (r.predicted_backward_s / r.measured.measured_backward_s - 1);
+        const double fw = 100 * (r.predicted_forward_s / r.measured.measured_forward_s - 1);
+        MESSAGE("  forward " << fw << "%, backward " << bw << "%");
+        CHECK(std::abs(bw) < 7);
+        if (std::string(b.folder) == "V100-PCIE-32GB") CHECK(std::abs(fw) < 7);
+      }
     }
     CHECK(compared == b.runs);  // the torch.compile runs and Switch-XL (MoE) stay skipped
     CHECK(rep.groups.front().errors.mape_pct < b.max_mape);

@@ -57,6 +57,10 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         if (!m.optimizer.empty()) net.optimizer = m.optimizer;  // the run's own optimizer
         const NetworkEstimate e = estimate_network(acc, net, opt);
         r.predicted_s += part.share * e.step_time_s;
+        for (const auto& l : e.layers) {
+          r.predicted_forward_s += part.share * l.forward_s;
+          r.predicted_backward_s += part.share * l.backward_s;
+        }
         if (part.share * e.step_time_s <= heaviest) continue;
         heaviest = part.share * e.step_time_s;
         if (e.host_bound) r.bound = "host";
@@ -86,8 +90,24 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       }
     rep.groups.push_back({g, summarize_errors(meas, pred)});
   }
+  // The passes, per group, where they were measured apart (NeuSight's training runs).
+  for (std::size_t i = 1; i < groups.size(); ++i)
+    for (const bool forward : {true, false}) {
+      std::vector<double> meas, pred;
+      for (const auto& r : rep.rows)
+        if (r.simulated && r.measured.group == groups[i] && r.measured.measured_forward_s > 0) {
+          meas.push_back(forward ? r.measured.measured_forward_s : r.measured.measured_backward_s);
+          pred.push_back(forward ? r.predicted_forward_s : r.predicted_backward_s);
+        }
+      if (!meas.empty()) rep.groups.push_back({groups[i] + (forward ? ": forward" : ": backward"), summarize_errors(meas, pred)});
+    }
   return rep;
 }
+
+namespace {
+// A compared row whose passes were measured apart.
+bool passes(const NetworkValidationRow& r) { return r.simulated && r.measured.measured_forward_s > 0; }
+}  // namespace
 
 io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
   const std::vector<ColumnOf<NetworkValidationRow>> cols = {
@@ -102,6 +122,22 @@ io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
       {"error_pct", "(predicted - measured) / measured",
        [](const NetworkValidationRow& r) {
          return r.simulated ? Cell(error_pct(r.measured.measured_s, r.predicted_s)) : Cell();
+       }},
+      {"measured_forward_us", "the forward pass as measured apart (NeuSight's fw_latency)",
+       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.measured.measured_forward_s * 1e6) : Cell(); }},
+      {"predicted_forward_us", "the forward pass's kernels back to back",
+       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.predicted_forward_s * 1e6) : Cell(); }},
+      {"forward_error_pct", "",
+       [](const NetworkValidationRow& r) {
+         return passes(r) ? Cell(error_pct(r.measured.measured_forward_s, r.predicted_forward_s)) : Cell();
+       }},
+      {"measured_backward_us", "the backward pass as measured apart (NeuSight's bwall_latency)",
+       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.measured.measured_backward_s * 1e6) : Cell(); }},
+      {"predicted_backward_us", "the backward pass's kernels back to back",
+       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.predicted_backward_s * 1e6) : Cell(); }},
+      {"backward_error_pct", "",
+       [](const NetworkValidationRow& r) {
+         return passes(r) ? Cell(error_pct(r.measured.measured_backward_s, r.predicted_backward_s)) : Cell();
        }},
       {"bound", "host, or the kind and bound of the longest layer", [](const NetworkValidationRow& r) { return Cell(r.bound); }},
       {"skipped", "why the row was not compared", [](const NetworkValidationRow& r) { return Cell(r.skip_reason); }},

@@ -18,12 +18,14 @@ struct NetworkValidationRow {
   workload::MeasuredNetworkRow measured;
   bool simulated = false;
   double predicted_s = 0;
+  // The kernels of each pass back to back (no host gaps), for rows that measured the passes.
+  double predicted_forward_s = 0, predicted_backward_s = 0;
   std::string bound;         // "host" when the step is host-bound, else the longest layer's bound
   std::string skip_reason;
 };
 
 struct NetworkGroupSummary {
-  std::string group;         // "all" first
+  std::string group;         // "all" first; "<group>: forward" / ": backward" for passes measured apart
   ErrorSummary errors;
 };
 

@@ -129,6 +129,20 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
   r.batch = parse_dimension(m[4], file.string(), 0, "batch in the file name");
   r.gpu = file.parent_path().filename().string();
   r.measured_s = ms * 1e-3;
+  // The two passes, when the file has both and they add up to the step (NeuSight's training runs).
+  auto seconds = [&](const char* key) -> double {
+    if (!j[key]) return 0;
+    double v = -1;
+    try {
+      v = j[key].as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    if (!(v >= 0) || !std::isfinite(v)) throw InputError(file.string() + ": " + key, "expected a number of milliseconds >= 0");
+    return v * 1e-3;
+  };
+  const double fw = seconds("fw_latency"), bw = seconds("bwall_latency");
+  if (r.training && fw > 0 && bw > 0 && std::abs(fw + bw - r.measured_s) <= 1e-3 * r.measured_s)
+    r.measured_forward_s = fw, r.measured_backward_s = bw;
   r.label = r.model + (r.training ? " train" : " infer") + " seq " + std::to_string(r.seq) + " batch " +
             std::to_string(r.batch) + " fp32 (NeuSight, " + r.gpu + ")";
   r.group = "neusight " + r.model + (r.training ? " train" : " infer");

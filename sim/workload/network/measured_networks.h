@@ -42,6 +42,9 @@ struct MeasuredNetworkRow {
   TensorLayout layout = TensorLayout::nchw;
   bool pytorch_kernels = true;  // PyTorch's batch-norm and max-pool kernels (LoweringOptions); false for other frameworks
   double measured_s = 0;     // one step
+  // The step's forward and backward passes as measured separately (NeuSight's fw_latency and
+  // bwall_latency, which sum to its e2e_latency); 0: not measured.
+  double measured_forward_s = 0, measured_backward_s = 0;
   std::string skip_reason;   // non-empty: not comparable as published
 };
 
