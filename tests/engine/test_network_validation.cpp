@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/load_accelerator.h"
 #include "common/error.h"
+#include "engine/load_accelerator.h"
 #include "engine/network/network_validation.h"
 #include "test_support.h"
 

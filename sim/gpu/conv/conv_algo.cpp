@@ -90,9 +90,9 @@ ConvChoice choose_conv_algo(const GpuConfig& g, const Kernel& k) {
   // 115 / 220 at N = 8 / 16): no tensor-core kernel ran. Its forward pass (65 us, FP32 165 / 212)
   // did. A padded 1x1 and padding of a whole filter are the same rows in that sheet; the wider
   // criterion is taken (outputs that see nothing but padding, and a data gradient that as a
-  // convolution of dY would need negative padding). The FP32 twin's kernels run on the 16-bit
+  // convolution of dY would need negative padding: span - 1 - pad). The FP32 twin's kernels run on the 16-bit
   // tensors (sim/gpu/README.md, "Backward passes whose padding reaches a whole filter").
-  const bool pads_whole_filter = c.pad_h >= c.filter_h || c.pad_w >= c.filter_w;
+  const bool pads_whole_filter = c.pad_h >= c.span_h() || c.pad_w >= c.span_w();  // span: dilated extent
   if (out.tensor_cores && g.arch == "sm_70" && cudnn_version(g, k) < 8 && k.pass != Pass::forward &&
       pads_whole_filter) {
     ConvChoice simt = cuda_core_implicit_gemm(c);

@@ -238,6 +238,8 @@ TEST_CASE("cuDNN 7 on sm_70: backward passes whose padding reaches a whole filte
   a.pad = 3;
   CHECK_FALSE(lower_conv(g, kernel(a, 7.6)).choice.tensor_cores);
   CHECK(lower_conv(g, kernel(a, 8.9)).choice.tensor_cores);
+  a.dilation = 2;  // a dilated 3x3 spans 5 pixels: padding 3 stays inside it
+  CHECK(lower_conv(g, kernel(a, 7.6)).choice.tensor_cores);
 }
 
 TEST_CASE("grouped convolutions are one batched GEMM; depthwise ones a memory-bound direct kernel") {
