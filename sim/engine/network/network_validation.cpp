@@ -12,6 +12,17 @@ namespace tcsim::engine {
 using io::Cell;
 using io::ColumnOf;
 
+namespace {
+// A compared row whose passes were measured apart, and one pass's measured and predicted time.
+bool passes(const NetworkValidationRow& r) { return r.simulated && r.measured.measured_forward_s > 0; }
+double measured_pass_s(const NetworkValidationRow& r, bool forward) {
+  return forward ? r.measured.measured_forward_s : r.measured.measured_backward_s;
+}
+double predicted_pass_s(const NetworkValidationRow& r, bool forward) {
+  return forward ? r.predicted_forward_s : r.predicted_backward_s;
+}
+}  // namespace
+
 NetworkValidationReport validate_networks(const Accelerator& acc, const std::vector<workload::MeasuredNetworkRow>& rows,
                                           const std::filesystem::path& models_dir, int jobs) {
   NetworkValidationReport rep;
@@ -95,22 +106,17 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
     for (const bool forward : {true, false}) {
       std::vector<double> meas, pred;
       for (const auto& r : rep.rows)
-        if (r.simulated && r.measured.group == groups[i] && r.measured.measured_forward_s > 0) {
-          meas.push_back(forward ? r.measured.measured_forward_s : r.measured.measured_backward_s);
-          pred.push_back(forward ? r.predicted_forward_s : r.predicted_backward_s);
+        if (passes(r) && r.measured.group == groups[i]) {
+          meas.push_back(measured_pass_s(r, forward));
+          pred.push_back(predicted_pass_s(r, forward));
         }
       if (!meas.empty()) rep.groups.push_back({groups[i] + (forward ? ": forward" : ": backward"), summarize_errors(meas, pred)});
     }
   return rep;
 }
 
-namespace {
-// A compared row whose passes were measured apart.
-bool passes(const NetworkValidationRow& r) { return r.simulated && r.measured.measured_forward_s > 0; }
-}  // namespace
-
 io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
-  const std::vector<ColumnOf<NetworkValidationRow>> cols = {
+  std::vector<ColumnOf<NetworkValidationRow>> cols = {
       {"name", "the measured run", [](const NetworkValidationRow& r) { return Cell(r.measured.label); }},
       {"group", "metrics group", [](const NetworkValidationRow& r) { return Cell(r.measured.group); }},
       {"origin", "file or file:line", [](const NetworkValidationRow& r) { return Cell(r.measured.origin); }},
@@ -123,25 +129,24 @@ io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
        [](const NetworkValidationRow& r) {
          return r.simulated ? Cell(error_pct(r.measured.measured_s, r.predicted_s)) : Cell();
        }},
-      {"measured_forward_us", "the forward pass as measured apart (NeuSight's fw_latency)",
-       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.measured.measured_forward_s * 1e6) : Cell(); }},
-      {"predicted_forward_us", "the forward pass's kernels back to back",
-       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.predicted_forward_s * 1e6) : Cell(); }},
-      {"forward_error_pct", "",
-       [](const NetworkValidationRow& r) {
-         return passes(r) ? Cell(error_pct(r.measured.measured_forward_s, r.predicted_forward_s)) : Cell();
-       }},
-      {"measured_backward_us", "the backward pass as measured apart (NeuSight's bwall_latency)",
-       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.measured.measured_backward_s * 1e6) : Cell(); }},
-      {"predicted_backward_us", "the backward pass's kernels back to back",
-       [](const NetworkValidationRow& r) { return passes(r) ? Cell(r.predicted_backward_s * 1e6) : Cell(); }},
-      {"backward_error_pct", "",
-       [](const NetworkValidationRow& r) {
-         return passes(r) ? Cell(error_pct(r.measured.measured_backward_s, r.predicted_backward_s)) : Cell();
-       }},
+  };
+  // Each pass measured apart: measured, predicted, error.
+  for (const bool forward : {true, false}) {
+    const std::string pass = forward ? "forward" : "backward";
+    auto measured = [forward](const NetworkValidationRow& r) { return measured_pass_s(r, forward); };
+    auto predicted = [forward](const NetworkValidationRow& r) { return predicted_pass_s(r, forward); };
+    cols.push_back({"measured_" + pass + "_us",
+                    "the " + pass + " pass as measured apart (NeuSight's " + (forward ? "fw_latency" : "bwall_latency") + ")",
+                    [=](const NetworkValidationRow& r) { return passes(r) ? Cell(measured(r) * 1e6) : Cell(); }});
+    cols.push_back({"predicted_" + pass + "_us", "the " + pass + " pass's kernels back to back",
+                    [=](const NetworkValidationRow& r) { return passes(r) ? Cell(predicted(r) * 1e6) : Cell(); }});
+    cols.push_back({pass + "_error_pct", "",
+                    [=](const NetworkValidationRow& r) { return passes(r) ? Cell(error_pct(measured(r), predicted(r))) : Cell(); }});
+  }
+  cols.insert(cols.end(), {
       {"bound", "host, or the kind and bound of the longest layer", [](const NetworkValidationRow& r) { return Cell(r.bound); }},
       {"skipped", "why the row was not compared", [](const NetworkValidationRow& r) { return Cell(r.skip_reason); }},
-  };
+  });
   return io::table_of("rows", cols, rep.rows);
 }
 

@@ -169,12 +169,10 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, c
   std::erase_if(p.notes, [](const std::string& n) {
     return n.rfind("leading dimensions ", 0) == 0 || n.rfind("M, N or K not a multiple of 8", 0) == 0;
   });
-  // A 16-bit convolution the choice keeps off the tensor cores (choose_conv_algo).
-  if (!tensor && p.path == MathPath::tensor) p.path = MathPath::cuda_core, p.mma_row = -1;
-  if (p.path == MathPath::cuda_core) {
-    p.problem.acc = FormatId::fp32;
-    p.problem.fp32_math = choice.fp32_math;
-  }
+  // A 16-bit convolution the choice keeps off the tensor cores (choose_conv_algo); plan_gemm's
+  // CUDA-core plans already accumulate in fp32.
+  if (!tensor && p.path == MathPath::tensor) p.path = MathPath::cuda_core, p.mma_row = -1, p.problem.acc = FormatId::fp32;
+  p.problem.fp32_math = choice.fp32_math;  // only set off the tensor cores
   p.problem.copy_width = s.copy_width;
   if (s.sm80_kernel && p.path == MathPath::tensor && g.mma[p.mma_row].kind == MmaKind::wgmma)
     if (const MmaInstr* sync = g.find_sync_mma(gk.a_format, gk.c_format)) p.mma_row = int(sync - g.mma.data());

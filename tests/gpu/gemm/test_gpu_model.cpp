@@ -9,6 +9,7 @@
 #include "numerics/formats/format_id.h"
 #include "gpu/gpu_model.h"
 #include "gpu/kernel_program.h"
+#include "gpu/conv/conv_test_util.h"
 #include "gpu/gpu_test_util.h"
 
 namespace tcsim::gpu {
@@ -175,12 +176,9 @@ TEST_CASE("a k-stage waits for its slower operand: tiles streamed from DRAM cost
   // as the stage latency (386 cycles) the model gave 83.7 us.
   const GpuConfig g = test::shipped("h200");
   GpuModel model(g);
-  Kernel c;
-  c.kind = Kernel::Kind::conv;
-  c.name = "conv";
-  c.a_format = c.b_format = FormatId::fp32, c.c_format = c.d_format = FormatId::fp32;
-  c.conv.batch = 1, c.conv.ifmap_h = c.conv.ifmap_w = 7, c.conv.channels = c.conv.num_filters = 512;
-  c.conv.filter_h = c.conv.filter_w = 3, c.conv.pad_h = c.conv.pad_w = 1;
+  test::ConvArgs a;
+  a.n = 1, a.h = a.w = 7, a.c = a.k = 512, a.format = FormatId::fp32;  // 3x3, pad 1
+  Kernel c = test::conv_kernel(a);
   c.conv.cudnn_version = 9.19;
   c.profiled = true;
   const KernelResult cold = model.run(c);
