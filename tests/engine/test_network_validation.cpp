@@ -61,9 +61,9 @@ TEST_CASE("network validation: NeuSight's forward and backward passes are compar
             .measured_forward_s == 0);
   CHECK(workload::read_neusight_model_json(write("bert_base-inf-128-4.json", R"({"e2e_latency": 30.0, "fw_latency": 30.0})"))[0]
             .measured_forward_s == 0);
-  CHECK_THROWS_AS(workload::read_neusight_model_json(
-                      write("bert_base-train-128-2.json", R"({"e2e_latency": 30.0, "fw_latency": "fast", "bwall_latency": 20.0})")),
-                  InputError);
+  const fs::path bad = write("bert_base-train-128-2.json", "{\"e2e_latency\": 30.0,\n \"fw_latency\": \"fast\", \"bwall_latency\": 20.0}");
+  CHECK_THROWS_WITH_AS(workload::read_neusight_model_json(bad), doctest::Contains((bad.string() + ":2: fw_latency").c_str()),
+                       InputError);  // file, line and key
 
   const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100_pcie.yaml");
   std::vector<workload::MeasuredNetworkRow> rows = both;

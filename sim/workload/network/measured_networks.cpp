@@ -137,7 +137,8 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
       v = j[key].as<double>();
     } catch (const YAML::Exception&) {
     }
-    if (!(v >= 0) || !std::isfinite(v)) throw InputError(file.string() + ": " + key, "expected a number of milliseconds >= 0");
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError(location(file.string(), j[key].Mark().line + 1, key), "expected a number of milliseconds >= 0");
     return v * 1e-3;
   };
   const double fw = seconds("fw_latency"), bw = seconds("bwall_latency");
