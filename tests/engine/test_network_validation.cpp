@@ -126,6 +126,43 @@ TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs
   CHECK(rep.groups.front().errors.mape_pct < 9.5);  // 9.0 today (11.30 before the tensor-core energy calibration)
 }
 
+TEST_CASE("network validation: DeepLearningExamples' MXNet ResNet-50 under AMP runs fused batch norms (skipped without shared/)") {
+  const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
+  if (!fs::exists(csv)) {
+    MESSAGE("shared/data/networks not found: skipping");
+    return;
+  }
+  // The runner passes --fuse-bn-relu 1 --fuse-bn-add-relu 1 for float16 only; PyTorch never fuses.
+  int mxnet_amp = 0;
+  for (const auto& r : workload::read_dle_throughput_csv(csv)) {
+    const bool mxnet = r.label.find(" MXNet ") != std::string::npos;
+    CHECK_MESSAGE(r.fuse_batch_norm_relu == (mxnet && r.precision == workload::Precision::amp_fp16), r.label);
+    mxnet_amp += r.fuse_batch_norm_relu;
+  }
+  CHECK(mxnet_amp == 3);  // V100 DGX-1, V100 DGX-2, A100 80GB
+  for (const auto& [gpu, config] : {std::pair{"V100", "v100.yaml"}, std::pair{"A100-80GB", "a100_80gb.yaml"}}) {
+    std::vector<workload::MeasuredNetworkRow> rows;
+    for (const auto& r : workload::read_dle_throughput_csv(csv))
+      if (r.fuse_batch_norm_relu && r.gpu.find(gpu) != std::string::npos && r.skip_reason.empty()) rows.push_back(r);
+    REQUIRE(!rows.empty());
+    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / config);
+    const auto models = test::source_dir() / "models";
+    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, models, 2);
+    for (auto& r : rows) r.fuse_batch_norm_relu = false;
+    const NetworkValidationReport apart = validate_networks(*a.accelerator, rows, models, 2);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      REQUIRE(rep.rows[i].simulated);
+      const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
+      const double before = 100 * (apart.rows[i].predicted_s / rows[i].measured_s - 1);
+      // Today V100 DGX-1 -0.4%, DGX-2 +7.0%, A100 80GB -6.1%; with the ReLUs and adds as kernels of
+      // their own +17.5 / +26.4 / +13.4%.
+      MESSAGE(rows[i].label << ": " << err << "% (" << before << "% unfused)");
+      CHECK(std::abs(err) < 10);
+      CHECK(rep.rows[i].predicted_s < 0.9 * apart.rows[i].predicted_s);
+    }
+  }
+}
+
 TEST_CASE("network validation: DeepLearningExamples' SQuAD fine-tuning outside fp16 steps with BertAdam (skipped without shared/)") {
   const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
   if (!fs::exists(csv)) {

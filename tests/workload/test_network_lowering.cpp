@@ -3,6 +3,7 @@
 // the optimizer, and the memory footprint.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common/error.h"
@@ -547,6 +548,65 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   CHECK(bn_nhwc->kernel.memory.op == "batch_norm_inference_nhwc");
   CHECK(bn_nhwc->kernel.memory.row_length * net.batch == bn_nhwc->kernel.memory.elements);  // one image's elements
   CHECK(bn_nhwc->kernel.bytes_read == bn_infer->kernel.bytes_read);
+}
+
+TEST_CASE("lowering: MXNet's fused batch norms take in a ReLU, or a residual add and its ReLU, forward and backward") {
+  // bn1 -> relu1 (BatchNorm with act_type relu); bn2 + relu1 -> relu2 (BatchNormAddRelu); bn3 is read
+  // twice (relu3 and tap), so it stays apart.
+  const Network net = parse_network(R"(version: 1
+kind: network
+name: block
+task: image
+input: [8, 8, 8]
+defaults: {batch: 2}
+optimizer: sgd
+layers:
+  - {name: conv1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: bn1, kind: batch_norm}
+  - {name: relu1, kind: relu}
+  - {name: conv2, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: bn2, kind: batch_norm}
+  - {name: add, kind: add, inputs: [bn2, relu1]}
+  - {name: relu2, kind: relu}
+  - {name: conv3, kind: conv2d, out_channels: 8, kernel: 1}
+  - {name: bn3, kind: batch_norm}
+  - {name: relu3, kind: relu}
+  - {name: tap, kind: add, inputs: [relu3, bn3]}
+  - {name: pool, kind: global_avg_pool}
+  - {name: fc, kind: linear, out_features: 10}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)",
+                                    "block.yaml");
+  LoweringOptions o = fp32_training();
+  o.pytorch_kernels = false;
+  const Lowering plain = lower_network(net, o);
+  o.fuse_batch_norm_relu = true;
+  const Lowering fused = lower_network(net, o);
+  for (const char* gone : {"relu1", "relu1.backward", "add", "relu2", "relu2.backward"}) {
+    CHECK(find(plain, gone));
+    CHECK_MESSAGE(find(fused, gone) == nullptr, gone);
+  }
+  for (const char* kept : {"relu3", "relu3.backward", "tap", "relu1.grad_accumulate"}) CHECK_MESSAGE(find(fused, kept), kept);
+  const double n = 2 * 8 * 8 * 8;  // elements of each activation
+  auto bytes = [](const Lowering& l, const char* name) {
+    const LoweredKernel* k = find(l, name);
+    REQUIRE(k);
+    return std::pair{k->kernel.bytes_read, k->kernel.bytes_written};
+  };
+  // A ReLU alone costs no traffic: its backward recomputes the mask from x.
+  CHECK(bytes(fused, "bn1") == bytes(plain, "bn1"));
+  CHECK(bytes(fused, "bn1.backward") == bytes(plain, "bn1.backward"));
+  // The add: the residual read, a one-bit ReLU mask written, the residual's gradient written back.
+  CHECK(bytes(fused, "bn2").first == doctest::Approx(bytes(plain, "bn2").first + 4 * n));
+  CHECK(bytes(fused, "bn2").second == doctest::Approx(bytes(plain, "bn2").second + n / 8));
+  CHECK(bytes(fused, "bn2.backward").first == doctest::Approx(bytes(plain, "bn2.backward").first + n / 8));
+  CHECK(bytes(fused, "bn2.backward").second == doctest::Approx(bytes(plain, "bn2.backward").second + 4 * n));
+  CHECK(bytes(fused, "bn3") == bytes(plain, "bn3"));
+  // The fused kernels write what the ReLUs wrote (the next convolutions keep it) and keep the mask.
+  CHECK(fused.footprint.activations == doctest::Approx(plain.footprint.activations + n / 8));
+  CHECK(std::any_of(fused.notes.begin(), fused.notes.end(), [](const std::string& s) {
+    return s.find("3 ReLU and residual-add layers run inside the batch-norm kernels") != std::string::npos;
+  }));
 }
 
 TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op of its own") {

@@ -18,6 +18,7 @@ struct NetworkRunOptions {
   bool pytorch_kernels = true;  // workload::LoweringOptions::pytorch_kernels (PyTorch's batch-norm and max-pool kernels)
   workload::AttentionImpl attention = workload::AttentionImpl::automatic;  // overrides every layer's impl unless automatic
   bool fuse_epilogues = false;
+  bool fuse_batch_norm_relu = false;  // workload::LoweringOptions::fuse_batch_norm_relu (MXNet's fused batch norms)
   bool optimizer_step = true;  // training: the optimizer's kernels (NeuSight times forward + backward only)
   bool bert_adam = false;      // the optimizer is DeepLearningExamples' BertAdam (LoweringOptions::bert_adam)
   bool fp32_master = false;    // pure fp16/bf16 training with fp32 master weights (LoweringOptions::fp32_master)

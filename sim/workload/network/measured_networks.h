@@ -41,6 +41,7 @@ struct MeasuredNetworkRow {
   Precision precision = Precision::fp32;
   TensorLayout layout = TensorLayout::nchw;
   bool pytorch_kernels = true;  // PyTorch's batch-norm and max-pool kernels (LoweringOptions); false for other frameworks
+  bool fuse_batch_norm_relu = false;  // MXNet's fused batch norm + (add +) ReLU kernels (LoweringOptions)
   double measured_s = 0;     // one step
   // The step's forward and backward passes as measured separately (NeuSight's fw_latency and
   // bwall_latency, which sum to its e2e_latency); 0: not measured.

@@ -247,6 +247,9 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   if (!c.folded.empty())
     out.notes.push_back(std::to_string(c.folded.size()) + " layers fused into the preceding conv/linear epilogue (first: " +
                         c.folded.front() + ")");
+  if (const auto fused = std::count(c.in_batch_norm.begin(), c.in_batch_norm.end(), true); fused > 0)
+    out.notes.push_back(std::to_string(fused) + " ReLU and residual-add layers run inside the batch-norm kernels before them "
+                        "(fused batch norm + ReLU and batch norm + add + ReLU, as MXNet's NHWC kernels do)");
   for (const Layer& l : net.layers)
     if (l.kind == LayerKind::attention) {
       const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);

@@ -42,6 +42,12 @@ struct LoweringOptions {
   // Bias and activation folded into the preceding GEMM/conv epilogue (inference engines; eager
   // PyTorch fuses only a linear layer's bias).
   bool fuse_epilogues = false;
+  // MXNet's fused batch norms (NGC builds: BatchNorm with act_type 'relu' and BatchNormAddRelu, the
+  // NHWC kernels of src/operator/nn/cudnn/nhwc_batch_norm*.h), which DeepLearningExamples' MXNet
+  // ResNet-50 runner turns on under float16 (`--fuse-bn-relu 1 --fuse-bn-add-relu 1`): a ReLU that
+  // only reads a batch norm's output, or a residual add of a batch norm's output whose sum only a
+  // ReLU reads, runs inside the batch-norm kernels (forward and backward).
+  bool fuse_batch_norm_relu = false;
   bool optimizer_step = true;  // training: include the optimizer (and loss-scaler) kernels
   // The optimizer is NVIDIA DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/
   // optimization.py), what its run_squad.py trains with outside fp16: the global gradient norm

@@ -58,6 +58,40 @@ bool folds_into_epilogue(const Context& c, int li) {
   }
 }
 
+// The one layer that reads layer p's output (every copy of it), or -1 when none or several do.
+int sole_reader(const Context& c, int p) {
+  if (c.grad_adds[std::size_t(p)] > 0) return -1;  // read more often than it has copies
+  int found = -1;
+  for (int j = p + 1; j < int(c.net.layers.size()); ++j)
+    for (int q : c.layer(j).inputs)
+      if (q == p) {
+        if (found >= 0 && found != j) return -1;
+        found = j;
+      }
+  return found >= 0 && c.layer(found).count == c.layer(p).count ? found : -1;
+}
+
+// LoweringOptions::fuse_batch_norm_relu: the layers a batch norm's kernels take in. `relu`: the
+// ReLU applied to its output (BatchNorm with act_type 'relu'); with `add`, the residual add between
+// them (BatchNormAddRelu: the other operand is read in the forward kernel, its gradient written by
+// the backward one). -1: not fused.
+struct BatchNormFusion {
+  int relu = -1, add = -1;
+};
+BatchNormFusion batch_norm_fusion(const Context& c, int li, FormatId fmt) {
+  if (!c.opt.fuse_batch_norm_relu) return {};
+  const int r = sole_reader(c, li);
+  if (r < 0) return {};
+  const Layer& rl = c.layer(r);
+  if (rl.kind == LayerKind::relu) return {r, -1};
+  if (rl.kind != LayerKind::add || rl.inputs.size() != 2 || rl.inputs[0] == rl.inputs[1]) return {};
+  const std::size_t other = rl.inputs[0] == li ? 1 : 0;
+  if (c.input_format(r, other) != fmt || c.input_elements(r, other) != c.output_elements(li)) return {};
+  const int r2 = sole_reader(c, r);
+  if (r2 < 0 || c.layer(r2).kind != LayerKind::relu) return {};
+  return {r2, r};
+}
+
 // A binary elementwise op over operands of two formats (bf16 x fp32): PyTorch's unrolled kernel with
 // its dynamic casts (CUDALoops.cuh; memory_launch.cpp's `cast` path), written in the wider format.
 Kernel mixed_kernel(const std::string& name, const char* op, FormatId narrow, FormatId wide, std::int64_t n,
@@ -158,6 +192,10 @@ void lower_memory_layer(Context& c, int li) {
   const Layer& l = c.layer(li);
   const LayerKind kind = l.kind;
   const std::size_t L = static_cast<std::size_t>(li);
+  if (c.in_batch_norm[L]) {  // runs inside the batch norm that feeds it (fuse_batch_norm_relu)
+    c.out_format[L] = c.input_format(li, 0);
+    return;
+  }
   if (folds_into_epilogue(c, li)) {
     c.out_format[L] = c.input_format(li, 0);
     c.folded.push_back(l.name);
@@ -249,8 +287,15 @@ void lower_memory_layer(Context& c, int li) {
       const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
       const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
+      // A fused ReLU costs no traffic (the backward kernel recomputes its mask from x); a fused add
+      // reads the residual, keeps a one-bit-per-element ReLU mask and writes the residual's gradient.
+      const BatchNormFusion fused = batch_norm_fusion(c, li, fmt);
+      if (fused.relu >= 0) c.in_batch_norm[std::size_t(fused.relu)] = true;
+      if (fused.add >= 0) c.in_batch_norm[std::size_t(fused.add)] = true;
+      const double addend = fused.add >= 0 ? dout : 0, mask_bytes = fused.add >= 0 ? dout / 8 : 0;
+      if (fused.add >= 0) c.save_extra(li, mask_bytes);
       if (c.opt.training) {
-        fwd("", fwd_op, out, per_channel, passes * dout, dout, fpe);
+        fwd("", fwd_op, out, per_channel, passes * dout + addend, dout, fpe, 0, mask_bytes);
         // PyTorch's _BatchNorm.forward in training counts its batches first,
         // `self.num_batches_tracked.add_(1)`: an op of its own (host time and a one-thread kernel
         // on an int64; the H200 traces' add<long> kernels, one per batch-norm layer and step).
@@ -258,10 +303,11 @@ void lower_memory_layer(Context& c, int li) {
           c.emit_forward(li, memory_kernel(n + ".num_batches_tracked", "add", FormatId::fp32, 1, 0, 0, 0, 1, cnt, 8, 8));
       } else if (nhwc) {
         // cuDNN's channels-last inference kernel runs a grid per image (sim/gpu/memory/memory_launch.cpp)
-        fwd("", "batch_norm_inference_nhwc", out, out / std::max<std::int64_t>(1, c.batch), dout, dout, 2);
+        fwd("", "batch_norm_inference_nhwc", out, out / std::max<std::int64_t>(1, c.batch), dout + addend, dout, 2);
       } else
-        fwd("", "batch_norm", out, 0, dout, dout, 2);
-      bwd(".backward", training_batch_norm_op(cudnn, true, nhwc), out, per_channel, 2 * passes * dout, dout, 2 * fpe);
+        fwd("", "batch_norm", out, 0, dout + addend, dout, 2);
+      bwd(".backward", training_batch_norm_op(cudnn, true, nhwc), out, per_channel, 2 * passes * dout, dout + addend,
+          2 * fpe, mask_bytes);
       c.save_input(li, 0);
       return;
     }
