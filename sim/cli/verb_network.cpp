@@ -78,10 +78,10 @@ void print_compare(const std::vector<engine::NetworkEstimate>& modes) {
 
 int network_verb(const std::vector<std::string>& args) {
   std::string config_path, model, output_dir, format = "table", precision = "fp32", pass = "infer", compare,
-                                              layout = "nchw", attention = "auto";
+                                              layout = "nchw", attention = "auto", framework = "pytorch";
   std::vector<std::string> overrides, positional;
   std::int64_t batch = 0, seq = 0, kv_len = -1;
-  bool cuda_graphs = false, fuse = false, fp32_master = false;
+  bool cuda_graphs = false, fuse = false, fp32_master = false, fuse_bn_relu = false;
   std::string kv_cache = "static";
   int jobs = 0;
   po::options_description opts("Options");
@@ -104,6 +104,10 @@ int network_verb(const std::vector<std::string>& args) {
       ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
       ("fuse-epilogues", po::bool_switch(&fuse), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
+      ("framework", po::value(&framework), "whose batch-norm and pooling kernels run: pytorch (cuDNN's per-channel or persistent "
+                                           "batch norms, ATen's max pooling; default), mxnet or tensorflow (their element-parallel kernels)")
+      ("fuse-bn-relu", po::bool_switch(&fuse_bn_relu), "a ReLU after a batch norm, or a residual add and its ReLU, run inside the "
+                                                       "batch-norm kernels (MXNet's --fuse-bn-relu / --fuse-bn-add-relu, cuDNN's fused batch-norm ops)")
       ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
                                            "summary.json, results.h5, config.resolved.yaml here")
       ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")
@@ -135,6 +139,10 @@ int network_verb(const std::vector<std::string>& args) {
     throw InputError("--kv-cache", "expected static or dynamic, got '" + kv_cache + "'");
   opt.kv_cache_concat = kv_cache == "dynamic";
   opt.fuse_epilogues = fuse;
+  if (framework != "pytorch" && framework != "mxnet" && framework != "tensorflow")
+    throw InputError("--framework", "expected pytorch, mxnet or tensorflow, got '" + framework + "'");
+  opt.pytorch_kernels = framework == "pytorch";
+  opt.fuse_batch_norm_relu = fuse_bn_relu;
   opt.fp32_master = fp32_master;
   opt.jobs = jobs;
   if (layout == "nhwc") opt.conv_layout = TensorLayout::nhwc;

@@ -108,6 +108,30 @@ TEST_CASE("tcsim network on a SCALE-Sim config without a clock: exit 2 saying so
   CHECK(clocked.out.find("Total: ") != std::string::npos);
 }
 
+TEST_CASE("tcsim network --framework mxnet --fuse-bn-relu: the ReLUs and residual adds run inside the batch norms") {
+  const std::string base = "network -j 1 --format csv -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet18.yaml") +
+                           " --batch 64 --precision amp-fp16 --pass train --layout nhwc";
+  auto step_us = [](const std::string& csv_out) {  // the summary's per-layer times, summed
+    const auto csv = tcsim::workload::parse_csv(csv_out, "out");
+    const int t = csv.column("time_us");
+    double sum = 0;
+    for (const auto& row : csv.rows) sum += std::stod(csv.field(row, t));
+    return sum;
+  };
+  const auto pytorch = run_tcsim(base);
+  const auto mxnet = run_tcsim(base + " --framework mxnet");
+  const auto fused = run_tcsim(base + " --framework mxnet --fuse-bn-relu");
+  REQUIRE_MESSAGE(fused.exit_code == 0, fused.err);
+  REQUIRE(pytorch.exit_code == 0);
+  REQUIRE(mxnet.exit_code == 0);
+  CHECK(pytorch.out != mxnet.out);  // cuDNN's persistent batch norms vs the element-parallel ones
+  // ResNet-18's ReLUs and adds cost a tenth of the step and more; they are gone.
+  CHECK(step_us(fused.out) < 0.9 * step_us(mxnet.out));
+  const auto table = run_tcsim("network -j 1 -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet18.yaml") +
+                               " --batch 64 --precision amp-fp16 --pass train --layout nhwc --framework mxnet --fuse-bn-relu");
+  CHECK(table.out.find("run inside the batch-norm kernels") != std::string::npos);
+}
+
 TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
   const std::string base = "network -c " + src("configs/gpu/a100.yaml") + " ";
   struct Case {
@@ -120,6 +144,7 @@ TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
       {src("models/resnet18.yaml") + " --seq 128", "image network"},
       {src("models/resnet18.yaml") + " --batch 0", "--batch"},
       {src("models/resnet18.yaml") + " --layout nchwc", "expected nchw or nhwc"},
+      {src("models/resnet18.yaml") + " --framework caffe", "expected pytorch, mxnet or tensorflow"},
       {"'/nonexistent/model.yaml'", "/nonexistent/model.yaml"},
       {src("models/llama2_7b.yaml") + " --batch 4000000000 --seq 4000000", "more than 2^48 elements"},
       {src("models/llama2_7b.yaml") + " --seq 1 --kv-len 9223372036854775807", "overflows"},

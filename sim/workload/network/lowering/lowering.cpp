@@ -247,9 +247,12 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   if (!c.folded.empty())
     out.notes.push_back(std::to_string(c.folded.size()) + " layers fused into the preceding conv/linear epilogue (first: " +
                         c.folded.front() + ")");
-  if (const auto fused = std::count(c.in_batch_norm.begin(), c.in_batch_norm.end(), true); fused > 0)
-    out.notes.push_back(std::to_string(fused) + " ReLU and residual-add layers run inside the batch-norm kernels before them "
-                        "(fused batch norm + ReLU and batch norm + add + ReLU, as MXNet's NHWC kernels do)");
+  std::int64_t in_batch_norm = 0;  // copies included
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    if (c.in_batch_norm[i]) in_batch_norm += net.layers[i].count;
+  if (in_batch_norm > 0)
+    out.notes.push_back(std::to_string(in_batch_norm) + " ReLU and residual-add layers run inside the batch-norm kernels before "
+                        "them (fused batch norm + ReLU and batch norm + add + ReLU, as MXNet's NHWC kernels do)");
   for (const Layer& l : net.layers)
     if (l.kind == LayerKind::attention) {
       const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);
