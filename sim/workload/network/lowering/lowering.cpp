@@ -252,7 +252,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     if (c.in_batch_norm[i]) in_batch_norm += net.layers[i].count;
   if (in_batch_norm > 0)
     out.notes.push_back(std::to_string(in_batch_norm) + " ReLU and residual-add layers run inside the batch-norm kernels before "
-                        "them (fused batch norm + ReLU and batch norm + add + ReLU, as MXNet's NHWC kernels do)");
+                        "them (fused batch norm + ReLU and batch norm + add + ReLU kernels)");
   for (const Layer& l : net.layers)
     if (l.kind == LayerKind::attention) {
       const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);
