@@ -20,6 +20,14 @@ std::string token_network(const std::string& layers) {
   return "version: 1\nkind: network\nname: g\ntask: tokens\ndefaults: {batch: 2, seq: 16}\nlayers:" + layers;
 }
 
+// An image network named `name` (batch 2) with this input shape, header lines (e.g. an optimizer)
+// and layers (a YAML list, one layer per line).
+std::string image_network(const std::string& name, const std::string& input, const std::string& header,
+                          const std::string& layers) {
+  return "version: 1\nkind: network\nname: " + name + "\ntask: image\ninput: " + input + "\ndefaults: {batch: 2}\n" +
+         header + "layers:" + layers;
+}
+
 // FP32 training with the default (PyTorch) kernels.
 LoweringOptions fp32_training() {
   LoweringOptions o;
@@ -553,14 +561,7 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
 TEST_CASE("lowering: MXNet's fused batch norms take in a ReLU, or a residual add and its ReLU, forward and backward") {
   // bn1 -> relu1 (BatchNorm with act_type relu); bn2 + relu1 -> relu2 (BatchNormAddRelu); bn3 is read
   // twice (relu3 and tap), so it stays apart.
-  const Network net = parse_network(R"(version: 1
-kind: network
-name: block
-task: image
-input: [8, 8, 8]
-defaults: {batch: 2}
-optimizer: sgd
-layers:
+  const Network net = parse_network(image_network("block", "[8, 8, 8]", "optimizer: sgd\n", R"(
   - {name: conv1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
   - {name: bn1, kind: batch_norm}
   - {name: relu1, kind: relu}
@@ -575,7 +576,7 @@ layers:
   - {name: pool, kind: global_avg_pool}
   - {name: fc, kind: linear, out_features: 10}
   - {name: loss, kind: cross_entropy, train_only: true}
-)",
+)"),
                                     "block.yaml");
   LoweringOptions o = fp32_training();
   o.pytorch_kernels = false;
@@ -655,17 +656,11 @@ TEST_CASE("lowering: a layer's parameters and a repeat block's copies are held b
 }
 
 TEST_CASE("lowering: PyTorch's max pooling carries its window and format, and its backward zeroes the input gradient") {
-  const Network net = parse_network(R"(version: 1
-kind: network
-name: stem
-task: image
-input: [3, 32, 32]
-defaults: {batch: 2}
-layers:
+  const Network net = parse_network(image_network("stem", "[3, 32, 32]", "", R"(
   - {name: conv1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
   - {name: maxpool, kind: max_pool, kernel: 3, stride: 2, padding: 1}
   - {name: fc, kind: linear, out_features: 10}
-)",
+)"),
                                     "stem.yaml", {});
   LoweringOptions o;
   o.precision = Precision::fp32;

@@ -187,13 +187,13 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
     // Only PyTorch calls cuDNN's per-channel batch-norm kernels on channels-first tensors and ATen's
     // max-pooling kernels; XLA fuses batch norm, MXNet's DLE runs lay it out channels-last.
-    const bool pytorch = to_lower(csv.field(row, c_fw)) == "pytorch";
+    const std::string framework = to_lower(csv.field(row, c_fw));
+    const bool pytorch = framework == "pytorch";
     r.pytorch_kernels = pytorch;
     // DeepLearningExamples' MXNet ResNet-50 `runner` passes --fuse-bn-relu 1 --fuse-bn-add-relu 1 (and
     // NHWC conv, batch-norm and pooling layouts) when the dtype is float16, the AMP rows; its
     // benchmark.py calls the runner.
-    r.fuse_batch_norm_relu = r.model == "resnet50" && r.precision == Precision::amp_fp16 &&
-                             to_lower(csv.field(row, c_fw)) == "mxnet";
+    r.fuse_batch_norm_relu = r.model == "resnet50" && r.precision == Precision::amp_fp16 && framework == "mxnet";
     if (metric == "train throughput") r.training = true;
     else if (metric != "inference throughput")
       throw InputError(location(file.string(), row.line, "metric"), "expected train or inference throughput, got '" + metric + "'");
