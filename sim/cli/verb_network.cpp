@@ -105,7 +105,8 @@ int network_verb(const std::vector<std::string>& args) {
       ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
       ("fuse-epilogues", po::bool_switch(&fuse), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
       ("framework", po::value(&framework), "whose batch-norm and pooling kernels run: pytorch (cuDNN's per-channel or persistent "
-                                           "batch norms, ATen's max pooling; default), mxnet or tensorflow (their element-parallel kernels)")
+                                           "batch norms, ATen's max pooling; default), mxnet (cuDNN's batch norms on nchw tensors, "
+                                           "its element-parallel ones on nhwc) or tensorflow (XLA's element-parallel kernels)")
       ("fuse-bn-relu", po::bool_switch(&fuse_bn_relu), "a ReLU after a batch norm, or a residual add and its ReLU, run inside the "
                                                        "batch-norm kernels (MXNet's --fuse-bn-relu / --fuse-bn-add-relu, cuDNN's fused batch-norm ops)")
       ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
@@ -139,9 +140,8 @@ int network_verb(const std::vector<std::string>& args) {
     throw InputError("--kv-cache", "expected static or dynamic, got '" + kv_cache + "'");
   opt.kv_cache_concat = kv_cache == "dynamic";
   opt.fuse_epilogues = fuse;
-  if (framework != "pytorch" && framework != "mxnet" && framework != "tensorflow")
+  if (!workload::parse_framework(framework, opt.framework))
     throw InputError("--framework", "expected pytorch, mxnet or tensorflow, got '" + framework + "'");
-  opt.pytorch_kernels = framework == "pytorch";
   opt.fuse_batch_norm_relu = fuse_bn_relu;
   opt.fp32_master = fp32_master;
   opt.jobs = jobs;

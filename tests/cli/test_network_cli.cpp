@@ -132,6 +132,27 @@ TEST_CASE("tcsim network --framework mxnet --fuse-bn-relu: the ReLUs and residua
   CHECK(table.out.find("run inside the batch-norm kernels") != std::string::npos);
 }
 
+TEST_CASE("tcsim network --framework mxnet: channels-first batch norms call cuDNN, channels-last ones do not") {
+  const auto dir = temp_dir("network_mxnet_bn");
+  auto bn1_forward = [&](const std::string& name, const std::string& args) {
+    const auto out = dir / name;
+    const auto r = run_tcsim("network -j 1 -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet18.yaml") +
+                             " --batch 32 --pass train " + args + " -o '" + out.string() + "'");
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const auto csv = tcsim::workload::read_csv(out / "kernels.csv");
+    const int k = csv.column("kernel"), p = csv.column("phase"), m = csv.column("mapping");
+    for (const auto& row : csv.rows)
+      if (csv.field(row, k) == "bn1" && csv.field(row, p) == "forward") return csv.field(row, m);
+    return std::string("(no bn1)");
+  };
+  const std::string mxnet_nchw = bn1_forward("nchw", "--precision fp32 --framework mxnet");
+  CHECK(mxnet_nchw.find("bn_fw_tr_1C11_kernel_NCHW") != std::string::npos);
+  CHECK(mxnet_nchw == bn1_forward("pytorch", "--precision fp32"));
+  const std::string mxnet_nhwc = bn1_forward("nhwc", "--precision amp-fp16 --layout nhwc --framework mxnet");
+  CHECK(mxnet_nhwc.find("cudnn") == std::string::npos);
+  CHECK(bn1_forward("tf", "--precision fp32 --framework tensorflow").find("cudnn") == std::string::npos);
+}
+
 TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
   const std::string base = "network -c " + src("configs/gpu/a100.yaml") + " ";
   struct Case {

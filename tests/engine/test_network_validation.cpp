@@ -163,6 +163,38 @@ TEST_CASE("network validation: DeepLearningExamples' MXNet ResNet-50 under AMP r
   }
 }
 
+TEST_CASE("network validation: DeepLearningExamples' MXNet ResNet-50 in float32 runs cuDNN's channels-first batch norms (skipped without shared/)") {
+  const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
+  if (!fs::exists(csv)) {
+    MESSAGE("shared/data/networks not found: skipping");
+    return;
+  }
+  // The runner keeps NCHW tensors outside float16, and MXNet's BatchNorm on axis 1 calls cuDNN
+  // (CUDNN_BATCHNORM_SPATIAL_PERSISTENT): the per-channel kernels PyTorch's channels-first runs get.
+  std::vector<workload::MeasuredNetworkRow> rows;
+  for (const auto& r : workload::read_dle_throughput_csv(csv)) {
+    if (r.label.find(" MXNet ") == std::string::npos) continue;
+    CHECK(r.framework == workload::Framework::mxnet);
+    const bool float32 = r.precision == workload::Precision::fp32 || r.precision == workload::Precision::tf32;
+    CHECK_MESSAGE(workload::cudnn_batch_norm(r.framework, r.layout) == float32, r.label);
+    if (float32 && r.gpu.find("A100-80GB") != std::string::npos) rows.push_back(r);
+  }
+  REQUIRE(rows.size() == 1);
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/a100_80gb.yaml");
+  const auto models = test::source_dir() / "models";
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, models, 2);
+  rows[0].framework = workload::Framework::tensorflow;  // element-parallel batch norms instead
+  const NetworkValidationReport other = validate_networks(*a.accelerator, rows, models, 2);
+  REQUIRE(rep.rows[0].simulated);
+  // TF32 batch 512: -18.0% today, -26.0% with element-parallel batch norms (the A100's TF32
+  // shortfall is open: sim/engine/README.md).
+  const double err = 100 * (rep.rows[0].predicted_s / rows[0].measured_s - 1);
+  MESSAGE(rows[0].label << ": " << err << "%");
+  CHECK(err > -21);
+  CHECK(err < 0);
+  CHECK(rep.rows[0].predicted_s > 1.08 * other.rows[0].predicted_s);
+}
+
 TEST_CASE("network validation: DeepLearningExamples' SQuAD fine-tuning outside fp16 steps with BertAdam (skipped without shared/)") {
   const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
   if (!fs::exists(csv)) {

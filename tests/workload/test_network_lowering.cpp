@@ -537,13 +537,17 @@ TEST_CASE("lowering: channels-first training batch norm runs cuDNN's per-channel
   CHECK(find(nhwc, "bn1")->kernel.memory.op == "batch_norm_nhwc");
   CHECK(find(nhwc, "bn1.backward")->kernel.memory.op == "batch_norm_nhwc_backward");
   CHECK(find(nhwc, "bn1")->kernel.bytes_read * 2 == find(nchw, "bn1")->kernel.bytes_read);
-  o.pytorch_kernels = false;  // another framework's kernels
+  o.framework = Framework::mxnet;  // MXNet's channels-last batch norms: NGC's element-parallel kernels
   CHECK(find(lower_network(net, o), "bn1")->kernel.memory.op == "batch_norm");
-  o.pytorch_kernels = true;
-  o.conv_layout = TensorLayout::nchw;
-  o.pytorch_kernels = false;
+  o.conv_layout = TensorLayout::nchw;  // its channels-first BatchNorm calls cuDNN, as PyTorch's does
+  const Lowering mxnet_nchw = lower_network(net, o);
+  CHECK(find(mxnet_nchw, "bn1")->kernel.memory.op == "batch_norm_nchw");
+  CHECK(find(mxnet_nchw, "bn1.backward")->kernel.memory.op == "batch_norm_nchw_backward");
+  CHECK(find(mxnet_nchw, "bn1")->kernel.bytes_read == find(nchw, "bn1")->kernel.bytes_read);
+  o.framework = Framework::tensorflow;  // XLA's fusions: element-parallel
+  CHECK(find(lower_network(net, o), "bn1")->kernel.memory.op == "batch_norm");
   CHECK(find(lower_network(net, o), "bn1.backward")->kernel.memory.op == "batch_norm");
-  o.pytorch_kernels = true;
+  o.framework = Framework::pytorch;
   o.training = false;  // inference: one pass with the running statistics
   const Lowering infer = lower_network(net, o);
   const LoweredKernel* bn_infer = find(infer, "bn1");
@@ -579,7 +583,7 @@ TEST_CASE("lowering: MXNet's fused batch norms take in a ReLU, or a residual add
 )"),
                                     "block.yaml");
   LoweringOptions o = fp32_training();
-  o.pytorch_kernels = false;
+  o.framework = Framework::tensorflow;  // element-parallel batch norms
   const Lowering plain = lower_network(net, o);
   o.fuse_batch_norm_relu = true;
   const Lowering fused = lower_network(net, o);
@@ -620,9 +624,11 @@ TEST_CASE("lowering: PyTorch's training batch norm counts its batches with an op
   CHECK(counter->kernel.memory.elements == 1);  // one int64, read and written
   CHECK(counter->kernel.bytes_read == 8);
   CHECK(counter->kernel.bytes_written == 8);
-  o.pytorch_kernels = false;  // other frameworks keep no such counter
-  CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
-  o.pytorch_kernels = true;
+  for (Framework f : {Framework::mxnet, Framework::tensorflow}) {  // other frameworks keep no such counter
+    o.framework = f;
+    CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
+  }
+  o.framework = Framework::pytorch;
   o.training = false;  // inference does not count
   CHECK_FALSE(find(lower_network(net, o), "bn1.num_batches_tracked"));
 }
@@ -689,7 +695,7 @@ TEST_CASE("lowering: PyTorch's max pooling carries its window and format, and it
     if (step.kernels[i].kernel.name == "maxpool.backward") at_backward = i;
   }
   CHECK(at_zero + 1 == at_backward);
-  o.pytorch_kernels = false;  // another framework's pooling: the generic kernel, no fill
+  o.framework = Framework::mxnet;  // another framework's pooling: the generic kernel, no fill
   const Lowering other = lower_network(net, o);
   CHECK(find(other, "maxpool")->kernel.memory.pool.n == 0);
   CHECK(find(other, "maxpool.backward_zero") == nullptr);

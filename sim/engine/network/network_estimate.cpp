@@ -99,7 +99,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.precision = opt.precision;
   lo.training = opt.training;
   lo.conv_layout = opt.conv_layout;
-  lo.pytorch_kernels = opt.pytorch_kernels;
+  lo.framework = opt.framework;
   lo.fuse_epilogues = opt.fuse_epilogues;
   lo.fuse_batch_norm_relu = opt.fuse_batch_norm_relu;
   lo.optimizer_step = opt.optimizer_step;

@@ -15,7 +15,7 @@ struct NetworkRunOptions {
   workload::Precision precision = workload::Precision::fp32;
   bool training = false;
   TensorLayout conv_layout = TensorLayout::nchw;
-  bool pytorch_kernels = true;  // workload::LoweringOptions::pytorch_kernels (PyTorch's batch-norm and max-pool kernels)
+  workload::Framework framework = workload::Framework::pytorch;  // whose batch-norm and pooling kernels (LoweringOptions)
   workload::AttentionImpl attention = workload::AttentionImpl::automatic;  // overrides every layer's impl unless automatic
   bool fuse_epilogues = false;
   bool fuse_batch_norm_relu = false;  // workload::LoweringOptions::fuse_batch_norm_relu (MXNet's fused batch norms)

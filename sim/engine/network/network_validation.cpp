@@ -43,7 +43,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.bert_adam = m.bert_adam;
       opt.fp32_master = m.fp32_master;
       opt.conv_layout = m.layout;
-      opt.pytorch_kernels = m.pytorch_kernels;
+      opt.framework = m.framework;
       opt.fuse_batch_norm_relu = m.fuse_batch_norm_relu;
       opt.cuda_graphs = m.cuda_graphs;
       opt.kv_cache_concat = m.kv_cache_concat;

@@ -185,11 +185,14 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     else throw InputError(location(file.string(), row.line, "precision"), "expected FP32, TF32 or AMP(FP16), got '" + prec + "'");
     // Channels-last tensors in every AMP ResNet-50 run (the data's README).
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
-    // Only PyTorch calls cuDNN's per-channel batch-norm kernels on channels-first tensors and ATen's
-    // max-pooling kernels; XLA fuses batch norm, MXNet's DLE runs lay it out channels-last.
+    // Whose batch-norm and pooling kernels ran (Framework): NVIDIA's TensorFlow ResNet-50 runs XLA;
+    // MXNet's float32 (TF32) runs keep channels-first tensors, whose BatchNorm calls cuDNN, and its
+    // float16 runs NGC's NHWC kernels (below); PaddlePaddle, whose batch norm calls cuDNN as well
+    // (its rows carry no batch size), is read as PyTorch.
     const std::string framework = to_lower(csv.field(row, c_fw));
     const bool pytorch = framework == "pytorch";
-    r.pytorch_kernels = pytorch;
+    if (framework == "mxnet") r.framework = Framework::mxnet;
+    else if (framework.rfind("tensorflow", 0) == 0) r.framework = Framework::tensorflow;
     // DeepLearningExamples' MXNet ResNet-50 `runner` passes --fuse-bn-relu 1 --fuse-bn-add-relu 1 (and
     // NHWC conv, batch-norm and pooling layouts) when the dtype is float16, the AMP rows; its
     // benchmark.py calls the runner.

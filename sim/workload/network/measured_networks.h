@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "workload/kernel.h"
+#include "workload/network/lowering/framework.h"
 #include "workload/network/precision.h"
 #include "workload/network/sequence_mix.h"
 
@@ -40,7 +41,7 @@ struct MeasuredNetworkRow {
   std::vector<SequenceShare> seq_mix;
   Precision precision = Precision::fp32;
   TensorLayout layout = TensorLayout::nchw;
-  bool pytorch_kernels = true;  // PyTorch's batch-norm and max-pool kernels (LoweringOptions); false for other frameworks
+  Framework framework = Framework::pytorch;  // whose batch-norm and pooling kernels ran (LoweringOptions)
   bool fuse_batch_norm_relu = false;  // MXNet's fused batch norm + (add +) ReLU kernels (LoweringOptions)
   double measured_s = 0;     // one step
   // The step's forward and backward passes as measured separately (NeuSight's fw_latency and

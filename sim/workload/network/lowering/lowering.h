@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workload/kernel.h"
+#include "workload/network/lowering/framework.h"
 #include "workload/network/lowering/memory_footprint.h"
 #include "workload/network/network.h"
 #include "workload/network/precision.h"
@@ -30,12 +31,8 @@ struct LoweringOptions {
   Precision precision = Precision::fp32;
   bool training = false;
   TensorLayout conv_layout = TensorLayout::nchw;  // nhwc: channels-last tensors, no cuDNN transposes
-  // The framework is PyTorch, and its library calls are the kernels modelled: training batch norm
-  // runs cuDNN's kernels as cudnn_batch_norm calls them (per-channel kernels on channels-first
-  // tensors, a CTA per channel; persistent ones on channels-last tensors), max pooling ATen's own
-  // four kernels (sim/gpu/memory/max_pool_launch.h). false: a framework that fuses or lays these
-  // out otherwise (TensorFlow+XLA, MXNet): element-parallel kernels.
-  bool pytorch_kernels = true;
+  // Whose kernels run the layers that frameworks implement differently (Framework, above).
+  Framework framework = Framework::pytorch;
   // Whether the accelerator runs fused attention kernels in this mode (the engine asks it);
   // layers with impl `automatic` use them when true, `fused` layers require them.
   bool fused_attention = false;

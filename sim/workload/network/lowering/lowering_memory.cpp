@@ -279,11 +279,12 @@ void lower_memory_layer(Context& c, int li) {
       const std::int64_t ch = l.output.empty() ? 1 : l.output[0];
       const std::int64_t per_channel = out / std::max<std::int64_t>(1, ch);
       // Inference: one pass with the running statistics (channels-last in PyTorch: cuDNN's
-      // bn_fw_inf_1C11_kernel_NHWC and its per-image grid). Training in PyTorch (pytorch_kernels:
-      // cuDNN's kernels): channels-first, the per-channel kernels over two passes; channels-last,
-      // the persistent kernels that read the input once (sim/gpu/memory); other frameworks' kernels:
-      // two passes.
-      const bool cudnn = c.opt.pytorch_kernels;
+      // bn_fw_inf_1C11_kernel_NHWC and its per-image grid). Training with cuDNN's kernels
+      // (cudnn_batch_norm: PyTorch, MXNet on channels-first tensors): channels-first, the
+      // per-channel kernels over two passes; channels-last, the persistent kernels that read the
+      // input once (sim/gpu/memory); other frameworks' element-parallel kernels: two passes.
+      const bool cudnn = cudnn_batch_norm(c.opt.framework, c.opt.conv_layout);
+      const bool pytorch = c.opt.framework == Framework::pytorch;
       const bool nhwc = cudnn && c.opt.conv_layout == TensorLayout::nhwc;
       const char* fwd_op = training_batch_norm_op(cudnn, false, nhwc);
       const double passes = batch_norm_reads_once(fwd_op) ? 1 : 2;
@@ -299,7 +300,7 @@ void lower_memory_layer(Context& c, int li) {
         // PyTorch's _BatchNorm.forward in training counts its batches first,
         // `self.num_batches_tracked.add_(1)`: an op of its own (host time and a one-thread kernel
         // on an int64; the H200 traces' add<long> kernels, one per batch-norm layer and step).
-        if (c.opt.pytorch_kernels)
+        if (pytorch)
           c.emit_forward(li, memory_kernel(n + ".num_batches_tracked", "add", FormatId::fp32, 1, 0, 0, 0, 1, cnt, 8, 8));
       } else if (nhwc) {
         // cuDNN's channels-last inference kernel runs a grid per image (sim/gpu/memory/memory_launch.cpp)
@@ -345,7 +346,8 @@ void lower_memory_layer(Context& c, int li) {
       const Shape& is = c.input_shape(li, 0);
       PoolShape pool;
       constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
-      if (c.opt.pytorch_kernels && is.size() == 3 && l.output.size() == 3 && l.kernel_h <= kMaxInt &&
+      const bool pytorch = c.opt.framework == Framework::pytorch;
+      if (pytorch && is.size() == 3 && l.output.size() == 3 && l.kernel_h <= kMaxInt &&
           l.kernel_w <= kMaxInt && l.stride_h <= kMaxInt && l.stride_w <= kMaxInt && l.pad_h <= kMaxInt && l.pad_w <= kMaxInt) {
         pool.n = c.net.batch, pool.c = is[0], pool.h = is[1], pool.w = is[2], pool.p = l.output[1], pool.q = l.output[2];
         pool.kernel_h = int(l.kernel_h), pool.kernel_w = int(l.kernel_w), pool.stride_h = int(l.stride_h);
@@ -355,7 +357,7 @@ void lower_memory_layer(Context& c, int li) {
       Kernel f = memory_kernel(n, "max_pool", fmt, out, 0, double(in), dout, window, cnt, 0, c.opt.training ? 8 * dout : 0);
       f.memory.pool = pool;
       c.emit_forward(li, f);
-      if (c.opt.pytorch_kernels) bwd(".backward_zero", "fill", in, 0, 0, double(in), 0);
+      if (pytorch) bwd(".backward_zero", "fill", in, 0, 0, double(in), 0);
       Kernel b = memory_kernel(n + ".backward", "max_pool", fmt, in, 0, dout, double(in), window, cnt, 8 * dout);
       b.memory.pool = pool;
       b.memory.pool.backward = true;

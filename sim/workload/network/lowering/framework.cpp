@@ -1,0 +1,31 @@
+#include "workload/network/lowering/framework.h"
+
+#include <cctype>
+
+namespace tcsim::workload {
+
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::pytorch: return "pytorch";
+    case Framework::mxnet: return "mxnet";
+    case Framework::tensorflow: return "tensorflow";
+  }
+  return "?";
+}
+
+bool parse_framework(const std::string& text, Framework& f) {
+  std::string t;
+  for (char ch : text) t += char(std::tolower(static_cast<unsigned char>(ch)));
+  for (Framework c : {Framework::pytorch, Framework::mxnet, Framework::tensorflow})
+    if (t == to_string(c)) {
+      f = c;
+      return true;
+    }
+  return false;
+}
+
+bool cudnn_batch_norm(Framework f, TensorLayout layout) {
+  return f == Framework::pytorch || (f == Framework::mxnet && layout == TensorLayout::nchw);
+}
+
+}  // namespace tcsim::workload
