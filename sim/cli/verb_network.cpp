@@ -1,5 +1,6 @@
 // tcsim network: the time of every layer of a network (models/*.yaml) on a hardware config, for
 // one inference or training step in a precision mode; --compare runs several modes side by side.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -77,12 +78,10 @@ void print_compare(const std::vector<engine::NetworkEstimate>& modes) {
 }
 
 int network_verb(const std::vector<std::string>& args) {
-  std::string config_path, model, output_dir, format = "table", precision = "fp32", pass = "infer", compare,
-                                              layout = "nchw", attention = "auto", framework = "pytorch";
+  std::string config_path, model, output_dir, format = "table", precision = "fp32", pass = "infer", compare;
   std::vector<std::string> overrides, positional;
   std::int64_t batch = 0, seq = 0, kv_len = -1;
-  bool cuda_graphs = false, fuse = false, fp32_master = false, fuse_bn_relu = false;
-  std::string kv_cache = "static";
+  engine::NetworkRunChoices run;
   int jobs = 0;
   po::options_description opts("Options");
   std::string clock_mode;
@@ -96,18 +95,18 @@ int network_verb(const std::vector<std::string>& args) {
       ("pass", po::value(&pass), "infer or train (forward + backward + optimizer)")
       ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8")
       ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
-      ("fp32-master", po::bool_switch(&fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
+      ("fp32-master", po::bool_switch(&run.fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
                                                     "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
-      ("cuda-graphs", po::bool_switch(&cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
-      ("kv-cache", po::value(&kv_cache), "static (new tokens written in place, as serving engines do; default) or "
+      ("cuda-graphs", po::bool_switch(&run.cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
+      ("kv-cache", po::value(&run.kv_cache), "static (new tokens written in place, as serving engines do; default) or "
                                         "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step)")
-      ("layout", po::value(&layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
-      ("attention", po::value(&attention), "auto (fused where the GPU and precision allow), fused or unfused")
-      ("fuse-epilogues", po::bool_switch(&fuse), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
-      ("framework", po::value(&framework), "whose batch-norm and pooling kernels run: pytorch (cuDNN's per-channel or persistent "
+      ("layout", po::value(&run.layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
+      ("attention", po::value(&run.attention), "auto (fused where the GPU and precision allow), fused or unfused")
+      ("fuse-epilogues", po::bool_switch(&run.fuse_epilogues), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
+      ("framework", po::value(&run.framework), "whose batch-norm and pooling kernels run: pytorch (cuDNN's per-channel or persistent "
                                            "batch norms, ATen's max pooling; default), mxnet (cuDNN's batch norms on nchw tensors, "
                                            "its element-parallel ones on nhwc) or tensorflow (XLA's element-parallel kernels)")
-      ("fuse-bn-relu", po::bool_switch(&fuse_bn_relu), "a ReLU after a batch norm, or a residual add and its ReLU, run inside the "
+      ("fuse-bn-relu", po::bool_switch(&run.fuse_bn_relu), "a ReLU after a batch norm, or a residual add and its ReLU, run inside the "
                                                        "batch-norm kernels (MXNet's --fuse-bn-relu / --fuse-bn-add-relu, cuDNN's fused batch-norm ops)")
       ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
                                            "summary.json, results.h5, config.resolved.yaml here")
@@ -135,21 +134,12 @@ int network_verb(const std::vector<std::string>& args) {
 
   engine::NetworkRunOptions opt;
   opt.training = pass == "train";
-  opt.cuda_graphs = cuda_graphs;
-  if (kv_cache != "static" && kv_cache != "dynamic")
-    throw InputError("--kv-cache", "expected static or dynamic, got '" + kv_cache + "'");
-  opt.kv_cache_concat = kv_cache == "dynamic";
-  opt.fuse_epilogues = fuse;
-  if (!workload::parse_framework(framework, opt.framework))
-    throw InputError("--framework", "expected pytorch, mxnet or tensorflow, got '" + framework + "'");
-  opt.fuse_batch_norm_relu = fuse_bn_relu;
-  opt.fp32_master = fp32_master;
   opt.jobs = jobs;
-  if (layout == "nhwc") opt.conv_layout = TensorLayout::nhwc;
-  else if (layout != "nchw") throw InputError("--layout", "expected nchw or nhwc, got '" + layout + "'");
-  if (attention == "fused") opt.attention = workload::AttentionImpl::fused;
-  else if (attention == "unfused") opt.attention = workload::AttentionImpl::unfused;
-  else if (attention != "auto") throw InputError("--attention", "expected auto, fused or unfused, got '" + attention + "'");
+  engine::apply_run_choices(run, opt, [](const std::string& key) {
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+  });
 
   std::vector<workload::Precision> modes;
   if (!compare.empty()) {
@@ -195,7 +185,7 @@ int network_verb(const std::vector<std::string>& args) {
   if (format == "csv") std::cout << io::format_csv(estimates.size() > 1 ? engine::network_compare_table(estimates) : rs.tables[0]);
   else if (format == "json") std::cout << io::format_json(rs);
   else if (estimates.size() > 1) print_compare(estimates);
-  else print_estimate(main, cuda_graphs, opt.kv_cache_concat);
+  else print_estimate(main, opt.cuda_graphs, opt.kv_cache_concat);
   std::cout.flush();
   if (!output_dir.empty()) io::write_result_folder(output_dir, rs, true);
 

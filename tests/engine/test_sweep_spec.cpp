@@ -147,3 +147,55 @@ TEST_CASE("sweep hash: the same spec reached through another path spelling is th
   CHECK(absolute.hash == relative.hash);
   CHECK(absolute.resolved_spec == relative.resolved_spec);
 }
+
+TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, CUDA graphs, ...") {
+  namespace fs = std::filesystem;
+  const auto dir = test::temp_dir("sweep_spec_run");
+  auto spec = [&](const std::string& tag, const std::string& extra) {
+    const auto file = dir / (tag + ".yaml");
+    std::ofstream(file) << "base: " << (test::source_dir() / "configs/gpu/a100.yaml").string() << "\n"
+                        << "axes:\n  - path: sm.count\n    values: [108]\n"
+                        << "workloads:\n  - {model: " << (test::source_dir() / "models/resnet18.yaml").string()
+                        << ", batch: 32, precision: amp-fp16, pass: train" << extra << "}\n";
+    return file;
+  };
+  const SweepSpec s = read_sweep_spec(spec("read", ", layout: nhwc, framework: mxnet, cuda_graphs: true, fuse_bn_relu: true"));
+  REQUIRE(s.workloads.size() == 1);
+  CHECK(s.workloads[0].run.layout == "nhwc");
+  CHECK(s.workloads[0].run.framework == "mxnet");
+  CHECK(s.workloads[0].run.cuda_graphs);
+  CHECK(s.workloads[0].run.fuse_bn_relu);
+  CHECK_FALSE(s.workloads[0].run.fp32_master);
+  // They reach the step: channels-last AMP drops cuDNN's layout transposes, and the choices are part
+  // of the sweep's identity (a folder of the NCHW sweep is not resumed as the NHWC one).
+  const auto nchw = prepare_sweep(spec("nchw", ""));
+  const auto nhwc = prepare_sweep(spec("nhwc", ", layout: nhwc"));
+  CHECK(nchw.workloads[0].network->options.conv_layout == TensorLayout::nchw);
+  CHECK(nhwc.workloads[0].network->options.conv_layout == TensorLayout::nhwc);
+  CHECK(nchw.hash != nhwc.hash);
+  CHECK(nhwc.resolved_spec.find("layout: nhwc") != std::string::npos);
+  CHECK(nchw.resolved_spec.find("layout") == std::string::npos);  // defaults are not written: old sweeps keep their hash
+  // Bad values name the spec's line and key before anything runs; a trace takes none of them.
+  auto error = [](const fs::path& f) {
+    try {
+      (void)read_sweep_spec(f);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error(spec("badlayout", ", layout: nwhc")).find("badlayout.yaml:6: workloads[0].layout: expected nchw or nhwc, got 'nwhc'") !=
+        std::string::npos);
+  CHECK(error(spec("badfw", ", framework: caffe")).find("workloads[0].framework: expected pytorch, mxnet or tensorflow") !=
+        std::string::npos);
+  CHECK(error(spec("badbool", ", cuda_graphs: yes")).find("workloads[0].cuda_graphs: expected true or false, got 'yes'") !=
+        std::string::npos);
+  CHECK(error(spec("badattn", ", attention: flash")).find("workloads[0].attention: expected auto, fused or unfused") !=
+        std::string::npos);
+  const auto trace = dir / "trace.yaml";
+  std::ofstream(trace) << "base: " << (test::source_dir() / "configs/gpu/a100.yaml").string() << "\n"
+                       << "axes:\n  - path: sm.count\n    values: [108]\n"
+                       << "workloads:\n  - {trace: " << (test::source_dir() / "traces/gemm/square.csv").string()
+                       << ", layout: nhwc}\n";
+  CHECK(error(trace).find("workloads[0].layout: a trace takes no layout:") != std::string::npos);
+}

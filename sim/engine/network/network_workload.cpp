@@ -12,6 +12,26 @@ workload::Precision parse_precision_or_throw(const std::string& text, const std:
   return p;
 }
 
+void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
+                       const std::function<std::string(const std::string& key)>& where) {
+  if (c.layout == "nhwc") opt.conv_layout = TensorLayout::nhwc;
+  else if (c.layout == "nchw") opt.conv_layout = TensorLayout::nchw;
+  else throw InputError(where("layout"), "expected nchw or nhwc, got '" + c.layout + "'");
+  if (!workload::parse_framework(c.framework, opt.framework))
+    throw InputError(where("framework"), "expected pytorch, mxnet or tensorflow, got '" + c.framework + "'");
+  if (c.attention == "fused") opt.attention = workload::AttentionImpl::fused;
+  else if (c.attention == "unfused") opt.attention = workload::AttentionImpl::unfused;
+  else if (c.attention == "auto") opt.attention = workload::AttentionImpl::automatic;
+  else throw InputError(where("attention"), "expected auto, fused or unfused, got '" + c.attention + "'");
+  if (c.kv_cache != "static" && c.kv_cache != "dynamic")
+    throw InputError(where("kv_cache"), "expected static or dynamic, got '" + c.kv_cache + "'");
+  opt.kv_cache_concat = c.kv_cache == "dynamic";
+  opt.cuda_graphs = c.cuda_graphs;
+  opt.fuse_epilogues = c.fuse_epilogues;
+  opt.fuse_batch_norm_relu = c.fuse_bn_relu;
+  opt.fp32_master = c.fp32_master;
+}
+
 NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::string& where_precision,
                                       const std::string& where_pass, const std::string& where_seq) {
   if (a.pass != "infer" && a.pass != "train") throw InputError(where_pass, "expected infer or train, got '" + a.pass + "'");

@@ -4,6 +4,7 @@
 // spec's workloads: entries name the same things).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,21 @@ struct NetworkWorkload {
   workload::Network network;
   NetworkRunOptions options;   // precision and training set; the rest default
 };
+
+// How the framework runs the step, as text: `tcsim network`'s --layout, --framework, --attention,
+// --kv-cache, --cuda-graphs, --fuse-epilogues, --fuse-bn-relu, --fp32-master and a sweep
+// workload's keys of the same names (underscores for dashes).
+struct NetworkRunChoices {
+  std::string layout = "nchw";        // nchw | nhwc (channels-last)
+  std::string framework = "pytorch";  // pytorch | mxnet | tensorflow
+  std::string attention = "auto";     // auto | fused | unfused
+  std::string kv_cache = "static";    // static | dynamic (Hugging Face's DynamicCache)
+  bool cuda_graphs = false, fuse_epilogues = false, fuse_bn_relu = false, fp32_master = false;
+};
+// Sets the choices on `opt`. A bad value is an InputError at where(key), key one of "layout",
+// "framework", "attention", "kv_cache".
+void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
+                       const std::function<std::string(const std::string& key)>& where);
 
 // InputError naming `where_*` (an option like "--precision" or a spec's "file:line: key") for a
 // bad precision or pass, and for seq/kv_len on an image network; the reader's errors otherwise.

@@ -26,6 +26,7 @@ LoadedWorkload load_workload(const WorkloadSpec& w, const std::string& spec_file
   a.precision = w.precision;
   a.pass = w.pass;
   l.network = read_network_workload(a, where + ".precision", where + ".pass", where + ".seq");
+  apply_run_choices(w.run, l.network->options, [&](const std::string& key) { return where + "." + key; });
   l.network->options.jobs = 1;  // the sweep's pool runs (point, workload) pairs in parallel instead
   return l;
 }

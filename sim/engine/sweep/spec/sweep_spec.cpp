@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <set>
 
 #include "common/text/yaml_document.h"
@@ -153,7 +154,12 @@ Axis read_axis(const Reader& r, const YAML::Node& n, std::size_t i) {
 
 WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::Node& n, std::size_t i) {
   const std::string key = "workloads[" + std::to_string(i) + "]";
-  r.only_keys(n, key, {"model", "trace", "name", "batch", "seq", "kv_len", "precision", "pass"});
+  static const char* const kRunText[] = {"layout", "framework", "attention", "kv_cache"};
+  static const char* const kRunSwitches[] = {"cuda_graphs", "fuse_epilogues", "fuse_bn_relu", "fp32_master"};
+  std::set<std::string> keys = {"model", "trace", "name", "batch", "seq", "kv_len", "precision", "pass"};
+  keys.insert(std::begin(kRunText), std::end(kRunText));
+  keys.insert(std::begin(kRunSwitches), std::end(kRunSwitches));
+  r.only_keys(n, key, keys);
   WorkloadSpec w;
   w.line = r.line(n);
   if (bool(n["model"]) == bool(n["trace"])) r.fail(n, key, "expected exactly one of model: (models/*.yaml) or trace: (an op-trace CSV)");
@@ -165,8 +171,9 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
   if (!fs::is_regular_file(w.file, ec))
     r.fail(w.trace ? n["trace"] : n["model"], fkey, "no such file: " + w.file.string() + " (paths are relative to the spec's folder)");
   if (w.trace)
-    for (const char* k : {"batch", "seq", "kv_len", "precision", "pass"})
-      if (n[k]) r.fail(n[k], key + "." + k, "a trace takes no " + std::string(k) + ": (its rows give shapes and formats)");
+    for (const auto& k : keys)
+      if (k != "trace" && k != "name" && n[k])
+        r.fail(n[k], key + "." + k, "a trace takes no " + k + ": (its rows give shapes and formats)");
   if (n["batch"]) w.batch = r.positive(n["batch"], key + ".batch");
   if (n["seq"]) w.seq = r.positive(n["seq"], key + ".seq");
   if (n["kv_len"]) {
@@ -181,6 +188,24 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
   if (n["precision"]) w.precision = r.scalar(n["precision"], key + ".precision");
   if (n["pass"]) w.pass = r.scalar(n["pass"], key + ".pass");
   if (w.pass != "infer" && w.pass != "train") r.fail(n["pass"], key + ".pass", "expected infer or train, got '" + w.pass + "'");
+  // How the framework runs the step: tcsim network's options of the same names.
+  std::string* const text[] = {&w.run.layout, &w.run.framework, &w.run.attention, &w.run.kv_cache};
+  for (std::size_t j = 0; j < std::size(kRunText); ++j)
+    if (n[kRunText[j]]) *text[j] = r.scalar(n[kRunText[j]], key + "." + kRunText[j]);
+  bool* const switches[] = {&w.run.cuda_graphs, &w.run.fuse_epilogues, &w.run.fuse_bn_relu, &w.run.fp32_master};
+  for (std::size_t j = 0; j < std::size(kRunSwitches); ++j)
+    if (n[kRunSwitches[j]]) {
+      const std::string k = key + "." + kRunSwitches[j], v = r.scalar(n[kRunSwitches[j]], k);
+      if (v != "true" && v != "false") r.fail(n[kRunSwitches[j]], k, "expected true or false, got '" + v + "'");
+      *switches[j] = v == "true";
+    }
+  NetworkRunOptions checked;  // a bad value names its line now, not when the sweep runs
+  std::string bad;
+  try {
+    apply_run_choices(w.run, checked, [&](const std::string& k) { return bad = k; });
+  } catch (const InputError& e) {
+    r.fail(n[bad], key + "." + bad, e.detail());
+  }
   w.name = n["name"] ? r.scalar(n["name"], key + ".name") : w.file.stem().string();
   return w;
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/network/network_workload.h"
+
 namespace tcsim::engine::sweep {
 
 struct AxisValue {
@@ -33,6 +35,7 @@ struct WorkloadSpec {
   std::optional<std::int64_t> batch, seq, kv_len;
   std::string precision = "fp32";       // networks: workload::parse_precision names
   std::string pass = "infer";           // infer | train
+  NetworkRunChoices run;                // layout, framework, attention, kv_cache, cuda_graphs, ... (as tcsim network)
   long line = 0;
 };
 
