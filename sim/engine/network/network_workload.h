@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/network/network_estimate.h"
 #include "workload/network/network.h"
@@ -35,6 +36,18 @@ struct NetworkRunChoices {
   std::string kv_cache = "static";    // static | dynamic (Hugging Face's DynamicCache)
   bool cuda_graphs = false, fuse_epilogues = false, fuse_bn_relu = false, fp32_master = false;
 };
+// The choices by a sweep workload's key names (the CLI's flags spell them with dashes): one list
+// for reading a spec, refusing them on a trace and writing the resolved spec.
+inline constexpr std::pair<const char*, std::string NetworkRunChoices::*> kRunChoiceText[] = {
+    {"layout", &NetworkRunChoices::layout},
+    {"framework", &NetworkRunChoices::framework},
+    {"attention", &NetworkRunChoices::attention},
+    {"kv_cache", &NetworkRunChoices::kv_cache}};
+inline constexpr std::pair<const char*, bool NetworkRunChoices::*> kRunChoiceSwitches[] = {
+    {"cuda_graphs", &NetworkRunChoices::cuda_graphs},
+    {"fuse_epilogues", &NetworkRunChoices::fuse_epilogues},
+    {"fuse_bn_relu", &NetworkRunChoices::fuse_bn_relu},
+    {"fp32_master", &NetworkRunChoices::fp32_master}};
 // Sets the choices on `opt`. A bad value is an InputError at where(key), key one of "layout",
 // "framework", "attention", "kv_cache".
 void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,

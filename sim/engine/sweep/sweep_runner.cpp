@@ -81,15 +81,10 @@ std::string resolved_spec_text(const PreparedSweep& p) {
       e << YAML::Key << "precision" << YAML::Value << w.precision << YAML::Key << "pass" << YAML::Value << w.pass;
       // How the framework runs the step, where it differs from tcsim network's defaults.
       const NetworkRunChoices d;
-      const std::pair<const char*, const std::string*> text[] = {{"layout", &w.run.layout}, {"framework", &w.run.framework},
-                                                                   {"attention", &w.run.attention}, {"kv_cache", &w.run.kv_cache}};
-      const std::string* const defaults[] = {&d.layout, &d.framework, &d.attention, &d.kv_cache};
-      for (std::size_t j = 0; j < std::size(text); ++j)
-        if (*text[j].second != *defaults[j]) e << YAML::Key << text[j].first << YAML::Value << *text[j].second;
-      const std::pair<const char*, bool> switches[] = {{"cuda_graphs", w.run.cuda_graphs}, {"fuse_epilogues", w.run.fuse_epilogues},
-                                                       {"fuse_bn_relu", w.run.fuse_bn_relu}, {"fp32_master", w.run.fp32_master}};
-      for (const auto& [k, on] : switches)
-        if (on) e << YAML::Key << k << YAML::Value << true;
+      for (const auto& [k, member] : kRunChoiceText)
+        if (w.run.*member != d.*member) e << YAML::Key << k << YAML::Value << w.run.*member;
+      for (const auto& [k, member] : kRunChoiceSwitches)
+        if (w.run.*member != d.*member) e << YAML::Key << k << YAML::Value << w.run.*member;
     }
     e << YAML::EndMap;
   }

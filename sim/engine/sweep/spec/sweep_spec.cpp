@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <iterator>
 #include <set>
 
 #include "common/text/yaml_document.h"
@@ -154,11 +153,9 @@ Axis read_axis(const Reader& r, const YAML::Node& n, std::size_t i) {
 
 WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::Node& n, std::size_t i) {
   const std::string key = "workloads[" + std::to_string(i) + "]";
-  static const char* const kRunText[] = {"layout", "framework", "attention", "kv_cache"};
-  static const char* const kRunSwitches[] = {"cuda_graphs", "fuse_epilogues", "fuse_bn_relu", "fp32_master"};
   std::set<std::string> keys = {"model", "trace", "name", "batch", "seq", "kv_len", "precision", "pass"};
-  keys.insert(std::begin(kRunText), std::end(kRunText));
-  keys.insert(std::begin(kRunSwitches), std::end(kRunSwitches));
+  for (const auto& [k, member] : kRunChoiceText) keys.insert(k);
+  for (const auto& [k, member] : kRunChoiceSwitches) keys.insert(k);
   r.only_keys(n, key, keys);
   WorkloadSpec w;
   w.line = r.line(n);
@@ -189,23 +186,16 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
   if (n["pass"]) w.pass = r.scalar(n["pass"], key + ".pass");
   if (w.pass != "infer" && w.pass != "train") r.fail(n["pass"], key + ".pass", "expected infer or train, got '" + w.pass + "'");
   // How the framework runs the step: tcsim network's options of the same names.
-  std::string* const text[] = {&w.run.layout, &w.run.framework, &w.run.attention, &w.run.kv_cache};
-  for (std::size_t j = 0; j < std::size(kRunText); ++j)
-    if (n[kRunText[j]]) *text[j] = r.scalar(n[kRunText[j]], key + "." + kRunText[j]);
-  bool* const switches[] = {&w.run.cuda_graphs, &w.run.fuse_epilogues, &w.run.fuse_bn_relu, &w.run.fp32_master};
-  for (std::size_t j = 0; j < std::size(kRunSwitches); ++j)
-    if (n[kRunSwitches[j]]) {
-      const std::string k = key + "." + kRunSwitches[j], v = r.scalar(n[kRunSwitches[j]], k);
-      if (v != "true" && v != "false") r.fail(n[kRunSwitches[j]], k, "expected true or false, got '" + v + "'");
-      *switches[j] = v == "true";
+  for (const auto& [k, member] : kRunChoiceText)
+    if (n[k]) w.run.*member = r.scalar(n[k], key + "." + k);
+  for (const auto& [k, member] : kRunChoiceSwitches)
+    if (n[k]) {
+      const std::string v = r.scalar(n[k], key + "." + k);
+      if (v != "true" && v != "false") r.fail(n[k], key + "." + k, "expected true or false, got '" + v + "'");
+      w.run.*member = v == "true";
     }
   NetworkRunOptions checked;  // a bad value names its line now, not when the sweep runs
-  std::string bad;
-  try {
-    apply_run_choices(w.run, checked, [&](const std::string& k) { return bad = k; });
-  } catch (const InputError& e) {
-    r.fail(n[bad], key + "." + bad, e.detail());
-  }
+  apply_run_choices(w.run, checked, [&](const std::string& k) { return location(r.file, r.line(n[k]), key + "." + k); });
   w.name = n["name"] ? r.scalar(n["name"], key + ".name") : w.file.stem().string();
   return w;
 }

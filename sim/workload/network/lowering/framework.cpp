@@ -1,6 +1,6 @@
 #include "workload/network/lowering/framework.h"
 
-#include <cctype>
+#include "common/text/strings.h"
 
 namespace tcsim::workload {
 
@@ -14,8 +14,7 @@ const char* to_string(Framework f) {
 }
 
 bool parse_framework(const std::string& text, Framework& f) {
-  std::string t;
-  for (char ch : text) t += char(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string t = to_lower(text);
   for (Framework c : {Framework::pytorch, Framework::mxnet, Framework::tensorflow})
     if (t == to_string(c)) {
       f = c;
