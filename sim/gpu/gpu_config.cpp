@@ -218,6 +218,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.empty_kernel_s = c.time_s("kernel.empty_duration");
   g.host_kernel_overhead_s = c.time_s("host.kernel_overhead");
   g.host_launch_delay_s = c.time_s("host.launch_delay");
+  g.host_autograd_factor = c.number("host.autograd_factor");
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
   g.cudnn_version = c.number("library.cudnn_version");

@@ -27,6 +27,7 @@ class GpuModel : public Accelerator {
   double memory_bytes() const override { return config_.dram_size_bytes; }
   // CPU time PyTorch spends dispatching one op (config host.kernel_overhead).
   double host_overhead_s() const override { return config_.host_kernel_overhead_s; }
+  double host_autograd_factor() const override { return config_.host_autograd_factor; }
   double host_launch_delay_s() const override { return config_.host_launch_delay_s; }
   bool models_energy() const override { return true; }
   double idle_power_w() const override { return config_.power.idle_w; }

@@ -162,6 +162,15 @@ Schema make_schema() {
          "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
          "call include it, a step of kernels shorter than it is host-bound",
          0, 1});
+  // CALIBRATION (named): fitted on the lent H200 VM's Hugging Face BERT-large AMP training step
+  // (validation/measured/H200/networks, host-bound: the GPU busy 40.8 of its 110.6 ms); every other
+  // training step is held out (sim/engine/README.md, "Autograd on the host").
+  s.add({"host.autograd_factor", ParamType::number, "1.65",
+         "host cost of an op in an eager (PyTorch) training step's forward pass, as a multiple of "
+         "host.kernel_overhead (which is an op's cost without autograd: inference mode, single ops): autograd "
+         "records the backward graph (a node per op, saved tensors, version counters) as the forward runs; "
+         "backward and optimizer ops cost host.kernel_overhead, and graph frameworks (TensorFlow, MXNet) none of it",
+         1, 10});
   s.add({"host.launch_delay", ParamType::time, "0s",
          "the part of host.kernel_overhead before the op's kernel is launched: an op timed alone on an idle GPU "
          "starts its kernel this late",

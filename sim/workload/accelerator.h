@@ -21,6 +21,9 @@ class Accelerator {
   // CPU time an eager framework (PyTorch) spends to launch one kernel; a step whose kernels take
   // less GPU time than this is host-bound. 0 when the model has no host (systolic arrays).
   virtual double host_overhead_s() const { return 0; }
+  // What an op of a training step's forward pass costs the host, as a multiple of host_overhead_s
+  // (autograd records the backward graph as the forward runs). 1 without a host.
+  virtual double host_autograd_factor() const { return 1; }
   // Device memory a workload may use, in bytes (0 when the config does not say).
   virtual double memory_bytes() const { return 0; }
   // CPU time from an eager op's call to its kernel's launch (the part of host_overhead_s before

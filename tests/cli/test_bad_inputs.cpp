@@ -196,6 +196,10 @@ TEST_CASE("bad inputs: options that were silently accepted are refused") {
   check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -j -1", "--jobs: expected a thread count >= 0");
   check_refused("run -c " + gpu_config() + " --gemm 64x64x64 -o ''", "--output: expected a folder or file name");
   check_refused("mma dot --a 0x1 --b 0x3c00", "a fp16 bit pattern has 4 hex digits");
+  // host.autograd_factor is a multiple of the inference op's host cost: at least 1.
+  check_refused("network -c " + gpu_config() + " " + q(tcsim::test::source_dir() / "models" / "resnet18.yaml") +
+                    " --pass train --set host.autograd_factor=0.5",
+                "host.autograd_factor: expected a number (between 1 and 10), got '0.5'");
   CHECK(run_tcsim("mma dot --a 0x3c00 --b 0x3c00 --arch sm_80").exit_code == 0);
   check_refused("mma dot --a 1 --b 1 --satfinite", "--satfinite: applies to integer MMA");
   check_refused("mma gemm --m 16 --n 16 --k 16 --hi inf", "--hi: expected a finite number");

@@ -23,11 +23,12 @@ namespace {
 class CountingAccelerator : public Accelerator {
  public:
   bool memory_kernels = true, fp16 = true;
-  double host = 0;
+  double host = 0, autograd = 1;
   mutable std::atomic<int> runs{0};
   std::string name() const override { return "counting"; }
   double clock_hz() const override { return 1e9; }
   double host_overhead_s() const override { return host; }
+  double host_autograd_factor() const override { return autograd; }
   KernelResult run(const Kernel& k) const override {
     if (k.kind == Kernel::Kind::memory && !memory_kernels) throw InputError(k.name, "no vector unit");
     if (k.kind == Kernel::Kind::attention) throw InputError(k.name, "no fused attention");
@@ -95,6 +96,49 @@ TEST_CASE("network estimate: the launch queue makes short kernels host-bound; CU
   const NetworkEstimate g = estimate_network(acc, net, opt);
   CHECK(g.step_time_s == doctest::Approx(g.gpu_time_s + 10e-6));  // one graph launch
   CHECK(g.step_time_s < e.step_time_s / 4);
+}
+
+TEST_CASE("network estimate: an eager training step's forward ops cost the host autograd's factor; backward and inference do not") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;  // host-bound: the step is the host's time
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  opt.training = true;
+  opt.optimizer_step = false;
+  const NetworkEstimate plain = estimate_network(acc, net, opt);
+  acc.autograd = 2;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  std::int64_t forward = 0, other = 0;
+  for (const KernelEstimate& k : e.kernels)
+    (k.lowered.phase == workload::StepPhase::forward ? forward : other) += k.lowered.kernel.count;
+  REQUIRE(forward > 0);
+  REQUIRE(other > 0);
+  CHECK(plain.host_time_s == doctest::Approx(double(forward + other) * 10e-6));
+  CHECK(e.host_time_s == doctest::Approx(double(2 * forward + other) * 10e-6));
+  CHECK(e.step_time_s > plain.step_time_s + 0.9 * double(forward) * 10e-6);
+  CHECK(e.gpu_time_s == doctest::Approx(plain.gpu_time_s));  // the GPU's work is the same
+  // The layer's host time: its forward launches at 2 x 10 us, its backward ones at 10 us.
+  const LayerEstimate& fc = e.layers[1];
+  REQUIRE(fc.launches > 4);
+  CHECK(fc.host_s > double(fc.launches) * 10e-6);
+  CHECK(fc.bound == "host");
+  bool noted = false;
+  for (const auto& n : e.notes) noted = noted || n.find("x2 in the forward pass: autograd") != std::string::npos;
+  CHECK(noted);
+  // TensorFlow and MXNet run a graph built beforehand, and inference has no autograd: no factor.
+  opt.framework = workload::Framework::tensorflow;
+  CHECK(estimate_network(acc, net, opt).host_time_s == doctest::Approx(plain.host_time_s));
+  opt.framework = workload::Framework::pytorch;
+  opt.training = false;
+  const NetworkEstimate infer = estimate_network(acc, net, opt);
+  CHECK(infer.host_time_s == doctest::Approx(double(infer.launches) * 10e-6));
+}
+
+TEST_CASE("launch queue: a launch's host factor scales its host cost") {
+  LaunchQueue q(5e-6);
+  q.launch(1e-6, 2, 3.0);  // launched at 15 and 30 us
+  CHECK(q.host_s() == doctest::Approx(30e-6));
+  CHECK(q.finish_s() == doctest::Approx(31e-6));
 }
 
 TEST_CASE("launch queue: a long kernel hides the launches behind it") {

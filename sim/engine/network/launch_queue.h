@@ -1,7 +1,8 @@
 #pragma once
-// The host/GPU launch queue of an eager framework: the CPU spends `host_s` per kernel launch and
-// runs ahead of the GPU; the GPU starts a kernel when the previous one is done and the CPU has
-// launched it. With few, short kernels the GPU waits for the CPU (the step is host-bound).
+// The host/GPU launch queue of an eager framework: the CPU spends `host_s` per kernel launch (times
+// a launch's own factor: a training forward op's autograd) and runs ahead of the GPU; the GPU starts
+// a kernel when the previous one is done and the CPU has launched it. With few, short kernels the GPU
+// waits for the CPU (the step is host-bound).
 //
 // The queue's state (host clock, GPU clock) after a run of launches is a max-plus linear function
 // of its state before, so a run repeated N times (a repeat block's copies, a kernel's N launches)
@@ -16,14 +17,15 @@ class LaunchQueue {
  public:
   explicit LaunchQueue(double host_s) : host_s_(host_s) {}
 
-  // `count` launches of a kernel that runs `gpu_s` on the GPU. Launch k (1-based) is issued at
-  // cpu + k host and ends at max(gpu, cpu + k host) + gpu_s after the k-1 before it, so the last
-  // ends at max(gpu + n gpu_s, cpu + max(host + n gpu_s, n host + gpu_s)).
-  void launch(double gpu_s, std::int64_t count = 1) {
+  // `count` launches of a kernel that runs `gpu_s` on the GPU, each costing the host `host_factor`
+  // x host_s. Launch k (1-based) is issued at cpu + k host and ends at max(gpu, cpu + k host) +
+  // gpu_s after the k-1 before it, so the last ends at max(gpu + n gpu_s, cpu + max(host + n gpu_s,
+  // n host + gpu_s)).
+  void launch(double gpu_s, std::int64_t count = 1, double host_factor = 1) {
     if (count <= 0) return;
-    const double n = double(count);
-    gpu_ = max(gpu_ + n * gpu_s, cpu_ + max(host_s_ + n * gpu_s, n * host_s_ + gpu_s));
-    cpu_ += n * host_s_;
+    const double n = double(count), host = host_s_ * host_factor;
+    gpu_ = max(gpu_ + n * gpu_s, cpu_ + max(host + n * gpu_s, n * host + gpu_s));
+    cpu_ += n * host;
     busy_ += n * gpu_s;
   }
   // The host waits for the GPU to drain (a value read back, `.item()`) before its next launch.

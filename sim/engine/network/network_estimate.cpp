@@ -179,6 +179,13 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   step.name = "(step)";
   step.kind = "optimizer";
   const double host = opt.cuda_graphs ? 0 : acc.host_overhead_s();
+  // Eager PyTorch's training forward ops also record the backward graph: they cost the host more.
+  // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
+  const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
+  const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
+  auto host_factor = [&](const KernelEstimate& k) {
+    return k.lowered.phase == workload::StepPhase::forward ? autograd : 1.0;
+  };
   std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last
   for (const KernelEstimate& k : e.kernels) {
     const int li = k.lowered.layer;
@@ -186,6 +193,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     double& top = longest[li >= 0 ? std::size_t(li) : net.layers.size()];
     const std::int64_t n = k.lowered.kernel.count;
     r.launches += n;
+    r.host_s += double(n) * host * host_factor(k);
     e.launches += n;
     const double t = k.time_s();
     switch (k.lowered.phase) {
@@ -269,7 +277,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         const KernelEstimate& k = e.kernels[j];
         const std::int64_t n = k.lowered.kernel.count;
         if (k.lowered.host_sync && c == 0) queue.synchronize();
-        queue.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies);
+        queue.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies, host_factor(k));
       }
     };
     // Copies after the first launch alike when every kernel's launches split evenly: replayed in
@@ -290,11 +298,12 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   e.energy_modelled = acc.models_energy();
   if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - e.gpu_time_s);
   for (LayerEstimate& r : e.layers)
-    if (r.launches > 0 && host > 0 && r.time_s() / double(r.launches) < host) r.bound = "host";
+    if (r.launches > 0 && host > 0 && r.time_s() < r.host_s) r.bound = "host";
   if (e.host_bound)
     e.notes.push_back("host-bound: the GPU waits " + format_number("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
-                      " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) +
-                      " us each); --cuda-graphs removes most of it");
+                      " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) + " us each" +
+                      (autograd != 1.0 ? ", x" + format_number("%.3g", autograd) + " in the forward pass: autograd" : "") +
+                      "); --cuda-graphs removes most of it");
   if (e.not_modelled > 0)
     e.notes.push_back(std::to_string(e.not_modelled) + " kernel launches are not modelled on " + acc.name() +
                       " (memory-bound ops): their time is not in the totals");

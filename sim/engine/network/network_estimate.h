@@ -41,6 +41,7 @@ struct LayerEstimate {
   std::string name, kind, shape;
   std::int64_t count = 1;      // copies (repeat)
   std::int64_t launches = 0;   // kernel launches per step, copies included
+  double host_s = 0;           // CPU time to launch them (host.kernel_overhead each, x autograd_factor forward in training)
   double forward_s = 0, backward_s = 0, optimizer_s = 0;
   double flops = 0;
   double energy_j = 0;         // its kernels' energy per step (0 when the accelerator models none)
