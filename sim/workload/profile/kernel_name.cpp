@@ -20,6 +20,7 @@ bool has_any(std::string_view s, std::initializer_list<std::string_view> parts) 
 KernelNameClass classify_kernel_name(std::string_view raw) {
   const std::string s = to_lower(raw);
   KernelNameClass c;
+  c.memset = s.rfind("memset", 0) == 0;
   // The MMA instruction shape names the generation of the kernel's tensor-core path.
   if (has_any(s, {"gmma", "sm90", "nvjet", "hopper", "cutlass3x_sm90"})) c.generation = "hopper";
   else if (has_any(s, {"s16816", "h16816", "bf16816", "i16832", "sm80", "sm86", "sm89", "ampere", "cutlass_80", "tf32"}))

@@ -34,6 +34,10 @@ struct KernelNameClass {
   // size their OpaqueType<N> template names (0: not a cat kernel or not named).
   bool non_contiguous_cat = false;
   int cat_element_bytes = 0;
+  // A cudaMemsetAsync (the trace's "Memset ..." activity): a library zeroing its workspace or
+  // semaphores inside the op (cuBLAS split-K, cuDNN's convolutions and batch norms, ATen's
+  // multi-CTA reductions), GPU work of its own that the op's measured time includes.
+  bool memset = false;
 };
 
 KernelNameClass classify_kernel_name(std::string_view name);

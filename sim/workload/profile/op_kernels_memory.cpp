@@ -144,7 +144,9 @@ void add_memory(Call& c, const std::string& family, const std::string& op, Forma
 
 void map_memory(Call& c, const std::string& b) {
   const Tensors t = tensors_of(c, b);
-  std::int64_t launches = std::int64_t(c.launched.size());
+  // The op's own kernels: its memsets (a multi-CTA reduction's semaphores) are added apart (op_kernels.cpp).
+  std::int64_t launches = 0;
+  for (const auto& k : c.launched) launches += k.memset ? 0 : 1;
   if (b == "fused_adam" || b == "fused_adamw" || b == "fused_sgd" || b.rfind("foreach_", 0) == 0) {
     // TensorList arguments: parameters (or the first list) and the lists read alongside.
     std::int64_t elements = 0, lists = 0;
@@ -308,12 +310,19 @@ void map_memory(Call& c, const std::string& b) {
   }
   if (b == "sum" || b == "mean") {
     const Dims dims = int_list(c.concrete(1));
+    // The input's innermost dim in memory: the last one, or the one of stride 1 where the trace
+    // records strides (a channels-last [N, C, H, W] tensor's C: its bias gradient sums N, H and W,
+    // outer dims only).
+    std::int64_t innermost = std::int64_t(x.size()) - 1;
+    if (!c.op.input_strides.empty() && c.op.input_strides[0].size() == x.size())
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (c.op.input_strides[0][i] == 1 && x[i] > 1) innermost = std::int64_t(i);
     std::int64_t reduced = 1;
     bool fastest = dims.empty();  // does the reduction include the input's innermost (contiguous) dim?
     for (auto d : dims) {
       const std::int64_t i = d < 0 ? d + std::int64_t(x.size()) : d;
       if (i >= 0 && i < std::int64_t(x.size())) reduced *= x[std::size_t(i)];
-      if (i == std::int64_t(x.size()) - 1) fastest = true;
+      if (i == innermost) fastest = true;
     }
     if (dims.empty()) reduced = t.largest;
     const std::int64_t out = std::max<std::int64_t>(1, t.largest / std::max<std::int64_t>(1, reduced));

@@ -95,6 +95,38 @@ TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
   CHECK(idx.reason.find("aten::index_select") != std::string::npos);
 }
 
+TEST_CASE("op kernels: a channels-last bias gradient is a column reduction; a library's memsets are kernels of their own") {
+  // VGG-16's conv bias gradient under AMP channels-last (the H200 trace): dY [64, 512, 14, 14] with
+  // strides [100352, 1, 7168, 512] summed over N, H and W: the stride-1 dim (C) is kept, so
+  // reduce_kernel runs its column form (grid [4, 196] of 32 x 4 threads in the trace), after a memset
+  // of its semaphores. Without strides the trace's logical layout (NCHW) sums the innermost dim.
+  const std::vector<Dims> dims = {{64, 512, 14, 14}, {}, {}, {}};
+  const std::vector<std::string> types = {"c10::Half", "ScalarList", "Scalar", ""};
+  const std::vector<std::string> concrete = {"", "[0, 2, 3]", "False", ""};
+  const auto launched = named({"Memset (Device)", "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::Half>>()"});
+  CHECK(launched[0].memset);
+  CHECK_FALSE(launched[1].memset);
+  const OpKernels nhwc = op_kernels(op("aten::sum", dims, types, concrete, {{100352, 1, 7168, 512}, {}, {}, {}}), launched);
+  REQUIRE(nhwc.mapped);
+  REQUIRE(nhwc.kernels.size() == 2);
+  CHECK(nhwc.kernels[0].memory.op == "reduce_columns");
+  CHECK(nhwc.kernels[0].memory.elements == 512);  // every output in the one reduce launch (the memset is not one)
+  CHECK(nhwc.kernels[0].memory.row_length == 64 * 14 * 14);
+  CHECK(nhwc.kernels[0].count == 1);
+  CHECK(nhwc.kernels[1].name == "aten::sum.memset");
+  CHECK(nhwc.kernels[1].memory.op == "fill");
+  CHECK(nhwc.kernels[1].count == 1);
+  const OpKernels nchw = op_kernels(op("aten::sum", dims, types, concrete), named({"void at::native::reduce_kernel<512, 1>()"}));
+  REQUIRE(nchw.mapped);
+  REQUIRE(nchw.kernels.size() == 1);  // no memset launched, none added
+  CHECK(nchw.kernels[0].memory.op == "reduce");
+  // A GEMM's workspace memsets (cuBLAS's split-K) are added beside its kernel.
+  const OpKernels mm = op_kernels(op("aten::mm", {{128, 256}, {256, 512}}, {"c10::Half", "c10::Half"}),
+                                  named({"Memset (Device)", "nvjet_sm90_hsh_64x32_64x16_2x1_v_bz_splitK_NTN", "cublasLt::splitKreduce_kernel"}));
+  REQUIRE(mm.mapped);
+  CHECK(mm.kernels.back().name == "aten::mm.memset");
+}
+
 TEST_CASE("op kernels: PyTorch's fused RMSNorm and embedding lookups") {
   const std::vector<KernelNameClass> none;
   // aten::_fused_rms_norm (input, normalized_shape, weight, eps): the layer-norm row kernel, x and
