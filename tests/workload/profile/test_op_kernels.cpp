@@ -125,6 +125,10 @@ TEST_CASE("op kernels: a channels-last bias gradient is a column reduction; a li
                                   named({"Memset (Device)", "nvjet_sm90_hsh_64x32_64x16_2x1_v_bz_splitK_NTN", "cublasLt::splitKreduce_kernel"}));
   REQUIRE(mm.mapped);
   CHECK(mm.kernels.back().name == "aten::mm.memset");
+  // An op whose only launch is a memset is its own mapping's work, not twice.
+  const OpKernels zero = op_kernels(op("aten::zero_", {{1024, 1024}}, {"float"}), named({"Memset (Device)"}));
+  REQUIRE(zero.mapped);
+  CHECK(zero.kernels.size() == 1);
 }
 
 TEST_CASE("op kernels: PyTorch's fused RMSNorm and embedding lookups") {
