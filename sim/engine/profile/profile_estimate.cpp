@@ -58,6 +58,9 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
   const bool training = std::any_of(calls.begin(), calls.end(),
                                     [](const workload::ProfiledCall& c) { return c.phase == workload::ProfilePhase::backward; });
   const double autograd = training ? acc.host_autograd_factor() : 1.0;
+  auto host_factor = [&](const workload::ProfiledCall& call) {
+    return call.phase == workload::ProfilePhase::forward ? autograd : 1.0;
+  };
   e.calls.resize(calls.size());
   for (std::size_t c = 0; c < calls.size(); ++c) {
     const workload::ProfiledCall& call = calls[c];
@@ -89,15 +92,14 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
       e.predicted_mapped_us += r.predicted_us;
       e.predicted_tensor_core_us += r.predicted_tensor_core_us;
       for (std::size_t i = 0; i < call.sim.kernels.size(); ++i)
-        q.launch(outcomes[slots[c][i]].result.time_s, call.sim.kernels[i].count,
-                 call.phase == workload::ProfilePhase::forward ? autograd : 1.0);
+        q.launch(outcomes[slots[c][i]].result.time_s, call.sim.kernels[i].count, host_factor(call));
     } else {
       r.predicted_us = r.predicted_tensor_core_us = r.flops = 0;
       r.bound.clear(), r.mapping.clear();
       e.not_mapped_us += call.measured_us;
       ++e.not_mapped_calls;
       const std::int64_t n = std::int64_t(call.kernels.size());
-      q.launch(call.measured_us * 1e-6 / double(n), n, call.phase == workload::ProfilePhase::forward ? autograd : 1.0);  // kept as measured
+      q.launch(call.measured_us * 1e-6 / double(n), n, host_factor(call));  // kept as measured
     }
   }
   e.predicted_us = e.predicted_mapped_us + e.not_mapped_us;

@@ -42,8 +42,9 @@ struct MemoryLaunch {
   // rows must fit in what is left (cuDNN's channels-last batch norm: 32 KiB forward, 28 KiB backward
   // per CTA in the H100/H200 traces).
   double shared_memory_bytes = 0;
-  // Serial round trips to L2 after the whole grid, by the last CTA (a reduction whose CTAs' partial
-  // results are combined in global memory: the semaphore, then the partials).
+  // Serial round trips after the whole grid, by the last CTA (a reduction whose CTAs' partial
+  // results are combined in global memory: the semaphore, then the partials); each costs a DRAM
+  // latency (memory_kernel.cpp, a named calibration).
   double tail_trips = 0;
   // The CTA's warps load a trip's data together and only then work on it (an unrolled batch of
   // loads per loop iteration, all warps in step, one CTA per SM): a trip is its latency, the

@@ -74,8 +74,7 @@ OpKernels op_kernels(const ProfiledOp& op, const std::vector<KernelNameClass>& l
     // reductions): each a zeroing of a few bytes, costed as the empty kernel it is (memory_kernel.cpp's
     // fixed cost of a profiled kernel). The traces show 0.7-2.0 us each on the lent H100/H200. An op
     // that launched memsets only is its own mapping's work.
-    std::int64_t memsets = 0;
-    for (const auto& k : launched) memsets += k.memset ? 1 : 0;
+    const std::int64_t memsets = c.memsets();
     if (memsets > 0 && memsets < std::int64_t(launched.size()))
       c.out.kernels.push_back(lowering_detail::memory_kernel(op.name + ".memset", "fill", FormatId::fp32, 1, 0, 0, 4, 0, memsets));
   }

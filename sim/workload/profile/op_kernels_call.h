@@ -43,6 +43,13 @@ struct Call {
       if (c.path == MathPath::tensor_core) return true;
     return false;
   }
+  // The library memsets among the launches (KernelNameClass::memset): kernels of their own, not
+  // sharers of the op's work.
+  std::int64_t memsets() const {
+    std::int64_t n = 0;
+    for (const auto& c : launched) n += c.memset ? 1 : 0;
+    return n;
+  }
   // Whether a launched kernel's name says `flag` (e.g. &KernelNameClass::per_channel_batch_norm).
   bool any_launched(bool KernelNameClass::*flag) const {
     for (const auto& c : launched)

@@ -145,8 +145,7 @@ void add_memory(Call& c, const std::string& family, const std::string& op, Forma
 void map_memory(Call& c, const std::string& b) {
   const Tensors t = tensors_of(c, b);
   // The op's own kernels: its memsets (a multi-CTA reduction's semaphores) are added apart (op_kernels.cpp).
-  std::int64_t launches = 0;
-  for (const auto& k : c.launched) launches += k.memset ? 0 : 1;
+  std::int64_t launches = std::int64_t(c.launched.size()) - c.memsets();
   if (b == "fused_adam" || b == "fused_adamw" || b == "fused_sgd" || b.rfind("foreach_", 0) == 0) {
     // TensorList arguments: parameters (or the first list) and the lists read alongside.
     std::int64_t elements = 0, lists = 0;
