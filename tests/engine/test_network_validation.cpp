@@ -84,6 +84,36 @@ TEST_CASE("network validation: NeuSight's forward and backward passes are compar
   fs::remove_all(dir);
 }
 
+TEST_CASE("network validation: a NeuSight forward timed far longer than its backward share is noted") {
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100_pcie.yaml");
+  workload::MeasuredNetworkRow m;
+  m.model = "bert_base";
+  m.gpu = "V100-PCIE-32GB";
+  m.training = true;
+  m.optimizer_step = false;
+  m.batch = 8;
+  m.seq = 128;
+  m.group = "neusight bert_base train";
+  m.measured_s = 0.05;
+  std::vector<workload::MeasuredNetworkRow> rows(2, m);
+  // The model's own forward/backward split, then a forward as long as the backward.
+  const NetworkValidationReport probe = validate_networks(*a.accelerator, {m}, test::source_dir() / "models", 1);
+  const double fw = probe.rows.at(0).predicted_forward_s, bw = probe.rows.at(0).predicted_backward_s;
+  REQUIRE(fw > 0);
+  rows[0].measured_forward_s = fw;
+  rows[0].measured_backward_s = bw;
+  rows[1].measured_forward_s = bw;
+  rows[1].measured_backward_s = bw;
+  for (auto& r : rows) r.measured_s = r.measured_forward_s + r.measured_backward_s;
+  rows[1].measurement_note = "the file's own note";
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  CHECK(rep.rows.at(0).note.empty());
+  CHECK(rep.rows.at(1).note.find("the file's own note; forward/backward measured 1.00") == 0);
+  CHECK(rep.rows.at(1).note.find("torch.cuda.empty_cache()") != std::string::npos);
+  const io::Table t = network_validation_rows_table(rep);
+  CHECK(std::any_of(t.columns.begin(), t.columns.end(), [](const io::Column& c) { return c.name == "note"; }));
+}
+
 TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)" * doctest::test_suite("accuracy")) {
   const fs::path csv = test::shared_dir() / "data/networks/dle_single_gpu.csv";
   if (!fs::exists(csv)) {

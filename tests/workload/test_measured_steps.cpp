@@ -71,6 +71,28 @@ TEST_CASE("torch steps: GPT-2 needs its sequence length, the script's BERT-base 
   CHECK(bert.at(0).skip_reason.find("nn.TransformerEncoder") != std::string::npos);
 }
 
+TEST_CASE("torch steps: a spread of steps that shows a busy host is noted, a steady run is not") {
+  const fs::path dir = test::temp_dir("torch_steps_spread");
+  const std::string head = "# NVIDIA H200, torch 2.11, cuDNN 91900, batch 256, precision amp-fp16, channels_last\n";
+  // Ten steps: nearest-rank p10 = the first, p90 = the ninth, median = the sixth.
+  std::string steady = "step,step_ms\n", noisy = steady;
+  for (int i = 0; i < 10; ++i) {
+    steady += std::to_string(i) + "," + std::to_string(40.0 + 0.1 * i) + "\n";
+    noisy += std::to_string(i) + "," + std::to_string(i < 5 ? 29.0 : 44.0) + "\n";
+  }
+  const auto a = workload::read_torch_steps_csv(write(dir, "resnet50_amp-fp16_cl_b256_steps.csv", head + steady));
+  CHECK(a.at(0).measurement_note.empty());
+  const auto b = workload::read_torch_steps_csv(write(dir, "resnet50_amp-fp16_cl_b256_steps.csv", head + noisy));
+  CHECK(b.at(0).measured_s == doctest::Approx(44e-3));
+  // (44 - 29) / 44 = 34%
+  CHECK(b.at(0).measurement_note.find("steps vary 34% (p10 29.00 ms, median 44.00 ms, p90 44.00 ms)") != std::string::npos);
+  // The lent H200's Llama-3-8B decode (28.8 ms for four steps, 44-51 for five) carries the note.
+  const auto llama = workload::read_torch_steps_csv(
+      test::source_dir() / "validation/measured/H200/networks/llama38b_infer_bf16_b1_s1_kv512_steps.csv");
+  CHECK(llama.at(0).measurement_note.find("steps vary 41%") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("torch steps: bad files are errors naming the file, line and field") {
   const fs::path dir = test::temp_dir("torch_steps_bad");
   const std::string head = "# NVIDIA H100, torch 2.11, cuDNN 91900, batch 32, precision amp-fp16\n";

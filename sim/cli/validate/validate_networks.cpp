@@ -52,7 +52,7 @@ int validate_network_files(const NetworkValidateRequest& req) {
   else if (req.format == "json") std::cout << io::format_json(rs);
   else
     std::cout << io::format_text_table(io::select_columns(
-                     rs.tables[0], {"name", "measured_us", "predicted_us", "error_pct", "bound", "skipped"}))
+                     rs.tables[0], {"name", "measured_us", "predicted_us", "error_pct", "bound", "note", "skipped"}))
               << "\n"
               << io::format_text_table(rs.tables[1]);
   std::cout.flush();

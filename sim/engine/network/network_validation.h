@@ -22,6 +22,7 @@ struct NetworkValidationRow {
   double predicted_forward_s = 0, predicted_backward_s = 0;
   std::string bound;         // "host" when the step is host-bound, else the longest layer's bound
   std::string skip_reason;
+  std::string note;          // the measurement's own note, and what comparing the passes shows
 };
 
 struct NetworkGroupSummary {

@@ -48,6 +48,9 @@ struct MeasuredNetworkRow {
   // bwall_latency, which sum to its e2e_latency); 0: not measured.
   double measured_forward_s = 0, measured_backward_s = 0;
   std::string skip_reason;   // non-empty: not comparable as published
+  // Non-empty: what the measurement says of itself that bears on the comparison (a step-to-step
+  // spread that shows a busy host); printed beside the error, the row is still compared.
+  std::string measurement_note;
 };
 
 bool is_neusight_model_json(const std::filesystem::path& file);  // by name and the e2e_latency key

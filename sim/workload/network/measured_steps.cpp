@@ -75,6 +75,25 @@ StepsHeader parse_header(const std::string& line, const std::string& file) {
   return h;
 }
 
+// Spread of a run's steps, (p90 - p10) / median, from which the note below is printed: GPU-bound
+// steps on the lent Hopper VMs vary by 0-2%, host-bound ones 5-45% (a shared VM's CPU: the H200
+// Llama-3-8B decode ran 28.8 ms for four steps and 44-51 ms for five), so a host-bound comparison
+// carries that much measurement noise of its own.
+constexpr double kNoisyStepSpread = 0.20;
+
+// `sorted_s` ascending. Nearest-rank p10 and p90 of the steps; empty when they agree within
+// kNoisyStepSpread of the median.
+std::string step_spread_note(const std::vector<double>& sorted_s) {
+  const std::size_t n = sorted_s.size();
+  const double p10 = sorted_s[(n - 1) / 10], med = sorted_s[n / 2];
+  const double p90 = sorted_s[std::size_t(0.9 * double(n - 1) + 0.5)];
+  const double spread = (p90 - p10) / med;
+  if (spread < kNoisyStepSpread) return "";
+  auto ms = [](double s) { return format_number("%.2f", s * 1e3); };
+  return "steps vary " + format_number("%.0f", spread * 100) + "% (p10 " + ms(p10) + " ms, median " + ms(med) +
+         " ms, p90 " + ms(p90) + " ms): a busy host; the median is compared";
+}
+
 }  // namespace
 
 bool is_torch_steps_csv(const std::filesystem::path& file) {
@@ -110,6 +129,7 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
   m.past = h.kv_len;
   m.cuda_graphs = h.cuda_graphs;
   m.measured_s = steps_s[steps_s.size() / 2];
+  m.measurement_note = step_spread_note(steps_s);
   if (!parse_precision(h.precision, m.precision))
     throw InputError(location(f, 1, "precision"), "unknown precision '" + h.precision + "'; expected " + precision_names());
   m.layout = h.channels_last ? TensorLayout::nhwc : TensorLayout::nchw;
