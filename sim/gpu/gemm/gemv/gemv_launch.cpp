@@ -39,6 +39,23 @@ double math_ops_per_element(FormatId f) {
 
 }  // namespace
 
+int nvjet_gemv_split_k(const GpuConfig& g, std::int64_t rows, std::int64_t k) {
+  // cuBLASLt's sm_90 GEMV (nvjet_sm90_hsh_<R>x8_*): one CTA per R rows of the matrix, R = 64-256;
+  // `_splitK_` kernels cut K into 2-5 chunks and a second kernel, cublasLt::splitKreduce_kernel
+  // (grid rows / 32), sums their fp32 partials (1.5-1.9 us on the H200, 1.8-2.6 on the H100, the
+  // traces). Which calls split, learnt from the kernel names of every 16-bit GEMV traced on the lent
+  // Hopper GPUs (H200 Vidur layer: Llama-2-7B / Llama-3-8B at TP 1-8, phi-2, 48 shapes; H100
+  // op_profile and the H200 decode step: 17 more): K longer than 2560 and at most one 64-row tile
+  // per two SMs. (4096 x 4096 split, 2560 x 2560 and 4096 x 2048 not; 6144 x 4096 not, 3072 x 4096
+  // split). Every traced call follows the rule but the H100's 4096^2 x @ W (N-major weight; its
+  // K-major twin splits). The split count only sizes the partials (rows x splits x 4 bytes, a few
+  // hundred KB at most): ceil(SMs / (2 x tiles)), at least 2, as the traces' 2-5.
+  constexpr std::int64_t kLongK = 2560, kTileRows = 64;
+  const std::int64_t tiles = ceil_div(rows, kTileRows);
+  if (k <= kLongK || 2 * tiles > g.sm_count) return 1;
+  return int(std::clamp<std::int64_t>(ceil_div(std::int64_t(g.sm_count), 2 * tiles), 2, 8));
+}
+
 GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
   GemvLaunch l;
   // D = A.B with N = 1: the matrix is A (M x K), the vector B; with M = 1 the matrix is B (N x K).
@@ -51,11 +68,12 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
   const bool k_contiguous = matrix_is_a ? (kernel.layout == Layout::NN || kernel.layout == Layout::NT)
                                         : (kernel.layout == Layout::NT || kernel.layout == Layout::TT);
   // cuBLAS 12+ on sm_90 runs 16-bit matrix-vector products as nvjet tensor-core GEMMs with an
-  // 8-wide tile on the vector side (nvjet_sm90_hsh_64x8_*, split-K for long K) in every layout
+  // 8-wide tile on the vector side (nvjet_sm90_hsh_64x8_*, 128x8, 192x8, 256x8) in every layout
   // (validation/measured/H100/op_profile, gemm_fp16/bf16: the N-major and K-major calls of each
-  // shape take the same time); wgmma reads 16-bit operands in either major order, so no gemv2N
-  // and no split-K reduce kernel: costed as the streaming row kernel.
-  l.matrix_k_contiguous = k_contiguous || (g.arch == "sm_90" && format_bits(mf) == 16);
+  // shape take the same time); wgmma reads 16-bit operands in either major order, so no gemv2N:
+  // costed as the streaming row kernel, plus cuBLASLt's split-K reduce where it splits K (below).
+  const bool nvjet = g.arch == "sm_90" && format_bits(mf) == 16;
+  l.matrix_k_contiguous = k_contiguous || nvjet;
   const FormatId vf = matrix_is_a ? kernel.b_format : kernel.a_format;
   l.matrix_bytes = format_bits(mf) / 8.0;
   l.vector_bytes = format_bits(vf) / 8.0;
@@ -73,12 +91,17 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
     // 16 bytes, 16) = 8), 16 rows per 128-thread CTA; a 3-step shuffle sums a row's 8 partials.
     l.threads_per_row = 8;
     l.rows_per_cta = l.threads_per_cta / l.threads_per_row;
-    l.ctas = ceil_div(l.rows, l.rows_per_cta) * l.batch;
-    l.k_per_cta = l.k;
-    l.loads_per_thread = double(ceil_div(l.k, std::int64_t(per_access) * l.threads_per_row));
+    // sm_90's split-K GEMV gives each CTA a K chunk: more CTAs, each with a shorter chain of loads.
+    if (nvjet) l.split_k = nvjet_gemv_split_k(g, l.rows, l.k);
+    l.ctas = ceil_div(l.rows, l.rows_per_cta) * l.batch * l.split_k;
+    l.k_per_cta = ceil_div(l.k, std::int64_t(l.split_k));
+    l.loads_per_thread = double(ceil_div(l.k_per_cta, std::int64_t(per_access) * l.threads_per_row));
     // A row's 8 threads each issue their loads back to back: one contiguous run of the row.
     l.run_bytes = kAccessBytes * l.threads_per_row * kLoadsInFlight;
     l.kernel = "gemv2T_kernel_val: 128 threads, 16 rows per CTA, 8 threads x 16 B per row";
+    if (nvjet)
+      l.kernel = "nvjet GEMV (8-wide tensor-core tile), streamed as " + l.kernel +
+                 (l.split_k > 1 ? "; K split " + std::to_string(l.split_k) + " ways + splitKreduce_kernel" : "");
   } else {
     // gemv2N: each thread owns 16 bytes of consecutive outputs and walks down K (a warp reads 512
     // contiguous bytes per k). So few CTAs cover the rows that K is split over the grid's y axis until

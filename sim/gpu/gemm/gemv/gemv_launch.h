@@ -22,7 +22,7 @@ struct GemvLaunch {
   int threads_per_row = 8;         // gemv2T: threads sharing one output row (1 for gemv2N)
   std::int64_t rows_per_cta = 16;
   std::int64_t ctas = 1;           // every instance and K chunk
-  int split_k = 1;                 // gemv2N: K chunks on the grid's y axis, summed by splitKreduce
+  int split_k = 1;                 // K chunks summed by splitKreduce (gemv2N: on the grid's y axis)
   std::int64_t k_per_cta = 0;      // K elements one CTA reduces over
   double loads_per_thread = 1;     // 16-byte matrix loads one thread issues over its K range
   double loads_in_flight = 4;      // of those, issued back to back before the first is used
@@ -35,5 +35,9 @@ struct GemvLaunch {
 
 // The launch for `kernel` (a GEMM with M or N equal to 1, operands of 8 bits or more).
 GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel);
+
+// sm_90's cuBLASLt GEMV of a `rows` x `k` 16-bit matrix: how many ways it splits K (1: no split,
+// else a splitKreduce_kernel follows). The rule and its evidence: gemv_launch.cpp.
+int nvjet_gemv_split_k(const GpuConfig& g, std::int64_t rows, std::int64_t k);
 
 }  // namespace tcsim::gpu

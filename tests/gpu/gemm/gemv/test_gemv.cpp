@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "gpu/gemm/cublas_choice.h"
+#include "gpu/gemm/gemv/gemv_launch.h"
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_test_util.h"
 #include "numerics/formats/format_id.h"
@@ -172,6 +173,39 @@ TEST_CASE("sm_90: 16-bit matrix-vector products run one kernel whatever the layo
   CHECK(GpuModel(g).run(gemm(1, 768, 768, "fp32", "fp32", Layout::NN)).mapping.find("gemv2N") != std::string::npos);
   CHECK(GpuModel(fixed_clock("a100")).run(gemm(1, 768, 768, "fp16", "fp32", Layout::NN)).mapping.find("gemv2N") !=
         std::string::npos);
+}
+
+TEST_CASE("sm_90: cuBLASLt splits a long-K GEMV over few tiles and reduces the partials in a second kernel") {
+  // The traced split rule (gemv_launch.cpp): K > 2560 and ceil(rows / 64) <= SMs / 2.
+  const GpuConfig g = fixed_clock("h200");
+  CHECK(nvjet_gemv_split_k(g, 4096, 4096) >= 2);    // Llama-2-7B o_proj: _splitK_ + splitKreduce
+  CHECK(nvjet_gemv_split_k(g, 4096, 11008) >= 2);   // down_proj
+  CHECK(nvjet_gemv_split_k(g, 3072, 4096) >= 2);    // QKV at TP 4
+  CHECK(nvjet_gemv_split_k(g, 4096, 2048) == 1);    // o_proj at TP 2: K too short
+  CHECK(nvjet_gemv_split_k(g, 2560, 2560) == 1);    // phi-2's o_proj
+  CHECK(nvjet_gemv_split_k(g, 6144, 4096) == 1);    // 96 tiles: the SMs are busy without a split
+  CHECK(nvjet_gemv_split_k(g, 11008, 4096) == 1);   // up_proj
+  // Llama-2-7B's o_proj at one token: two launches (measured on the H200: 10.5 + 1.6 us), the
+  // split kernel's CTAs each over a K chunk; its time stays within the matrix's bytes at 0.8-1.05x
+  // the achievable DRAM rate plus the reduce.
+  const KernelResult split = GpuModel(g).run(gemm(1, 4096, 4096));
+  CAPTURE(split.mapping);
+  CHECK(split.mapping.find("nvjet") != std::string::npos);
+  CHECK(split.mapping.find("splitKreduce") != std::string::npos);
+  CHECK(*split.get("launch_overhead_us") == doctest::Approx(2 * g.launch_overhead_s * 1e6));
+  const double achievable = 4096.0 * 4096 * 2 / (g.dram_bytes_per_s * g.dram_efficiency);
+  CHECK(kernel_s(g, split) >= 0.95 * achievable);
+  CHECK(kernel_s(g, split) <= 1.25 * achievable);
+  // A split-free one of the same kind: one launch.
+  const KernelResult whole = GpuModel(g).run(gemm(1, 11008, 4096));
+  CHECK(whole.mapping.find("splitKreduce") == std::string::npos);
+  CHECK(*whole.get("launch_overhead_us") == doctest::Approx(g.launch_overhead_s * 1e6));
+  // The split shortens the small grid's chain of loads: Llama-2-7B's QKV at TP 8 (1536 x 4096,
+  // measured 5.6 + 1.6 us) is not bound by 96 CTAs each walking all of K (with the reduce added to
+  // that chain it took 9.5 us).
+  const KernelResult qkv8 = GpuModel(g).run(gemm(1, 1536, 4096));
+  CHECK(qkv8.mapping.find("K split") != std::string::npos);
+  CHECK(qkv8.time_s == doctest::Approx(7.2e-6).epsilon(0.2));
 }
 
 TEST_CASE("bad GEMV input stays an InputError, exit code 2") {
