@@ -42,6 +42,29 @@ TEST_CASE("tcsim trace dump on H100: TMA from warp 0 only, wgmma with commit/wai
   CHECK(std::stoi(stg[1]) == std::stoi(tile[1]) * std::stoi(tile[2]));
 }
 
+TEST_CASE("tcsim trace dump on H100: the tensor maps are fetched before the first TMA copy issues") {
+  // CUTLASS's sm90 kernels prefetch their TMA descriptors (prefetch.tensormap) from the parameter
+  // buffer the launch wrote: an L2 hit before any bulk copy can start.
+  const std::string cfg = (tcsim::test::source_dir() / "configs/gpu/h100.yaml").string();
+  const auto r = run_tcsim("trace dump -c " + cfg + " --gemm 256x256x256 --timeline 3");
+  REQUIRE(r.exit_code == 0);
+  std::smatch pre, first, ldg;
+  REQUIRE(std::regex_search(r.out, pre, std::regex("prologue:\\n  LDG 128B -> (s[0-9]+) \\(warp 0 only\\)  ; tensor-map prefetch")));
+  REQUIRE(std::regex_search(r.out, first, std::regex("TMA.LOAD [0-9]+B -> s0 <- (s[0-9]+)")));
+  CHECK(first[1] == pre[1]);
+  // In the timeline the first copy issues one L2 hit after the prefetch (~265 cycles on the H100).
+  std::smatch tma;
+  REQUIRE(std::regex_search(r.out, ldg, std::regex("\\n +([0-9]+)  prologue LDG")));
+  REQUIRE(std::regex_search(r.out, tma, std::regex("\\n +([0-9]+)  prologue TMA.LOAD")));
+  CHECK(std::stoi(tma[1]) - std::stoi(ldg[1]) >= 200);
+  CHECK(std::stoi(tma[1]) - std::stoi(ldg[1]) <= 700);
+  // sm_80 cp.async kernels have no tensor maps.
+  const auto a100 = run_tcsim("trace dump -c " + (tcsim::test::source_dir() / "configs/gpu/a100.yaml").string() +
+                              " --gemm 256x256x256");
+  REQUIRE(a100.exit_code == 0);
+  CHECK(a100.out.find("tensor-map") == std::string::npos);
+}
+
 TEST_CASE("tcsim trace dump: bad input is a clear error with exit code 2") {
   const std::string cfg = (tcsim::test::source_dir() / "configs/gpu/v100.yaml").string();
   auto r = run_tcsim("trace dump -c " + cfg + " --gemm 0x16x16");

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 namespace tcsim::gpu {
 namespace {
@@ -183,8 +184,8 @@ WarpProgram fa3_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   w.iterations = iterations;
   const MmaInstr& row = g.mma[p.mma_row];
   const double b = p.elem_bytes, d = p.head_dim;
-  const int Q = 0, K = 1, V = 3, S = 5, SD = 6, M = 7, P = 8, O = 9, OD = 10, R = 11;
-  w.slots = 12;
+  const int Q = 0, K = 1, V = 3, S = 5, SD = 6, M = 7, P = 8, O = 9, OD = 10, R = 11, TMAP = 12;
+  w.slots = 13;
   auto tma = [&](double bytes, int slot, int rot, int shift, int distance, const std::string& note) {
     Instr t = I(Op::tma, note);
     t.bytes = bytes, t.dst = std::int16_t(slot), t.rot = std::int16_t(rot), t.shift = std::int16_t(shift);
@@ -197,9 +198,13 @@ WarpProgram fa3_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
     return t;
   };
   const double kv = p.bc * d * b;
-  w.prologue.push_back(tma(p.br * d * b, Q, 0, 0, 0, "Q tile (producer)"));
-  w.prologue.push_back(tma(kv, K, 0, 0, 0, "K tile 0 (producer)"));
-  w.prologue.push_back(tma(kv, V, 0, 0, 0, "V tile 0 (producer)"));
+  w.prologue.push_back(tensor_map_prefetch(TMAP));
+  for (auto [bytes, slot, note] : {std::tuple{p.br * d * b, Q, "Q tile (producer)"}, std::tuple{kv, K, "K tile 0 (producer)"},
+                                   std::tuple{kv, V, "V tile 0 (producer)"}}) {
+    Instr t = tma(bytes, slot, 0, 0, 0, note);
+    t.src[0] = std::int16_t(TMAP);
+    w.prologue.push_back(t);
+  }
   w.prologue.push_back(wait(Q, 0, "Q landed"));
 
   // The consumers release a stage after using it and the producer refills it (FA3's empty/full

@@ -265,11 +265,13 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     const int S = m.stages;
     // Slots: the S stage barriers, the accumulators, one spare, and the registers of the tf32
     // transposes (wgmma_transpose).
-    const int full = 0, acc = S, staged = S + 2, fragment = S + 3;
-    w.slots = S + 4;
+    const int full = 0, acc = S, staged = S + 2, fragment = S + 3, descriptor = S + 4;
+    w.slots = S + 5;
+    w.prologue.push_back(tensor_map_prefetch(descriptor));
     for (int s = 0; s < S - 1 && s < iterations; ++s) {
       Instr t = I(Op::tma);
       t.bytes = tma_bytes, t.dst = std::int16_t(full + s), t.leader_only = true, t.note = "stage " + std::to_string(s);
+      t.src[0] = std::int16_t(descriptor);
       w.prologue.push_back(t);
     }
     Instr wt = I(Op::wait);

@@ -78,4 +78,15 @@ std::string format_program(const WarpProgram& p, const std::string& header) {
   return o.str();
 }
 
+Instr tensor_map_prefetch(int dst_slot) {
+  Instr d;
+  d.op = Op::ldg;
+  d.bytes = 128;
+  d.dst = std::int16_t(dst_slot);
+  d.leader_only = true;
+  d.l2_hit = true;
+  d.note = "tensor-map prefetch (prefetch.tensormap)";
+  return d;
+}
+
 }  // namespace tcsim::gpu

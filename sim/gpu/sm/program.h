@@ -46,6 +46,7 @@ struct Instr {
   std::int16_t arg = 0;     // cp_wait / wgmma_wait: groups allowed in flight
   std::int16_t distance = 0;  // >0: a prefetch, skipped when iteration + distance >= iterations
   bool leader_only = false;   // executed by warp 0 of the CTA only
+  bool l2_hit = false;        // ldg: an L2-resident line (SmEnvironment::l2_latency), not the L2/DRAM blend
   std::int8_t access_bytes = 0;  // ldg/cp_async: bytes per lane access when narrower than 16 (0: 16)
   float stretch = 1;          // mma/ffma: pipe occupancy multiplier (calibration: 1 / efficiency)
   // Shared memory (lds/sts/cp_async/tma, wgmma operand reads): wavefronts of the whole instruction
@@ -63,6 +64,12 @@ struct WarpProgram {
   std::int64_t iterations = 1;  // times the body runs
   int slots = 0;                // number of dependency slots used
 };
+
+// sm_90 kernels that copy with TMA fetch their tensor maps before the first bulk copy can issue
+// (CUTLASS's sm90 collectives: prefetch_tma_descriptor, PTX prefetch.tensormap; the 128-byte
+// descriptors sit in the kernel's parameter buffer, which the launch has just written: an L2
+// hit). Warp 0 loads them into `dst_slot`; the prologue's TMA copies wait on that slot.
+Instr tensor_map_prefetch(int dst_slot);
 
 // One line per instruction (for trace dump and tests).
 std::string format_instr(const Instr& in);
