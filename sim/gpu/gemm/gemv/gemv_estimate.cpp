@@ -108,8 +108,11 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   act.l1_bytes = l2_read;
   act.record(r);
 
-  r.notes.push_back("M or N is 1: cuBLAS runs its matrix-vector kernel on the CUDA cores (" + l.kernel +
-                    "), not a padded tensor-core tile");
+  r.notes.push_back(l.kernel.rfind("nvjet", 0) == 0
+                        ? "M or N is 1: cuBLASLt runs its GEMV kernel, an 8-wide tensor-core tile costed as the stream of "
+                          "the matrix it is (" + l.kernel + ")"
+                        : "M or N is 1: cuBLAS runs its matrix-vector kernel on the CUDA cores (" + l.kernel +
+                              "), not a padded tensor-core tile");
   if (kernel.l2_warm)
     r.notes.push_back(warm ? "timed back to back: the matrix fits in L2 and stays there (no DRAM reads)"
                            : "timed back to back, but the matrix does not fit in L2: read from DRAM as cold");
