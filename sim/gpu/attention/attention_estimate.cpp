@@ -136,7 +136,6 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   SmEnvironment env;
   const double miss = std::clamp(dram_read / std::max(l2_read, 1.0), 0.0, 1.0);
   env.global_latency = std::round(g.l2_hit_latency() + miss * std::max(0.0, g.dram_latency - g.l2_hit_latency()));
-  env.l2_latency = std::round(g.l2_hit_latency());
   env.global_bytes_per_clk = quantise(bw / std::min(ctas, slots_all) * p.ctas_per_sm);
 
   bool extrapolated = false;

@@ -239,7 +239,6 @@ Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
   const double hit_latency = g.l2_hit_latency();
   e.env.global_latency =
       std::round(hit_latency + e.traffic.stage_dram_share * std::max(0.0, g.dram_latency - hit_latency));
-  e.env.l2_latency = std::round(hit_latency);
   // No SM can beat the whole GPU's DRAM and L2 bandwidth.
   r.floor_cycles = std::max(dram_total > 0 ? dram_total / dram_bpc_layout : 0.0, l2_total / l2_bpc);
   return r;

@@ -46,7 +46,7 @@ struct Instr {
   std::int16_t arg = 0;     // cp_wait / wgmma_wait: groups allowed in flight
   std::int16_t distance = 0;  // >0: a prefetch, skipped when iteration + distance >= iterations
   bool leader_only = false;   // executed by warp 0 of the CTA only
-  bool l2_hit = false;        // ldg: an L2-resident line (SmEnvironment::l2_latency), not the L2/DRAM blend
+  bool l2_hit = false;        // ldg: an L2-resident line (the config's L2 hit latency), not the L2/DRAM blend
   std::int8_t access_bytes = 0;  // ldg/cp_async: bytes per lane access when narrower than 16 (0: 16)
   float stretch = 1;          // mma/ffma: pipe occupancy multiplier (calibration: 1 / efficiency)
   // Shared memory (lds/sts/cp_async/tma, wgmma operand reads): wavefronts of the whole instruction

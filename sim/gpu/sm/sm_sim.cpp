@@ -419,7 +419,7 @@ class Sim {
         break;
       }
       case Op::ldg: {
-        const double latency = in.l2_hit && env_.l2_latency > 0 ? env_.l2_latency : env_.global_latency;
+        const double latency = in.l2_hit ? std::round(g_.l2_hit_latency()) : env_.global_latency;
         const double done = global_transfer(t, in.bytes, latency, gmem_, in.access_bytes);
         stats_.global_read_bytes += in.bytes;
         set_slot(w, in, in.dst, done);

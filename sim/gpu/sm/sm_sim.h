@@ -26,7 +26,6 @@ namespace tcsim::gpu {
 struct SmEnvironment {
   double global_bytes_per_clk = 64;  // this SM's share of the L2/DRAM bandwidth
   double global_latency = 300;       // load-to-use latency of a global access (L2/DRAM blend)
-  double l2_latency = 0;             // of an L2 hit (Instr::l2_hit); 0: global_latency
   bool record_issues = false;        // fill SmRunStats::issues (tests, trace dump)
 };
 

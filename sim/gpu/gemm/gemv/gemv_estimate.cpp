@@ -108,7 +108,7 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   act.l1_bytes = l2_read;
   act.record(r);
 
-  r.notes.push_back(l.kernel.rfind("nvjet", 0) == 0
+  r.notes.push_back(l.nvjet
                         ? "M or N is 1: cuBLASLt runs its GEMV kernel, an 8-wide tensor-core tile costed as the stream of "
                           "the matrix it is (" + l.kernel + ")"
                         : "M or N is 1: cuBLAS runs its matrix-vector kernel on the CUDA cores (" + l.kernel +

@@ -72,8 +72,8 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
   // (validation/measured/H100/op_profile, gemm_fp16/bf16: the N-major and K-major calls of each
   // shape take the same time); wgmma reads 16-bit operands in either major order, so no gemv2N:
   // costed as the streaming row kernel, plus cuBLASLt's split-K reduce where it splits K (below).
-  const bool nvjet = g.arch == "sm_90" && format_bits(mf) == 16;
-  l.matrix_k_contiguous = k_contiguous || nvjet;
+  l.nvjet = g.arch == "sm_90" && format_bits(mf) == 16;
+  l.matrix_k_contiguous = k_contiguous || l.nvjet;
   const FormatId vf = matrix_is_a ? kernel.b_format : kernel.a_format;
   l.matrix_bytes = format_bits(mf) / 8.0;
   l.vector_bytes = format_bits(vf) / 8.0;
@@ -92,14 +92,14 @@ GemvLaunch gemv_launch(const GpuConfig& g, const Kernel& kernel) {
     l.threads_per_row = 8;
     l.rows_per_cta = l.threads_per_cta / l.threads_per_row;
     // sm_90's split-K GEMV gives each CTA a K chunk: more CTAs, each with a shorter chain of loads.
-    if (nvjet) l.split_k = nvjet_gemv_split_k(g, l.rows, l.k);
+    if (l.nvjet) l.split_k = nvjet_gemv_split_k(g, l.rows, l.k);
     l.ctas = ceil_div(l.rows, l.rows_per_cta) * l.batch * l.split_k;
     l.k_per_cta = ceil_div(l.k, std::int64_t(l.split_k));
     l.loads_per_thread = double(ceil_div(l.k_per_cta, std::int64_t(per_access) * l.threads_per_row));
     // A row's 8 threads each issue their loads back to back: one contiguous run of the row.
     l.run_bytes = kAccessBytes * l.threads_per_row * kLoadsInFlight;
     l.kernel = "gemv2T_kernel_val: 128 threads, 16 rows per CTA, 8 threads x 16 B per row";
-    if (nvjet)
+    if (l.nvjet)
       l.kernel = "nvjet GEMV (8-wide tensor-core tile), streamed as " + l.kernel +
                  (l.split_k > 1 ? "; K split " + std::to_string(l.split_k) + " ways + splitKreduce_kernel" : "");
   } else {

@@ -17,6 +17,7 @@ struct GemvLaunch {
   std::int64_t rows = 0;           // output elements of one instance: the GEMM's other side (M or N)
   std::int64_t k = 0, batch = 1;
   bool matrix_k_contiguous = true; // gemv2T (each row of the matrix is K contiguous elements) or gemv2N
+  bool nvjet = false;              // sm_90 16-bit: cuBLASLt's 8-wide tensor-core tile, costed as the gemv2T stream
   double matrix_bytes = 2, vector_bytes = 2, out_bytes = 4;  // per element
   int threads_per_cta = 128;
   int threads_per_row = 8;         // gemv2T: threads sharing one output row (1 for gemv2N)
