@@ -666,8 +666,27 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     // that is not contiguous runs elementwise_kernel<128, 4>, a contiguous op with an input of
     // another dtype unrolled_elementwise_kernel; both 128 threads x 4 elements, one element per
     // lane per access. The accesses per element are the tensors read and written.
-    MemoryLaunch l = elementwise(k, s.elements, 128, 4, strided_dims > 0 ? "elementwise_kernel<128, 4>" : "unrolled_elementwise_kernel");
     const double elements = double(std::max<std::int64_t>(1, s.elements)), eb = memory_element_bytes(k);
+    // The strided path's elements per thread: launch_legacy_kernel<128, unroll_factor>, 4 for 1- and
+    // 2-byte outputs, 2 for 4-byte ones (gpu_kernel_impl_nocast); 4 when it also casts.
+    const int per_thread = strided_dims > 0 && !s.cast && eb >= 4 ? 2 : 4;
+    MemoryLaunch l = elementwise(k, s.elements, 128, per_thread,
+                                 strided_dims > 0 ? (per_thread == 2 ? "elementwise_kernel<128, 2>" : "elementwise_kernel<128, 4>")
+                                                  : "unrolled_elementwise_kernel");
+    // Neither kernel keeps a thread's loads in flight together (sim/gpu/README.md, "Serial loads
+    // in PyTorch's strided and casting kernels"):
+    // - elementwise_kernel<nt, vt> runs `for i < vt: f(idx); idx += nt`, and f loads its operands
+    //   through char* data pointers and stores the result through one: the next element's loads
+    //   cannot move above a store that may alias them, so a thread's vt elements are vt round trips.
+    // - A casting kernel loads each operand through fetch_and_cast, a switch on the operand's dtype
+    //   whose case converts the loaded value: the load completes inside its branch, so every
+    //   operand of every element is a round trip of its own (unrolled_elementwise_kernel's four
+    //   elements too, although it loads them before computing).
+    // H200 decode step (validation/measured/H200/networks): a 4096-element fp16 rotary multiply takes
+    // 2.1 us on the strided path against 1.15 us vectorized, the fp16 -> fp32 copy of RMSNorm 2.2 us.
+    const double inputs = s.cast ? std::max(1.0, (s.operands > 0 ? double(s.operands) : 2.0) - 1.0) : 1.0;
+    l.dependent_loads = double(per_thread) * inputs;
+    l.independent_chains = 1;
     l.accesses_per_element = s.cast && strided_dims == 0
                                  ? (s.operands > 0 ? double(s.operands) : 2.0)
                                  : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));

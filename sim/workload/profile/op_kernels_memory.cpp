@@ -65,7 +65,7 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
   std::optional<std::vector<std::size_t>> layout;
   bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
-    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) <= 1 || out_argument(c, b, i)) continue;
+    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) < 1 || out_argument(c, b, i)) continue;
     const Dims& d = c.dims(i);
     Dims s(d.size(), 1);
     const bool recorded = i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size();
@@ -78,20 +78,28 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
       if (j >= 0 && d[std::size_t(j)] != 1) e[k] = s[std::size_t(j)];
     }
     strides.push_back(e);
-    if (d != out) {
+    // Broadcast: a dim of the output this operand repeats (size 1 or absent there). Leading size-1
+    // dims are not: [4096] times [1, 1, 4096] is one contiguous stream (the H200 decode step's
+    // RMSNorm weight, vectorized_elementwise_kernel in all 65 calls).
+    bool broadcast = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::ptrdiff_t j = std::ptrdiff_t(k) - std::ptrdiff_t(n) + std::ptrdiff_t(d.size());
+      if (out[k] != 1 && (j < 0 || d[std::size_t(j)] == 1)) broadcast = true;
+    }
+    if (broadcast || numel(d) != numel(out)) {
       strided = true;
       continue;
     }
-    // dims by falling stride (size-1 dims carry no layout); dense when each stride is the product
-    // of the sizes inside it
+    // The output's dims by this operand's falling stride (size-1 dims carry no layout); dense when
+    // each stride is the product of the sizes inside it
     std::vector<std::size_t> order;
-    for (std::size_t k = 0; k < d.size(); ++k)
-      if (d[k] != 1) order.push_back(k);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s[a] > s[b]; });
+    for (std::size_t k = 0; k < n; ++k)
+      if (out[k] != 1) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return e[a] > e[b]; });
     std::int64_t expect = 1;
     for (auto k = order.rbegin(); k != order.rend(); ++k) {
-      if (s[*k] != expect) strided = true;
-      expect *= d[*k];
+      if (e[*k] != expect) strided = true;
+      expect *= out[*k];
     }
     if (layout && *layout != order) strided = true;
     layout = order;

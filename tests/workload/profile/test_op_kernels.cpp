@@ -284,6 +284,18 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
   CHECK_FALSE(memory(op_kernels(op("aten::copy_", {{768, 768}, {768, 768}}, {"c10::Half", "float"}, {}, {{768, 1}, {768, 1}}), none)).cast);
   // no strides recorded: taken as contiguous
   CHECK(memory(op_kernels(op("aten::mul", {{4096, 4096}, {4096, 4096}}, {"float", "float"}), none)).strided_dims == 0);
+  // The H200 Llama-2 decode step (validation/measured/H200/networks): RMSNorm's weight [4096] times
+  // the hidden state [1, 1, 4096] is one stream (leading size-1 dims broadcast nothing:
+  // vectorized_elementwise_kernel in all 65 calls); the hidden state times its 1-element rsqrt, a
+  // CUDA tensor [1, 1, 1], is a broadcast (elementwise_kernel<128, 2> in all 65), and so is the
+  // rotary multiply of q, a transposed view, by cos [1, 1, 1, 128] (elementwise_kernel<128, 4>)
+  CHECK(memory(op_kernels(op("aten::mul", {{4096}, {1, 1, 4096}}, {"c10::Half", "c10::Half"}, {}, {{1}, {4096, 4096, 1}}), none))
+            .strided_dims == 0);
+  CHECK(memory(op_kernels(op("aten::mul", {{1, 1, 4096}, {1, 1, 1}}, {"float", "float"}, {}, {{4096, 4096, 1}, {1, 1, 1}}), none))
+            .strided_dims > 0);
+  CHECK(memory(op_kernels(op("aten::mul", {{1, 32, 1, 128}, {1, 1, 1, 128}}, {"c10::Half", "c10::Half"}, {},
+                             {{4096, 128, 4096, 1}, {128, 128, 128, 1}}), none))
+            .strided_dims > 0);
 }
 
 TEST_CASE("op kernels: dropout moves its 1-byte mask (written forward, read backward)") {
