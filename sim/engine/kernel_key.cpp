@@ -17,7 +17,7 @@ std::string kernel_key(const Kernel& k) {
        << c.pad_w << ',' << c.dilation_h << ',' << c.dilation_w << ',' << c.groups << ',' << int(c.layout) << ',' << c.cudnn_version;
   if (k.kind == Kernel::Kind::attention)
     os << '|' << a.batch << ',' << a.heads << ',' << a.kv_heads << ',' << a.q_len << ',' << a.kv_len << ','
-       << a.head_dim << ',' << a.causal;
+       << a.head_dim << ',' << a.causal << ',' << a.dropout;
   if (k.kind == Kernel::Kind::memory)
     os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
        << k.memory.elements << ',' << k.memory.row_length << ',' << k.memory.strided_dims << ',' << k.memory.cast << ',' << k.memory.operands << ',' << k.memory.cold << ',' << k.memory.evicted_bytes << ',' << k.memory.cold_read_bytes << ','

@@ -47,6 +47,10 @@ struct AttentionShape {
   std::int64_t batch = 1, heads = 1, kv_heads = 1;
   std::int64_t q_len = 0, kv_len = 0, head_dim = 0;
   bool causal = false;  // a query sees only keys at or before its position (prefix of kv_len - q_len)
+  // Training's dropout on the attention probabilities, inside the fused kernel (0: none): the
+  // kernels draw a random number per score element, forward and backward (sim/gpu/README.md,
+  // "Dropout inside fused attention").
+  double dropout = 0;
 };
 
 // The shape of a memory-bound kernel, for the model's choice of kernel and its occupancy.

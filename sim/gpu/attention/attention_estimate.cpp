@@ -266,7 +266,7 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   if (extrapolated)
     r.notes.push_back("steady state extrapolated after " + std::to_string(kExact) + " of up to " +
                       std::to_string(max_iters) + " tile iterations (" + fmt("%.1f", period) + " SM cycles each)");
-  if (a.causal && !bwd && !p.packed_gqa) r.notes.push_back("causal: fully masked key tiles skipped");
+  if (a.causal && !bwd && !p.packed_gqa && p.skips_masked_tiles) r.notes.push_back("causal: fully masked key tiles skipped");
   if (p.splits > 1)
     r.notes.push_back("split-KV " + std::to_string(p.splits) + " with a combine kernel (flash-decoding)");
   if (!kv_fits && !bwd) r.notes.push_back("K/V of the heads in flight exceed half the L2: K/V tiles re-read from DRAM");

@@ -100,9 +100,10 @@ std::string AttentionPlan::describe() const {
   static const char* names[] = {"FlashAttention-2 forward", "FlashAttention-2 split-KV forward",
                                 "FlashAttention-2 backward", "FlashAttention-3 forward"};
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s Br %d x Bc %d, %d warps%s, head_dim %d, %d-stage, %d CTAs/SM, splits %d%s",
+  std::snprintf(buf, sizeof buf, "%s Br %d x Bc %d, %d warps%s, head_dim %d, %d-stage, %d CTAs/SM, splits %d%s%s%s",
                 names[int(algo)], br, bc, warps, algo == AttentionAlgo::fa3_forward ? " (consumer) + producer" : "",
-                head_dim, stages, ctas_per_sm, splits, packed_gqa ? ", GQA heads packed" : "");
+                head_dim, stages, ctas_per_sm, splits, packed_gqa ? ", GQA heads packed" : "", dropout ? ", dropout" : "",
+                skips_masked_tiles ? "" : ", every key tile");
   return buf;
 }
 
@@ -125,9 +126,14 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
     throw InputError(where, std::string("expected an fp32 accumulator (c_format), got ") + std::string(format_name(k.c_format)));
   if (k.pass == Pass::weight_grad)
     throw InputError(where, "attention has no weights: use pass data_grad for the backward kernel (dQ, dK, dV)");
+  if (!(a.dropout >= 0 && a.dropout < 1))
+    throw InputError(where, "expected a dropout probability in [0, 1), got " + std::to_string(a.dropout));
+  if (a.dropout > 0 && format_bits(k.a_format) == 8)
+    throw InputError(where, "no fp8 attention kernel applies dropout (FlashAttention-3's fp8 forward is inference only)");
 
   AttentionPlan p;
   p.head_dim = hd;
+  p.dropout = a.dropout > 0;
   p.elem_bytes = format_bits(k.a_format) / 8.0;
   const bool fp8 = format_bits(k.a_format) == 8;
   const bool half = k.a_format == FormatId::fp16 || k.a_format == FormatId::bf16;
@@ -194,6 +200,19 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
       else p.br = 128, p.bc = 128;
     }
     p.warps = p.br / 64 * 4;
+    // FlashAttention-3 has no dropout; with it PyTorch runs cuDNN's sm90 flash fprop kernel
+    // (cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64: all 48 training
+    // forwards of the H100 and H200 GPT-2 AMP traces and the H200 GPT-2-large one), whose causal
+    // forward takes the time of the whole score matrix: 186-188 us at batch 16, 12 heads, 1024
+    // tokens, d = 64 on both boards against 84 us for the masked half, 89 us on the H200 at batch 4,
+    // 20 heads against 40. Without dropout it skips the masked tiles (the H200 Llama-2 prefill, 512
+    // tokens, d = 128: 12.9 us against 12.3), and BERT's non-causal training forward with dropout
+    // takes its whole matrix's time (51.7 us against 54.1). Read off the traces: which masked
+    // tiles the kernel computes is not public.
+    if (a.dropout > 0) {
+      p.skips_masked_tiles = false;
+      if (a.causal) p.notes.push_back("dropout: cuDNN's sm90 forward computes the causal mask's masked tiles too");
+    }
     p.stages = 2;
     // Q, and two stages each of K and V.
     p.smem_bytes = std::uint64_t(b * (double(p.br) * hd + 4.0 * p.bc * hd));
@@ -247,7 +266,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
 
 std::int64_t attention_kv_tiles(const AttentionShape& a, const AttentionPlan& p, std::int64_t qb, int s) {
   std::int64_t kv_end = a.kv_len;
-  if (a.causal && !p.packed_gqa) {
+  if (a.causal && !p.packed_gqa && p.skips_masked_tiles) {
     // Queries are aligned to the end of the keys: query row r sees keys < r + 1 + (kv_len - q_len).
     const std::int64_t last_row = std::min(p.rows, (qb + 1) * p.br) - 1;
     kv_end = std::clamp<std::int64_t>(last_row + 1 + (a.kv_len - a.q_len), 0, a.kv_len);

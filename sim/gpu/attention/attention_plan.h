@@ -31,6 +31,10 @@ struct AttentionPlan {
   // Grid: query blocks (backward: key blocks) x heads x batch; rows of Q per (batch, head) after packing.
   std::int64_t rows = 0, row_blocks = 0, heads_launched = 0;
   int launches = 1;          // kernels of the call (split-KV combine; backward preprocess + dQ convert)
+  // A causal mask's fully masked key tiles are skipped (attention_kv_tiles). Not by the sm_90
+  // forward kernel with dropout (plan_attention).
+  bool skips_masked_tiles = true;
+  bool dropout = false;      // a random number per score element (attention_program.cpp)
   std::string describe() const;  // "FlashAttention-2 forward Br 128 x Bc 64, 4 warps, ..."
   std::vector<std::string> notes;
 };

@@ -103,6 +103,20 @@ void emit_gemm(std::vector<Instr>& code, const GpuConfig& g, const AttentionPlan
   }
 }
 
+// Dropout on the probabilities (training): FlashAttention-2's scheme, one Philox4x32-10 draw per 16
+// score elements and an f16x2 compare and AND per pair: 72 SASS instructions per 16 elements in
+// the loop of a replica (validation/sass/attention_dropout.cu, nvcc 13.0 sm_80), issued on the
+// FP32/integer pipes beside the softmax. The backward regenerates the same mask for P.
+constexpr double kDropoutInstructionsPerScore = 72.0 / 16;
+
+void emit_dropout(std::vector<Instr>& code, const AttentionPlan& p, double scores_per_thread, int src, int dst) {
+  if (!p.dropout) return;
+  Instr in = I(Op::ffma, "dropout: Philox draws, f16x2 compare and mask");
+  in.count = int(std::ceil(kDropoutInstructionsPerScore * scores_per_thread));
+  in.src[0] = std::int16_t(src), in.dst = std::int16_t(dst);
+  code.push_back(in);
+}
+
 // Per-thread softmax work of one tile: E score elements, R rows, O output elements per thread.
 struct SoftmaxWork {
   double fp32 = 0, mufu = 0, max_ops = 0, rescale = 0;
@@ -148,6 +162,7 @@ WarpProgram fa2_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   mx.count = int(std::ceil(sw.max_ops)), mx.src[0] = SD, mx.dst = M;
   w.body.push_back(mx);
   softmax_groups(w.body, sw.mufu, sw.fp32, M, -1, P, "P = exp2(S - max)");
+  emit_dropout(w.body, p, wr * p.bc / 32.0, P, P);
   Instr rs = I(Op::ffma, "O rescale (FMUL)");
   rs.count = int(std::ceil(sw.rescale)), rs.src[0] = M, rs.src[1] = OD, rs.dst = O;
   w.body.push_back(rs);
@@ -228,6 +243,7 @@ WarpProgram fa3_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   mx.count = int(std::ceil(sw.max_ops)), mx.src[0] = SD, mx.dst = M;
   w.body.push_back(mx);
   softmax_groups(w.body, sw.mufu, sw.fp32, M, -1, P, "P = exp2(S - max)");
+  emit_dropout(w.body, p, 16.0 * p.bc / 32.0, P, P);
   Instr rs = I(Op::ffma, "O rescale (FMUL)");
   rs.count = int(std::ceil(sw.rescale)), rs.src[0] = M, rs.src[1] = OD, rs.dst = R;
   w.body.push_back(rs);
@@ -284,6 +300,7 @@ WarpProgram fa2_backward(const GpuConfig& g, const AttentionPlan& p, std::int64_
   emit_gemm(w.body, g, p, warp_gemm(p.br, p.bc, p.head_dim, W, b, wgm), F0, -1, S, SD, "S = Q K^T");
   const double e = double(p.br) * p.bc / (W * 32.0);  // score elements per thread
   softmax_groups(w.body, e, 1.5 * e, SD, -1, P, "P = exp2(S - LSE)");
+  emit_dropout(w.body, p, e, P, P);
   emit_gemm(w.body, g, p, warp_gemm(p.br, p.bc, p.head_dim, W, b, wgm), F0, -1, DP, DPD, "dP = dO V^T");
   Instr ds = I(Op::ffma, "dS = P (dP - D), pack P and dS");
   ds.count = int(std::ceil(2.5 * e)), ds.src[0] = P, ds.src[1] = DPD, ds.dst = DS;
@@ -319,7 +336,7 @@ AttentionIterationWork attention_iteration_work(const GpuConfig& g, const Attent
   if (p.algo == AttentionAlgo::fa2_backward) {
     const double e = double(p.br) * p.bc / (p.warps * 32.0);
     wk.tensor_fma = 5.0 * p.br * p.bc * d;
-    wk.fp32_instr = p.warps * 4.0 * e;
+    wk.fp32_instr = p.warps * (4.0 + (p.dropout ? kDropoutInstructionsPerScore : 0.0)) * e;
     wk.mufu_instr = p.warps * e;
     wk.smem_bytes = (2 * p.br * d * b) + 2.0 * p.br * p.bc * b * 2;  // copies in; P/dS written and read
     return wk;
@@ -329,7 +346,8 @@ AttentionIterationWork attention_iteration_work(const GpuConfig& g, const Attent
   const SoftmaxWork sw = softmax_work(wr, p.bc, d);
   const int m_pad = fa3 ? 64 : 16;  // rows an MMA covers (padded query rows still compute)
   wk.tensor_fma = 2.0 * std::max<double>(p.br, m_pad) * p.bc * d;
-  wk.fp32_instr = p.warps * (std::ceil(sw.max_ops) + sw.fp32 + std::ceil(sw.rescale));
+  wk.fp32_instr = p.warps * (std::ceil(sw.max_ops) + sw.fp32 + std::ceil(sw.rescale) +
+                             (p.dropout ? kDropoutInstructionsPerScore * wr * p.bc / 32 : 0.0));
   wk.mufu_instr = p.warps * sw.mufu;
   // K and V written in; read out: FA2 per warp its Q rows, all of K and V (ldmatrix); FA3 per
   // warpgroup its 64 Q rows and K for the SS wgmma, V for the RS wgmma.

@@ -1,5 +1,6 @@
 // The GEMM, convolution and attention ops of a profile as tcsim kernels (op_kernels.h).
 #include <algorithm>
+#include <cstdlib>
 
 #include "workload/profile/op_kernels_call.h"
 
@@ -169,11 +170,24 @@ void map_attention(Call& c, const std::string& b) {
   std::size_t causal_at = 4;  // _scaled_dot_product_flash_attention
   if (b.find("efficient") != std::string::npos || b.find("cudnn") != std::string::npos) causal_at = 6;
   if (b == "scaled_dot_product_attention") causal_at = 5;  // (query, key, value, attn_mask, dropout_p, is_causal)
-  if (backward) causal_at = 11;
+  // The backward ops: _scaled_dot_product_flash_attention_backward(grad_out, query, key, value, out,
+  // logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, ...) and
+  // _efficient_attention_backward(grad_out, query, key, value, bias, out, logsumexp, philox_seed,
+  // philox_offset, dropout_p, grad_input_mask, is_causal, ...): 11;
+  // _scaled_dot_product_cudnn_attention_backward(grad_out, query, key, value, out, logsumexp,
+  // philox_seed, philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
+  // scale): 14.
+  if (backward) causal_at = b.find("cudnn") != std::string::npos ? 14 : 11;
+  // dropout_p sits just before is_causal in the forward schemas (flash: query, key, value,
+  // dropout_p, is_causal; efficient and cudnn: ..., compute_log_sumexp, dropout_p, is_causal;
+  // scaled_dot_product_attention: ..., attn_mask, dropout_p, is_causal) and in the backward ones
+  // but efficient's (dropout_p, grad_input_mask, is_causal).
+  const std::size_t dropout_at = backward && b.find("efficient") != std::string::npos ? causal_at - 2 : causal_at - 1;
+  const double dropout = std::strtod(std::string(trim(c.concrete(dropout_at))).c_str(), nullptr);
   Kernel k;
   k.kind = Kernel::Kind::attention;
   k.name = c.op.name;
-  k.attention = {Q[0], Q[1], K[1], Q[2], K[2], Q[3], c.flag(causal_at)};
+  k.attention = {Q[0], Q[1], K[1], Q[2], K[2], Q[3], c.flag(causal_at), dropout > 0 && dropout < 1 ? dropout : 0.0};
   k.pass = backward ? Pass::data_grad : Pass::forward;
   const auto f = format_of_type(c.type(q));
   if (!f) return (void)c.fail("attention", "input type '" + c.type(q) + "' is not an attention format");
@@ -188,7 +202,8 @@ void map_attention(Call& c, const std::string& b) {
   c.out.mapped = true;
   c.out.family = "attention";
   c.out.shape = "b=" + std::to_string(Q[0]) + " h=" + std::to_string(Q[1]) + " q=" + std::to_string(Q[2]) + " kv=" +
-                std::to_string(K[2]) + " d=" + std::to_string(Q[3]) + (k.attention.causal ? " causal " : " ") +
+                std::to_string(K[2]) + " d=" + std::to_string(Q[3]) + (k.attention.causal ? " causal" : "") +
+                (k.attention.dropout > 0 ? " dropout " : " ") +
                 std::string(format_name(k.a_format));
 }
 

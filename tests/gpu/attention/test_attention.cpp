@@ -72,6 +72,46 @@ TEST_CASE("causal masking skips the fully masked key tiles: about half the work"
   CHECK(has_note(causal, "causal"));
 }
 
+TEST_CASE("dropout inside fused attention: a random draw per score element; sm_90's forward visits every key tile") {
+  // GPT-2 AMP training's attention (validation/measured/H100/profiles/gpt2_amp-bf16_b16): cuDNN's
+  // sm90 forward 186 us, its backward kernels 344 us per call.
+  GpuModel h100(test::shipped("h100"));
+  Kernel fwd = attention(16, 12, 12, 1024, 1024, 64, true);
+  fwd.a_format = fwd.b_format = FormatId::bf16;
+  const KernelResult plain = h100.run(fwd);
+  fwd.attention.dropout = 0.1;
+  const KernelResult dropped = h100.run(fwd);
+  // Br 192 x Bc 128: the 6 query blocks visit 2+3+5+6+8+8 = 32 key tiles causally, 48 in all
+  CHECK(dropped.get("tile_iterations").value() == doctest::Approx(1.5 * plain.get("tile_iterations").value()));
+  CHECK(dropped.mapping.find("dropout") != std::string::npos);
+  CHECK(dropped.mapping.find("every key tile") != std::string::npos);
+  CHECK_FALSE(has_note(dropped, "fully masked key tiles skipped"));
+  MESSAGE("H100 GPT-2 attention forward: " << plain.time_s * 1e6 << " us without dropout, " << dropped.time_s * 1e6
+                                           << " with (186 measured)");
+  CHECK(std::abs(dropped.time_s * 1e6 / 186 - 1) < 0.3);
+  Kernel bwd = attention(16, 12, 12, 1024, 1024, 64, true, Pass::data_grad);
+  bwd.a_format = bwd.b_format = FormatId::bf16;
+  const double bwd_plain = h100.run(bwd).time_s;
+  bwd.attention.dropout = 0.1;
+  const KernelResult bwd_dropped = h100.run(bwd);
+  CHECK(bwd_dropped.time_s > bwd_plain);  // the mask is drawn again for P
+  MESSAGE("backward: " << bwd_dropped.time_s * 1e6 << " us (344 measured)");
+  CHECK(std::abs(bwd_dropped.time_s * 1e6 / 344 - 1) < 0.15);
+  // FlashAttention-2 (A100) keeps skipping the masked tiles with dropout: only the draws cost more
+  GpuModel a100(test::shipped("a100"));
+  Kernel fa2 = attention(8, 16, 16, 2048, 2048, 128, true);
+  const KernelResult fa2_plain = a100.run(fa2);
+  fa2.attention.dropout = 0.1;
+  const KernelResult fa2_dropped = a100.run(fa2);
+  CHECK(fa2_dropped.get("tile_iterations").value() == fa2_plain.get("tile_iterations").value());
+  CHECK(fa2_dropped.time_s > fa2_plain.time_s);
+  // a dropout probability must be in [0, 1)
+  fa2.attention.dropout = 1;
+  CHECK_THROWS_AS(a100.run(fa2), InputError);
+  fa2.attention.dropout = -0.1;
+  CHECK_THROWS_AS(a100.run(fa2), InputError);
+}
+
 TEST_CASE("grouped-query decode reads each KV head's cache once") {
   GpuModel model(test::shipped("a100"));
   const std::int64_t batch = 32, kv = 8192, d = 128;  // enough KV heads to need no split

@@ -72,6 +72,25 @@ TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
   REQUIRE(fab.mapped);
   CHECK(fab.kernels[0].pass == Pass::data_grad);
   CHECK_FALSE(fab.kernels[0].attention.causal);
+  CHECK(fa.kernels[0].attention.dropout == 0);
+  // cuDNN's SDPA as the H100 GPT-2 AMP trace records it (validation/measured/H100/profiles): the
+  // forward's dropout_p and is_causal at 5 and 6, the backward's at 13 and 14
+  const std::vector<std::string> four = {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16"};
+  OpKernels cf = op_kernels(op("aten::_scaled_dot_product_cudnn_attention", {{16, 12, 1024, 64}, {16, 12, 1024, 64}, {16, 12, 1024, 64}, {}},
+                               four, {"", "", "", "", "True", "0.10000000000000001", "True", "False", "0.125"}),
+                            none);
+  REQUIRE(cf.mapped);
+  CHECK(cf.kernels[0].attention.causal);
+  CHECK(cf.kernels[0].attention.dropout == doctest::Approx(0.1));
+  CHECK(cf.shape.find("causal dropout") != std::string::npos);
+  OpKernels cb = op_kernels(op("aten::_scaled_dot_product_cudnn_attention_backward",
+                               {{16, 12, 1024, 64}, {16, 12, 1024, 64}, {16, 12, 1024, 64}, {16, 12, 1024, 64}, {16, 12, 1024, 64}},
+                               four, {"", "", "", "", "", "", "", "", "", "", "", "1024", "1024", "0.10000000000000001", "True", "0.125"}),
+                            none);
+  REQUIRE(cb.mapped);
+  CHECK(cb.kernels[0].pass == Pass::data_grad);
+  CHECK(cb.kernels[0].attention.causal);  // before session 54 read at 11 (flash's position): not causal
+  CHECK(cb.kernels[0].attention.dropout == doctest::Approx(0.1));
 
   OpKernels ln = op_kernels(op("aten::native_layer_norm", {{1024, 768}, {}, {768}, {768}, {}}, {"float", "", "float", "float", "Scalar"}), none);
   REQUIRE(ln.mapped);

@@ -257,7 +257,9 @@ void lower_attention(Context& c, int li) {
     Kernel k;
     k.kind = Kernel::Kind::attention;
     k.name = l.name;
-    k.attention = {B, l.heads, l.kv_heads, l.q_len, l.kv_len, l.head_dim, l.causal};
+    // The layer's dropout on the probabilities runs inside the fused kernels in training.
+    k.attention = {B, l.heads, l.kv_heads, l.q_len, l.kv_len, l.head_dim, l.causal,
+                   c.opt.training && l.probability > 0 ? l.probability : 0.0};
     k.a_format = k.b_format = in_fmt;
     k.c_format = k.d_format = FormatId::fp32;
     c.emit_forward(li, k);
