@@ -65,7 +65,9 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
   std::optional<std::vector<std::size_t>> layout;
   bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
-    if (!format_of_type(c.type(i)) || c.dims(i).empty() || numel(c.dims(i)) < 1 || out_argument(c, b, i)) continue;
+    // A bool tensor (dropout's mask) is an operand the kernel walks like the others.
+    const bool tensor = format_of_type(c.type(i)) || c.type(i) == "bool";
+    if (!tensor || c.dims(i).empty() || numel(c.dims(i)) < 1 || out_argument(c, b, i)) continue;
     const Dims& d = c.dims(i);
     Dims s(d.size(), 1);
     const bool recorded = i < c.op.input_strides.size() && c.op.input_strides[i].size() == d.size();
@@ -340,8 +342,11 @@ void map_memory(Call& c, const std::string& b) {
   double flops = 1;
   if (elementwise_flops(b, flops)) {
     // copy_ (dst, src) reads src and writes dst in dst's format; other ops write the largest tensor.
-    // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel).
-    const bool iterator_op = b != "native_dropout" && b != "native_dropout_backward" && b != "dropout";
+    // The non-vectorized paths of TensorIterator ops (not dropout: its own kernel). Its gradient is
+    // one (masked_scale_kernel through gpu_kernel: the BERT-base AMP trace runs it as
+    // vectorized_elementwise_kernel<8, masked_scale...> and, with its mask permuted,
+    // elementwise_kernel<128, 4, ...masked_scale...>).
+    const bool iterator_op = b != "native_dropout" && b != "dropout";
     auto mark = [&](int strided, bool cast, int operands) {
       for (auto& k : c.out.kernels) {
         k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && cast;

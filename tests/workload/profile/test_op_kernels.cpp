@@ -312,6 +312,14 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
             .strided_dims == 0);
   CHECK(memory(op_kernels(op("aten::mul", {{1, 1, 4096}, {1, 1, 1}}, {"float", "float"}, {}, {{4096, 4096, 1}, {1, 1, 1}}), none))
             .strided_dims > 0);
+  // dropout's gradient is a TensorIterator op too, and its bool mask an operand: BERT-base AMP
+  // (validation/measured/H100/profiles) runs the call whose mask is permuted as elementwise_kernel<128, 4>
+  CHECK(memory(op_kernels(op("aten::native_dropout_backward", {{128, 128, 768}, {128, 128, 768}, {}}, {"c10::Half", "bool", "Scalar"},
+                             {}, {{98304, 768, 1}, {768, 98304, 1}, {}}), none))
+            .strided_dims > 0);
+  CHECK(memory(op_kernels(op("aten::native_dropout_backward", {{128, 128, 768}, {128, 128, 768}, {}}, {"c10::Half", "bool", "Scalar"},
+                             {}, {{98304, 768, 1}, {98304, 768, 1}, {}}), none))
+            .strided_dims == 0);
   CHECK(memory(op_kernels(op("aten::mul", {{1, 32, 1, 128}, {1, 1, 1, 128}}, {"c10::Half", "c10::Half"}, {},
                              {{4096, 128, 4096, 1}, {128, 128, 128, 1}}), none))
             .strided_dims > 0);
