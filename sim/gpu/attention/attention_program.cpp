@@ -119,6 +119,7 @@ void emit_dropout(std::vector<Instr>& code, const AttentionPlan& p, double score
 
 // Per-thread softmax work of one tile: E score elements, R rows, O output elements per thread.
 struct SoftmaxWork {
+  double scores = 0;  // score elements per thread
   double fp32 = 0, mufu = 0, max_ops = 0, rescale = 0;
 };
 
@@ -126,6 +127,7 @@ SoftmaxWork softmax_work(double rows_per_warp, double bc, double d) {
   SoftmaxWork s;
   const double e = rows_per_warp * bc / 32;  // score elements per thread
   const double r = rows_per_warp / 8;        // rows per thread (a quad shares a row of an m16 tile)
+  s.scores = e;
   s.max_ops = e + 2 * r;                     // FMNMX per element, quad all-reduce per row
   s.mufu = e + r;                            // exp2 per element, exp2 of the max change per row
   s.fp32 = 2.5 * e + 2 * r;                  // FFMA, FADD, F2FP/2; row-sum rescale
@@ -162,7 +164,7 @@ WarpProgram fa2_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   mx.count = int(std::ceil(sw.max_ops)), mx.src[0] = SD, mx.dst = M;
   w.body.push_back(mx);
   softmax_groups(w.body, sw.mufu, sw.fp32, M, -1, P, "P = exp2(S - max)");
-  emit_dropout(w.body, p, wr * p.bc / 32.0, P, P);
+  emit_dropout(w.body, p, sw.scores, P, P);
   Instr rs = I(Op::ffma, "O rescale (FMUL)");
   rs.count = int(std::ceil(sw.rescale)), rs.src[0] = M, rs.src[1] = OD, rs.dst = O;
   w.body.push_back(rs);
@@ -243,7 +245,7 @@ WarpProgram fa3_forward(const GpuConfig& g, const AttentionPlan& p, std::int64_t
   mx.count = int(std::ceil(sw.max_ops)), mx.src[0] = SD, mx.dst = M;
   w.body.push_back(mx);
   softmax_groups(w.body, sw.mufu, sw.fp32, M, -1, P, "P = exp2(S - max)");
-  emit_dropout(w.body, p, 16.0 * p.bc / 32.0, P, P);
+  emit_dropout(w.body, p, sw.scores, P, P);
   Instr rs = I(Op::ffma, "O rescale (FMUL)");
   rs.count = int(std::ceil(sw.rescale)), rs.src[0] = M, rs.src[1] = OD, rs.dst = R;
   w.body.push_back(rs);
@@ -347,7 +349,7 @@ AttentionIterationWork attention_iteration_work(const GpuConfig& g, const Attent
   const int m_pad = fa3 ? 64 : 16;  // rows an MMA covers (padded query rows still compute)
   wk.tensor_fma = 2.0 * std::max<double>(p.br, m_pad) * p.bc * d;
   wk.fp32_instr = p.warps * (std::ceil(sw.max_ops) + sw.fp32 + std::ceil(sw.rescale) +
-                             (p.dropout ? kDropoutInstructionsPerScore * wr * p.bc / 32 : 0.0));
+                             (p.dropout ? kDropoutInstructionsPerScore * sw.scores : 0.0));
   wk.mufu_instr = p.warps * sw.mufu;
   // K and V written in; read out: FA2 per warp its Q rows, all of K and V (ldmatrix); FA3 per
   // warpgroup its 64 Q rows and K for the SS wgmma, V for the RS wgmma.

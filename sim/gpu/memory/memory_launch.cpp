@@ -684,11 +684,11 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     //   elements too, although it loads them before computing).
     // H200 decode step (validation/measured/H200/networks): a 4096-element fp16 rotary multiply takes
     // 2.1 us on the strided path against 1.15 us vectorized, the fp16 -> fp32 copy of RMSNorm 2.2 us.
-    const double inputs = s.cast ? std::max(1.0, (s.operands > 0 ? double(s.operands) : 2.0) - 1.0) : 1.0;
-    l.dependent_loads = double(per_thread) * inputs;
+    const double cast_operands = s.operands > 0 ? double(s.operands) : 2.0;  // tensors loaded and stored
+    l.dependent_loads = double(per_thread) * (s.cast ? std::max(1.0, cast_operands - 1.0) : 1.0);
     l.independent_chains = 1;
     l.accesses_per_element = s.cast && strided_dims == 0
-                                 ? (s.operands > 0 ? double(s.operands) : 2.0)
+                                 ? cast_operands
                                  : std::max(1.0, std::round(double(k.bytes_read + k.bytes_written) / (elements * eb)));
     if (strided_dims > 0) {
       // OffsetCalculator::get per element: per dimension an IntDivider divmod (mul.hi, add, shr,
