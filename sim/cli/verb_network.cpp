@@ -102,7 +102,7 @@ int network_verb(const std::vector<std::string>& args) {
                                         "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step)")
       ("layout", po::value(&run.layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&run.attention), "auto (fused where the GPU and precision allow), fused or unfused")
-      ("fuse-epilogues", po::bool_switch(&run.fuse_epilogues), "fold biases, inference batch norms and activations into the preceding conv/linear epilogue (inference engines)")
+      ("fuse-epilogues", po::bool_switch(&run.fuse_epilogues), "fold biases, inference batch norms, activations and residual adds into the preceding conv/linear epilogue, which in int8/fp8 also quantizes the next layer's input (inference engines: TensorRT, cuDNN's conv-bias-add-activation)")
       ("framework", po::value(&run.framework), "whose batch-norm and pooling kernels run: pytorch (cuDNN's per-channel or persistent "
                                            "batch norms, ATen's max pooling; default), mxnet (cuDNN's batch norms on nchw tensors, "
                                            "its element-parallel ones on nhwc) or tensorflow (XLA's element-parallel kernels)")

@@ -32,6 +32,9 @@ class Accelerator {
   // Whether run() reports energy (the `energy_j` metric), and the board's power while it idles
   // (waiting for the host between kernels).
   virtual bool models_energy() const { return false; }
+  // Whether run() costs Kernel::epilogue_inputs (a GEMM or convolution that reads a residual in its
+  // epilogue); a network lowering fuses residual adds into such kernels only then.
+  virtual bool reads_epilogue_inputs() const { return false; }
   virtual double idle_power_w() const { return 0; }
 };
 

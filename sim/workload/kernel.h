@@ -139,6 +139,10 @@ struct Kernel {
   Layout layout = Layout::NN;
   Pass pass = Pass::forward;
   std::int64_t count = 1;  // how many times the kernel runs (totals multiply by this)
+  // GEMMs and forward convolutions: tensors of the output's shape and format that the epilogue
+  // reads and adds before the store (a residual z of cuDNN's fused conv-bias-add-activation, cuBLAS's
+  // beta·C). 0: the epilogue reads nothing.
+  int epilogue_inputs = 0;
   // GEMMs: A is 2:4 structured sparse (cuSPARSELt / mma.sp: two kept values and their 2-bit
   // indices per group of four along K); m, n, k stay the dense shape.
   bool sparse_a = false;

@@ -279,7 +279,16 @@ TEST_CASE("lowering: inference-only precisions refuse training; quantized modes 
   CHECK_THROWS_AS(lower(kTinyCnn, Precision::fp8, true), InputError);
   CHECK_THROWS_AS(lower(kTinyCnn, Precision::int8, true), InputError);
   const Lowering l = lower(kTinyCnn, Precision::int8, false);
-  REQUIRE(find(l, "block.conv.cast_in"));
+  // An engine's quantize kernel (vectorized), not PyTorch's casting copy: fp16 in, int8 out.
+  const LoweredKernel* q = find(l, "block.conv.quantize_in");
+  REQUIRE(q);
+  CHECK(find(l, "block.conv.cast_in") == nullptr);
+  CHECK(q->kernel.memory.op == "quantize");
+  CHECK_FALSE(q->kernel.memory.cast);
+  const std::int64_t act = 4 * 8 * 16 * 16;  // batch 4, 8 channels of 16 x 16
+  CHECK(q->kernel.bytes_read == 2 * act);
+  CHECK(q->kernel.bytes_written == act);
+  CHECK(q->kernel.count == 3);
   CHECK(find(l, "block.conv")->kernel.a_format == FormatId::int8);
   CHECK(find(l, "block.conv")->kernel.c_format == FormatId::int32);
   // int8 keeps attention in fp16; its unfused GEMMs accumulate in fp32 (no tensor core adds fp16
@@ -433,6 +442,71 @@ TEST_CASE("lowering: fused epilogues fold conv + batch norm + relu at inference,
   const Lowering plain = lower(kTinyCnn, Precision::fp32, false);
   CHECK(find(plain, "bn1"));
   CHECK(find(plain, "relu1"));
+}
+
+TEST_CASE("lowering: fused epilogues take a residual add and its relu into the conv that computes an operand last") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml");
+  LoweringOptions o;
+  o.fuse_epilogues = true;
+  const Lowering infer = lower_network(net, o);
+  // block.add = conv + input: the block's conv reads the residual in its epilogue.
+  CHECK(find(infer, "block.add") == nullptr);
+  REQUIRE(find(infer, "block.conv"));
+  CHECK(find(infer, "block.conv")->kernel.epilogue_inputs == 1);
+  CHECK(find(infer, "conv1")->kernel.epilogue_inputs == 0);
+  o.training = true;  // frameworks train with the add as its own kernel
+  const Lowering train = lower_network(net, o);
+  CHECK(find(train, "block.add"));
+  CHECK(find(train, "block.conv")->kernel.epilogue_inputs == 0);
+
+  // The operand computed last is read elsewhere too: the add keeps its own kernel, and so does the
+  // relu after it. Operands of different sizes (a broadcast) do not fold either.
+  const std::string shared = image_network("s", "[3, 8, 8]", "", R"(
+  - {name: c1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: c2, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: add, kind: add, inputs: [c2, c1]}
+  - {name: r, kind: relu}
+  - {name: c3, kind: conv2d, input: c2, out_channels: 8, kernel: 1}
+  - {name: res, kind: add, inputs: [c3, r]}
+  - {name: r2, kind: relu}
+)");
+  o.training = false;
+  const Lowering s = lower_network(parse_network(shared, "s.yaml"), o);
+  CHECK(find(s, "add"));
+  CHECK(find(s, "r"));
+  CHECK(find(s, "c2")->kernel.epilogue_inputs == 0);
+  CHECK(find(s, "res") == nullptr);  // c3 is res's only producer read once: it takes r
+  CHECK(find(s, "r2") == nullptr);
+  CHECK(find(s, "c3")->kernel.epilogue_inputs == 1);
+
+  // Two adds in a row after one conv: its epilogue reads both other operands.
+  const std::string chain = image_network("ch", "[3, 8, 8]", "", R"(
+  - {name: a, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: b, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: c, kind: conv2d, out_channels: 8, kernel: 1}
+  - {name: add1, kind: add, inputs: [a, c]}
+  - {name: r1, kind: relu}
+  - {name: add2, kind: add, inputs: [b, r1]}
+)");
+  const Lowering ch = lower_network(parse_network(chain, "ch.yaml"), o);
+  CHECK(find(ch, "c")->kernel.epilogue_inputs == 2);
+  CHECK(ch.kernels.size() == 3);  // the three convolutions
+}
+
+TEST_CASE("lowering: quantized modes with fused epilogues quantize in the producing conv's epilogue") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml");
+  LoweringOptions o;
+  o.precision = Precision::int8;
+  const Lowering eager = lower_network(net, o);
+  CHECK(count_named(eager, "block.conv.quantize_in") == 1);
+  CHECK(find(eager, "conv1.quantize_in"));
+  o.fuse_epilogues = true;
+  const Lowering engine = lower_network(net, o);
+  // conv1 + bn1 + relu1 and each block's conv + add write int8 for the next conv; the images are
+  // quantized by a kernel of their own, and so is the pooled input of the classifier.
+  CHECK(find(engine, "block.conv.quantize_in") == nullptr);
+  CHECK(find(engine, "conv1.quantize_in"));
+  CHECK(find(engine, "fc.quantize_in"));
 }
 
 TEST_CASE("lowering: Hugging Face's gelu_new (form: tanh_eager) is eight eager kernels forward and eleven backward") {

@@ -101,6 +101,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.conv_layout = opt.conv_layout;
   lo.framework = opt.framework;
   lo.fuse_epilogues = opt.fuse_epilogues;
+  lo.fuse_residual_adds = acc.reads_epilogue_inputs();
   lo.fuse_batch_norm_relu = opt.fuse_batch_norm_relu;
   lo.optimizer_step = opt.optimizer_step;
   lo.bert_adam = opt.bert_adam;

@@ -184,6 +184,8 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, c
   p.problem.b_k_contiguous = s.b_k_contiguous;
   if (s.out_bytes > 0) p.problem.c_bytes = s.out_bytes;
   p.problem.c_bytes *= s.stores_per_output;
+  // A fused residual (Kernel::epilogue_inputs) is read in the output's layout, one per output.
+  if (conv.pass == Pass::forward) p.problem.epilogue_read_bytes = double(conv.epilogue_inputs) * p.problem.c_bytes;
   p.problem.epilogue_smem_bytes = s.epilogue_smem_bytes;
   p.problem.epilogue_ops = s.epilogue_ops;
   return p;

@@ -28,7 +28,7 @@ std::string cache_key(const GpuConfig& g, const GemmProblem& p, const Mapping& m
                 static_cast<long long>(iters), ctas, e.global_bytes_per_clk, e.global_latency);
   return std::string(buf) + "|" + std::to_string(m.slices) + "|" + std::to_string(int(store_fill(p, m) * 64)) + "|" +
          std::to_string(p.epilogue_smem_bytes) +
-         "|" + std::to_string(p.epilogue_ops);
+         "|" + std::to_string(p.epilogue_ops) + "|" + std::to_string(p.epilogue_read_bytes);
 }
 
 // Cycles per body iteration of the whole SM (every resident CTA advancing one k-tile), measured over
@@ -154,7 +154,8 @@ bool l2_resident(const GpuConfig& g, const GemmProblem& p) {
   // The operands as stored (an implicit GEMM's activation tensor, not its im2col matrix) and D.
   const double batch = double(p.batch);
   const double A = p.a_stored_bytes(), B = p.b_stored_bytes();
-  return g.l2_holds(batch * (A + B), batch * double(p.m) * double(p.n) * p.c_bytes);
+  const double outputs = batch * double(p.m) * double(p.n);
+  return g.l2_holds(batch * (A + B) + outputs * p.epilogue_read_bytes, outputs * p.c_bytes);
 }
 
 Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping& m, int cps) {
@@ -185,6 +186,10 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   t.dram_a_bytes = dram_a * scale;
   t.dram_b_bytes = dram_b * scale;
   t.dram_write_bytes = batch * double(p.m) * double(p.n) * p.c_bytes;
+  // An epilogue's residual (GemmProblem::epilogue_read_bytes): each output's once, where it is stored.
+  const double residual = batch * double(p.m) * double(p.n) * p.epilogue_read_bytes;
+  t.l2_read_bytes += residual;
+  t.dram_read_bytes += residual;
   // Back-to-back calls whose operands fit in L2 find them there: no DRAM reads. The output is
   // still counted as written to DRAM (write-back on eviction; small next to the reads at small N).
   if (p.l2_warm && l2_resident(g, p)) t.dram_read_bytes = t.dram_a_bytes = t.dram_b_bytes = 0;

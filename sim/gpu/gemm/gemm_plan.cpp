@@ -121,6 +121,7 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
                                            : "timed back to back, but A, B and D do not fit in L2: read from DRAM as cold");
   p.b_bytes = format_bits(k.b_format) / 8.0;
   p.c_bytes = format_bits(k.d_format) / 8.0;
+  p.epilogue_read_bytes = double(k.epilogue_inputs) * p.c_bytes;
   // Row-major Layout letters (workload/kernel.h): A as M x K (N) has K contiguous; B as N x K (T) too.
   p.a_k_contiguous = k.layout == Layout::NN || k.layout == Layout::NT;
   p.b_k_contiguous = k.layout == Layout::NT || k.layout == Layout::TT;

@@ -235,6 +235,23 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     in.op = op;
     return in;
   };
+  // A fused residual (GemmProblem::epilogue_read_bytes): the warp loads its share of the tile from
+  // global memory into `scratch` and adds it to the accumulators before the store. `share`: the
+  // warp's part of the wm x wn tile (a quarter for a wgmma warpgroup's warps).
+  auto epilogue_residual = [&](WarpProgram& prog, int accumulators, int scratch, double share) -> int {
+    if (p.epilogue_read_bytes <= 0) return accumulators;
+    const double outputs = double(m.wm) * m.wn * share;
+    Instr ld = I(Op::ldg);
+    ld.bytes = outputs * p.epilogue_read_bytes * store_fill(p, m), ld.dst = std::int16_t(scratch);
+    ld.note = "epilogue residual";
+    prog.epilogue.push_back(ld);
+    Instr add = I(Op::ffma);
+    add.count = std::max(1, int(std::ceil(outputs / 32.0)));
+    add.src[0] = std::int16_t(scratch), add.src[1] = std::int16_t(accumulators), add.dst = std::int16_t(scratch);
+    add.note = "epilogue residual add";
+    prog.epilogue.push_back(add);
+    return scratch;
+  };
   // An epilogue transform (GemmProblem::epilogue_*): the warp's accumulators through shared memory
   // (stored, a barrier, read back into `scratch`, a slot the finished loop no longer uses) and its
   // FP32 operations on what was read, before the store.
@@ -331,9 +348,11 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     w0.arg = 0;
     w.epilogue.push_back(w0);
     epilogue_transform(w, -1, full);  // the wait above: every wgmma has landed
+    const int stored = epilogue_residual(w, -1, staged, 0.25);
     // wm x wn is the warpgroup's tile: each of its four warps stores a quarter of it.
     Instr st = I(Op::stg);
     st.bytes = out_bytes / 4;
+    if (stored >= 0) st.src[0] = std::int16_t(stored);
     w.epilogue.push_back(st);
     return w;
   }
@@ -464,8 +483,9 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     add.src[0] = F0, add.note = "sliced-K sum";
     w.epilogue.push_back(add);
   }
+  const int stored = epilogue_residual(w, m.slices > 1 ? F0 : ACCD, G, 1.0 / m.slices);
   Instr st = I(Op::stg);
-  st.bytes = out_bytes / m.slices, st.src[0] = m.slices > 1 ? F0 : ACCD, st.note = "epilogue";
+  st.bytes = out_bytes / m.slices, st.src[0] = std::int16_t(stored), st.note = "epilogue";
   w.epilogue.push_back(st);
   return w;
 }

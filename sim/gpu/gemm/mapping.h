@@ -36,6 +36,9 @@ struct GemmProblem {
   // transform): per GEMM output element, the bytes each thread writes to shared memory and reads
   // back (the exchange that gathers the values one output needs) and the FP32 operations. 0: none.
   double epilogue_smem_bytes = 0, epilogue_ops = 0;
+  // Bytes per output element the epilogue reads from global memory and adds before the store
+  // (Kernel::epilogue_inputs: a residual, beta·C). 0: none.
+  double epilogue_read_bytes = 0;
   // Bytes per lane access of the operand copies: the largest vector the leading dimensions allow
   // (CUTLASS's kernel alignment: 16 B, or _align<N> kernels with 8, 4 or 2 B).
   int copy_width = 16;

@@ -713,6 +713,10 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     }
     return l;
   }
+  if (op == "quantize")
+    // An inference engine's activation quantization (vLLM's scaled_int8_quant / scaled_fp8_quant,
+    // TensorRT's quantize layer): vectorized loads, x / scale rounded and saturated, packed stores.
+    return elementwise(k, s.elements, 128, 4, "quantize kernel (vectorized)");
   return elementwise(k, s.elements, 128, 4, "vectorized_elementwise_kernel<4>");
 }
 

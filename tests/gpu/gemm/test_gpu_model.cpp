@@ -418,4 +418,58 @@ TEST_CASE("a single-stage register-staged k-loop does not hide its loads behind 
   CHECK(e1.cycles - e2.cycles >= 128 * g.l2_hit_latency());
 }
 
+TEST_CASE("an epilogue that adds a residual reads it once and costs its bytes (Kernel::epilogue_inputs)") {
+  // cuDNN's fused conv + bias + residual add + ReLU, cuBLAS's beta * C: one more tensor of the
+  // output's shape, read from memory in the output's format just before the store.
+  const GpuConfig a100 = test::shipped("a100");
+  GpuModel model(a100);
+  Kernel g = make_gemm("g", 4096, 4096, 4096);
+  const KernelResult plain = model.run(g);
+  g.epilogue_inputs = 1;
+  const KernelResult fused = model.run(g);
+  CHECK(fused.cycles > plain.cycles);
+  CHECK(fused.cycles < plain.cycles * 1.2);  // compute-bound: the extra read is a fraction
+  // On one mapping (the model may pick another tile once the epilogue costs more): D's bytes more.
+  const GemmPlan plan = plan_gemm(a100, g);
+  CHECK(plan.problem.epilogue_read_bytes == 4);  // D is fp32 here
+  GemmProblem without = plan.problem;
+  without.epilogue_read_bytes = 0;
+  const Mapping m = candidate_mappings(a100, plan.problem, plan.path, plan.mma_row).front();
+  CHECK(estimate_traffic(a100, plan.problem, m, 1).dram_read_bytes - estimate_traffic(a100, without, m, 1).dram_read_bytes ==
+        doctest::Approx(4096.0 * 4096 * 4));
+  // The warp program loads its share of the residual before the store, which waits for it.
+  const WarpProgram prog = build_program(a100, plan.problem, m, 4);
+  int loads = 0;
+  for (const Instr& in : prog.epilogue) loads += in.op == Op::ldg && in.note == "epilogue residual";
+  CHECK(loads == 1);
+  CHECK(prog.epilogue.back().op == Op::stg);
+  CHECK(prog.epilogue.back().src[0] == prog.epilogue[prog.epilogue.size() - 2].dst);
+
+  // A matrix-vector product (decode) reads its residual too.
+  Kernel v = make_gemm("v", 1, 4096, 4096);
+  v.layout = Layout::NT;
+  const KernelResult gemv = model.run(v);
+  v.epilogue_inputs = 1;
+  const KernelResult gemv_fused = model.run(v);
+  CHECK(gemv_fused.get("dram_read_bytes").value() - gemv.get("dram_read_bytes").value() == doctest::Approx(4096.0 * 4));
+  CHECK(gemv_fused.cycles > gemv.cycles);
+
+  for (TensorLayout layout : {TensorLayout::nhwc, TensorLayout::nchw}) {
+    test::ConvArgs a;
+    a.n = 32, a.h = a.w = 28, a.c = a.k = 128, a.layout = layout;
+    Kernel c = test::conv_kernel(a);
+    const KernelResult conv = model.run(c);
+    c.epilogue_inputs = 1;
+    const KernelResult with_residual = model.run(c);
+    CHECK(with_residual.get("dram_read_bytes").value() - conv.get("dram_read_bytes").value() ==
+          doctest::Approx(32.0 * 28 * 28 * 128 * 2));  // the fp16 output's size
+    CHECK(with_residual.time_s > conv.time_s);
+    // The data gradient and the weight gradient have no such epilogue.
+    c.pass = Pass::data_grad;
+    Kernel d = c;
+    d.epilogue_inputs = 0;
+    CHECK(model.run(c).cycles == model.run(d).cycles);
+  }
+}
+
 }  // namespace tcsim::gpu

@@ -632,6 +632,34 @@ TEST_CASE("memory launch: a contiguous op over mixed dtypes pays the dynamic cas
   CHECK(memory_launch(h100, add).issue_instructions_per_element == 0);
 }
 
+TEST_CASE("memory launch: an inference engine's quantize kernel is vectorized, a PyTorch cast to int8 is not") {
+  // fp16 activations quantized to int8 (workload/network: the fp8 and int8 modes): 2 bytes read,
+  // 1 written per element, at the vectorized kernel's cost; the same bytes through PyTorch's
+  // casting copy pay its serial loads and dynamic casts.
+  const GpuConfig t4 = gpu::test::shipped("t4");
+  Kernel q = memory_kernel("quantize", 128 * 256 * 56 * 56, 0, 1, FormatId::int8);
+  q.bytes_read *= 2;
+  const MemoryLaunch l = memory_launch(t4, q);
+  CHECK(l.kernel.rfind("quantize kernel (vectorized)", 0) == 0);
+  CHECK(l.issue_instructions_per_element == 0);
+  const KernelResult r = run_memory_kernel(t4, q);
+  CHECK(r.bound == "dram");
+  const double bytes = double(q.bytes_read + q.bytes_written);
+  CHECK(bytes / r.time_s < t4.dram_bytes_per_s);
+  CHECK(bytes / r.time_s > 0.8 * t4.dram_bytes_per_s * t4.dram_efficiency);
+  Kernel cast = q;
+  cast.memory.op = "cast";
+  cast.memory.cast = true;
+  const MemoryLaunch c = memory_launch(t4, cast);
+  CHECK(c.kernel.rfind("unrolled_elementwise_kernel", 0) == 0);
+  CHECK(c.issue_instructions_per_element == doctest::Approx(52));
+  // Both stream DRAM at the config clock; within the T4's 70 W the cast's instructions cost it
+  // the clock (the power model): about twice the quantize kernel's time.
+  CHECK(run_memory_kernel(t4, cast).time_s >= r.time_s);
+  GpuModel board(t4);
+  CHECK(board.run(cast).time_s > 1.5 * board.run(q).time_s);
+}
+
 TEST_CASE("memory kernel: a cold footprint (a step's parameters) is read from DRAM however small") {
   // AMP's cast of BERT-base's 3072 x 768 fp32 weight: 9.4 MB read, 4.7 MB written, 6.3-6.8 us on
   // the H100 in the traces; from L2 (back to back) 3.9 us.

@@ -27,7 +27,9 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   const double written = l.split_k > 1 ? partials : out;
   const double cta_matrix = matrix / double(l.ctas);
   const double cta_vector = double(l.k_per_cta) * l.vector_bytes;
-  const double l2_read = matrix + double(l.ctas) * cta_vector;
+  // A residual the epilogue adds (Kernel::epilogue_inputs), read once per output before the store.
+  const double residual = batch * rows * l.out_bytes * double(kernel.epilogue_inputs);
+  const double l2_read = matrix + double(l.ctas) * cta_vector + residual;
 
   // Where the matrix lives: back-to-back calls find an L2-resident one in L2.
   const bool warm = kernel.l2_warm && g.l2_holds(matrix + vector, written);
@@ -35,7 +37,7 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   const double l2_bw = g.l2_bytes_per_clk * g.l2_efficiency;
   // A row of the matrix is read in runs of run_bytes per DRAM row opened (the GEMMs' activation limit).
   const double dram_bw = g.dram_bytes_per_clk() * g.dram_efficiency * dram_activation_factor(g, l.run_bytes);
-  const double dram_read = warm ? 0.0 : matrix + vector;
+  const double dram_read = warm ? 0.0 : matrix + vector + residual;
   // As for the GEMMs, the output is counted as written to DRAM (write-back on eviction).
   const double dram_write = written;
   const double dram_cycles = (dram_read + dram_write) / dram_bw;
@@ -52,7 +54,8 @@ KernelResult run_gemv(const GpuConfig& g, const Kernel& kernel, const GemvLaunch
   // trip to L2. Rounds follow each other. With few CTAs per SM this, not the bandwidth, is the time.
   const double trips = std::ceil(l.loads_per_thread / l.loads_in_flight);
   const double shuffle_steps = std::log2(double(l.threads_per_row));
-  const double cta_path = trips * latency + shuffle_steps * g.smem_latency + g.l2_hit_latency();
+  const double cta_path = trips * latency + shuffle_steps * g.smem_latency + g.l2_hit_latency() +
+                          (residual > 0 ? latency : 0.0);
   const double latency_cycles = double(rounds) * cta_path;
 
   // CUDA-core work of the busiest SM (the multiply-adds with their conversions and loads).

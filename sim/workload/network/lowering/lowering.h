@@ -39,6 +39,10 @@ struct LoweringOptions {
   // Bias and activation folded into the preceding GEMM/conv epilogue (inference engines; eager
   // PyTorch fuses only a linear layer's bias).
   bool fuse_epilogues = false;
+  // With fuse_epilogues: residual adds run in the epilogue of the conv/linear before them, which
+  // reads the other operand (Kernel::epilogue_inputs). Only for accelerators that cost that read
+  // (Accelerator::reads_epilogue_inputs); elsewhere the adds keep their own kernels.
+  bool fuse_residual_adds = true;
   // MXNet's fused batch norms (NGC builds: BatchNorm with act_type 'relu' and BatchNormAddRelu, the
   // NHWC kernels of src/operator/nn/cudnn/nhwc_batch_norm*.h), which DeepLearningExamples' MXNet
   // ResNet-50 runner turns on under float16 (`--fuse-bn-relu 1 --fuse-bn-add-relu 1`): a ReLU that

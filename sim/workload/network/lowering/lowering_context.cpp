@@ -37,6 +37,11 @@ Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int
   return k;
 }
 
+Kernel quantize_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count) {
+  // Per element a scale multiply and a rounding, saturating conversion.
+  return memory_kernel(name, "quantize", to, n, 0, 0, double(n), 2, count, bytes_of(from) * double(n));
+}
+
 Kernel dropout_kernel(const std::string& name, FormatId format, std::int64_t n, std::int64_t count) {
   return memory_kernel(name, "dropout", format, n, 0, double(n), double(n), 2, count, 0, double(n));
 }
@@ -135,16 +140,32 @@ void Context::save_extra(int li, double bytes_per_copy) {
   if (opt.training) saved_extra_bytes += bytes_per_copy * double(layer(li).count);
 }
 
+bool Context::quantized_by_producer(int li, std::size_t which) const {
+  if (!opt.fuse_epilogues) return false;
+  const Layer& l = layer(li);
+  const int p = which < l.inputs.size() ? l.inputs[which] : -1;
+  if (p < 0) return false;  // the network's input
+  const Layer& prod = layer(p);
+  return prod.kind == LayerKind::conv2d || prod.kind == LayerKind::linear ||
+         std::find(folded.begin(), folded.end(), prod.name) != folded.end();
+}
+
 bool Context::cast_input(int li, std::size_t which, FormatId target) {
   const FormatId from = input_format(li, which);
   target = storage_of(target);
   if (from == target || from == FormatId::int32) return false;
   const Layer& l = layer(li);
   const std::int64_t n = input_elements(li, which);
-  const std::string suffix = which == 0 ? ".cast_in" : ".cast_in" + std::to_string(which);
-  emit_forward(li, cast_kernel(l.name + suffix, from, target, n, l.count));
+  const std::string index = which == 0 ? "" : std::to_string(which);
+  if (f.quantized_inputs && format_bits(target) == 8) {
+    // Inference engines quantize activations with a kernel of their own (x / scale, rounded and
+    // saturated), not PyTorch's casting copy; fused epilogues quantize in the producer's epilogue.
+    if (!quantized_by_producer(li, which)) emit_forward(li, quantize_kernel(l.name + ".quantize_in" + index, from, target, n, l.count));
+    return true;
+  }
+  emit_forward(li, cast_kernel(l.name + ".cast_in" + index, from, target, n, l.count));
   // The gradient flows back through the cast: read in the target format, written in the source's.
-  emit_backward(li, cast_kernel(l.name + suffix + ".backward", target, from, n, l.count));
+  emit_backward(li, cast_kernel(l.name + ".cast_in" + index + ".backward", target, from, n, l.count));
   return true;
 }
 

@@ -48,6 +48,9 @@ struct Context {
   // Casts input `which` of layer li to `target` when it is stored otherwise (autocast and
   // quantization): a forward cast kernel and, when training, its backward; returns true if cast.
   bool cast_input(int li, std::size_t which, FormatId target);
+  // Whether input `which` of layer li comes out of a conv/linear epilogue that can quantize it
+  // (fused epilogues: the layer is a conv/linear, or folded into one's epilogue).
+  bool quantized_by_producer(int li, std::size_t which) const;
 };
 
 // A memory-bound kernel moving `read_elems` and `write_elems` elements of `format` (plus
@@ -56,7 +59,9 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
                      std::int64_t row_length, double read_elems, double write_elems, double flops_per_elem,
                      std::int64_t count, double extra_read_bytes = 0, double extra_write_bytes = 0);
 
-// A conversion of `n` elements from `from` to `to` (autocast, quantization, gradient casts back).
+// An inference engine's quantization of `n` activations from `from` to the 8-bit `to`.
+Kernel quantize_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
+// A conversion of `n` elements from `from` to `to` (autocast, gradient casts back).
 Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
 // nn.Dropout over n elements of `format`: fused_dropout_kernel forward (the kept values and a 1-byte
 // mask per element), masked_scale_kernel backward (the gradient times the mask, no RNG).

@@ -71,6 +71,33 @@ int sole_reader(const Context& c, int p) {
   return found >= 0 && c.layer(found).count == c.layer(p).count ? found : -1;
 }
 
+// With fused epilogues at inference, a residual add runs in the epilogue of the conv/linear layer
+// that computes one of its operands last, the other operand read there (cuDNN's
+// cudnnConvolutionBiasActivationForward: y = act(conv(x) + z + bias); TensorRT's conv + eltwise
+// fusion). That operand's producer must be the GEMM-like kernel (or a layer folded into its
+// epilogue) with this add as its only reader, and both operands the output's size. Returns the
+// index of the conv/linear layer whose kernel takes it, or -1.
+int residual_add_host(const Context& c, int li) {
+  const Layer& l = c.layer(li);
+  if (!c.opt.fuse_epilogues || !c.opt.fuse_residual_adds || c.opt.training || l.kind != LayerKind::add ||
+      l.inputs.size() != 2)
+    return -1;
+  const std::int64_t out = c.output_elements(li);
+  if (c.input_elements(li, 0) != out || c.input_elements(li, 1) != out) return -1;
+  const int p = std::max(l.inputs[0], l.inputs[1]);
+  if (p < 0 || l.inputs[0] == l.inputs[1] || sole_reader(c, p) != li) return -1;
+  // Back through the layers folded into the GEMM's epilogue (batch norm, activation, an earlier
+  // residual add: its operand computed last) to the GEMM.
+  int root = p;
+  while (root >= 0 && std::find(c.folded.begin(), c.folded.end(), c.layer(root).name) != c.folded.end()) {
+    const std::vector<int>& in = c.layer(root).inputs;
+    root = in.empty() ? -1 : c.layer(root).kind == LayerKind::add ? *std::max_element(in.begin(), in.end()) : in[0];
+  }
+  if (root < 0) return -1;
+  const LayerKind k = c.layer(root).kind;
+  return (k == LayerKind::conv2d || k == LayerKind::linear) && c.layer(root).count == l.count ? root : -1;
+}
+
 // LoweringOptions::fuse_batch_norm_relu: the layers a batch norm's kernels take in. `relu`: the
 // ReLU applied to its output (BatchNorm with act_type 'relu'); with `add`, the residual add between
 // them (BatchNormAddRelu: the other operand is read in the forward kernel, its gradient written by
@@ -196,6 +223,17 @@ void lower_memory_layer(Context& c, int li) {
     c.out_format[L] = c.input_format(li, 0);
     return;
   }
+  if (const int host = residual_add_host(c, li); host >= 0) {
+    // The GEMM's epilogue reads the other operand: one more tensor of the output's size.
+    for (auto it = c.forward.rbegin(); it != c.forward.rend(); ++it)
+      if (it->layer == host && (it->kernel.kind == Kernel::Kind::conv || it->kernel.kind == Kernel::Kind::gemm)) {
+        ++it->kernel.epilogue_inputs;
+        break;
+      }
+    c.out_format[L] = c.out_format[std::size_t(std::max(l.inputs[0], l.inputs[1]))];
+    c.folded.push_back(l.name);
+    return;
+  }
   if (folds_into_epilogue(c, li)) {
     c.out_format[L] = c.input_format(li, 0);
     c.folded.push_back(l.name);
@@ -213,6 +251,10 @@ void lower_memory_layer(Context& c, int li) {
   if (c.f.autocast && is_kept_fp32(kind)) fmt = c.f.kept_fp32;
   if (kind == LayerKind::add || kind == LayerKind::mul)
     fmt = wider_of(c.input_format(li, 0), c.input_format(li, 1));  // type promotion
+  // Max pooling commutes with quantization: an engine pools the 8-bit tensor a quantizing conv
+  // epilogue wrote, and the convolutions after it read that.
+  if (kind == LayerKind::max_pool && c.f.quantized_inputs && c.quantized_by_producer(li, 0))
+    fmt = storage_of(c.f.gemm_in);
   c.out_format[L] = fmt;
 
   const std::int64_t out = c.output_elements(li);
