@@ -491,6 +491,19 @@ TEST_CASE("lowering: fused epilogues take a residual add and its relu into the c
   const Lowering ch = lower_network(parse_network(chain, "ch.yaml"), o);
   CHECK(find(ch, "c")->kernel.epilogue_inputs == 2);
   CHECK(ch.kernels.size() == 3);  // the three convolutions
+
+  // A transformer's residual: linear -> dropout (an identity at inference) -> add.
+  const std::string bert = token_network(R"(
+  - {name: embed, kind: embedding, vocab: 100, dim: 32}
+  - {name: out, kind: linear, out_features: 32}
+  - {name: drop, kind: dropout, probability: 0.1}
+  - {name: add, kind: add, inputs: [drop, embed]}
+  - {name: ln, kind: layer_norm}
+)");
+  const Lowering b = lower_network(parse_network(bert, "b.yaml"), o);
+  CHECK(find(b, "add") == nullptr);
+  CHECK(find(b, "out")->kernel.epilogue_inputs == 1);
+  CHECK(find(b, "ln"));
 }
 
 TEST_CASE("lowering: quantized modes with fused epilogues quantize in the producing conv's epilogue") {

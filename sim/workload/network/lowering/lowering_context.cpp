@@ -140,14 +140,24 @@ void Context::save_extra(int li, double bytes_per_copy) {
   if (opt.training) saved_extra_bytes += bytes_per_copy * double(layer(li).count);
 }
 
+int Context::gemm_epilogue_root(int p) const {
+  while (p >= 0) {
+    const Layer& l = layer(p);
+    if (l.kind == LayerKind::conv2d || l.kind == LayerKind::linear) return p;
+    const bool identity = l.kind == LayerKind::flatten || l.kind == LayerKind::reshape ||
+                          (l.kind == LayerKind::dropout && !opt.training);
+    const bool in_epilogue = std::find(folded.begin(), folded.end(), l.name) != folded.end();
+    if ((!identity && !in_epilogue) || l.inputs.empty()) return -1;
+    p = l.kind == LayerKind::add ? *std::max_element(l.inputs.begin(), l.inputs.end()) : l.inputs[0];
+  }
+  return -1;
+}
+
 bool Context::quantized_by_producer(int li, std::size_t which) const {
   if (!opt.fuse_epilogues) return false;
   const Layer& l = layer(li);
   const int p = which < l.inputs.size() ? l.inputs[which] : -1;
-  if (p < 0) return false;  // the network's input
-  const Layer& prod = layer(p);
-  return prod.kind == LayerKind::conv2d || prod.kind == LayerKind::linear ||
-         std::find(folded.begin(), folded.end(), prod.name) != folded.end();
+  return p >= 0 && gemm_epilogue_root(p) >= 0;  // p < 0: the network's input
 }
 
 bool Context::cast_input(int li, std::size_t which, FormatId target) {

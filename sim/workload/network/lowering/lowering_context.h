@@ -49,8 +49,12 @@ struct Context {
   // quantization): a forward cast kernel and, when training, its backward; returns true if cast.
   bool cast_input(int li, std::size_t which, FormatId target);
   // Whether input `which` of layer li comes out of a conv/linear epilogue that can quantize it
-  // (fused epilogues: the layer is a conv/linear, or folded into one's epilogue).
+  // (fused epilogues: gemm_epilogue_root finds one).
   bool quantized_by_producer(int li, std::size_t which) const;
+  // The conv/linear layer whose kernel's epilogue writes layer p's output: p itself, or the GEMM
+  // that layers folded into its epilogue (`folded`) and identities (inference dropout, views) lead
+  // back to; a folded residual add leads to its operand computed last. -1 when none does.
+  int gemm_epilogue_root(int p) const;
 };
 
 // A memory-bound kernel moving `read_elems` and `write_elems` elements of `format` (plus

@@ -75,8 +75,9 @@ int sole_reader(const Context& c, int p) {
 // that computes one of its operands last, the other operand read there (cuDNN's
 // cudnnConvolutionBiasActivationForward: y = act(conv(x) + z + bias); TensorRT's conv + eltwise
 // fusion). That operand's producer must be the GEMM-like kernel (or a layer folded into its
-// epilogue) with this add as its only reader, and both operands the output's size. Returns the
-// index of the conv/linear layer whose kernel takes it, or -1.
+// epilogue, or an identity after it: inference dropout), each tensor on the way read only by the
+// next, and both operands the output's size. Returns the index of the conv/linear layer whose
+// kernel takes it, or -1.
 int residual_add_host(const Context& c, int li) {
   const Layer& l = c.layer(li);
   if (!c.opt.fuse_epilogues || !c.opt.fuse_residual_adds || c.opt.training || l.kind != LayerKind::add ||
@@ -85,17 +86,19 @@ int residual_add_host(const Context& c, int li) {
   const std::int64_t out = c.output_elements(li);
   if (c.input_elements(li, 0) != out || c.input_elements(li, 1) != out) return -1;
   const int p = std::max(l.inputs[0], l.inputs[1]);
-  if (p < 0 || l.inputs[0] == l.inputs[1] || sole_reader(c, p) != li) return -1;
-  // Back through the layers folded into the GEMM's epilogue (batch norm, activation, an earlier
-  // residual add: its operand computed last) to the GEMM.
-  int root = p;
-  while (root >= 0 && std::find(c.folded.begin(), c.folded.end(), c.layer(root).name) != c.folded.end()) {
-    const std::vector<int>& in = c.layer(root).inputs;
-    root = in.empty() ? -1 : c.layer(root).kind == LayerKind::add ? *std::max_element(in.begin(), in.end()) : in[0];
+  if (p < 0 || l.inputs[0] == l.inputs[1]) return -1;
+  const int root = c.gemm_epilogue_root(p);
+  if (root < 0 || c.layer(root).count != l.count) return -1;
+  // Every tensor from the GEMM's output to the add has one reader: the epilogue may change it.
+  // (The path is gemm_epilogue_root's: a folded add continues at its operand computed last.)
+  int q = p, next = li;
+  while (true) {
+    if (sole_reader(c, q) != next) return -1;
+    if (q == root) return root;
+    const Layer& ql = c.layer(q);
+    next = q;
+    q = ql.kind == LayerKind::add ? *std::max_element(ql.inputs.begin(), ql.inputs.end()) : ql.inputs[0];
   }
-  if (root < 0) return -1;
-  const LayerKind k = c.layer(root).kind;
-  return (k == LayerKind::conv2d || k == LayerKind::linear) && c.layer(root).count == l.count ? root : -1;
 }
 
 // LoweringOptions::fuse_batch_norm_relu: the layers a batch norm's kernels take in. `relu`: the
