@@ -299,6 +299,13 @@ TEST_CASE("network estimate: an inference engine's int8 ResNet-50 on the T4 fuse
   CHECK(adds == 0);
   CHECK(residual_convs == 16);  // one per bottleneck
   CHECK(quantize == 2);         // the images and the classifier's pooled input (the max pool runs int8)
+  // The table says where each fused layer went: the first block's add into its shortcut conv, the
+  // one computed last.
+  bool flagged = false;
+  for (const auto& l : int8.layers)
+    if (l.name == "layer1_0_add")
+      for (const auto& f : l.flags) flagged |= f == "fused into layer1_0_down's epilogue";
+  CHECK(flagged);
   const NetworkEstimate eager = step(workload::Precision::int8, false);
   CHECK(eager.gpu_time_s > 2 * int8.gpu_time_s);
   CHECK(eager.gpu_time_s < step(workload::Precision::fp16, false).gpu_time_s);

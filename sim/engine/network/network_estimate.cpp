@@ -174,6 +174,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     r.kind = workload::to_string(l.kind);
     r.shape = workload::to_string(l.output);
     r.count = l.count;
+    if (i < low.epilogue_of.size() && low.epilogue_of[i] >= 0)
+      r.flags.push_back("fused into " + net.layers[std::size_t(low.epilogue_of[i])].name + "'s epilogue");
     e.layers.push_back(std::move(r));
   }
   LayerEstimate step;

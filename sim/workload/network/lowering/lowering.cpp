@@ -244,6 +244,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     m.kv_cache = c.kv_cache_bytes;
   }
   out.notes = std::move(c.notes);
+  out.epilogue_of = std::move(c.epilogue_of);
   if (!c.folded.empty())
     out.notes.push_back(std::to_string(c.folded.size()) + " layers fused into the preceding conv/linear epilogue (first: " +
                         c.folded.front() + ")");

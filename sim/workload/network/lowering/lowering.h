@@ -74,6 +74,8 @@ struct Lowering {
   std::vector<std::string> notes;      // decisions worth telling the user (attention fell back to unfused ...)
   MemoryFootprint footprint;
   std::int64_t weight_tensors = 0;     // parameter tensors (weights and biases), repeats included
+  // Per layer: the conv/linear layer in whose epilogue it runs (fused epilogues), or -1.
+  std::vector<int> epilogue_of;
 };
 
 // Throws InputError (naming the layer's file:line) for a layer the mode cannot lower, e.g.

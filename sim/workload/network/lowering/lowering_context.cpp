@@ -63,6 +63,7 @@ Context::Context(const Network& n, const LoweringOptions& o)
   const std::size_t L = n.layers.size();
   out_format.assign(L, FormatId::fp32);
   saved.assign(L, false);
+  epilogue_of.assign(L, -1);
   in_batch_norm.assign(L, false);
   backward.resize(L);
   // Readings of each layer's output. A block's layers read its input (the layer just before the

@@ -25,6 +25,7 @@ struct Context {
   double kv_cache_bytes = 0;
   std::vector<std::string> notes;
   std::vector<std::string> folded;         // layers run inside the previous kernel's epilogue
+  std::vector<int> epilogue_of;            // per layer: the conv/linear whose epilogue runs it, or -1
   // Per layer: a ReLU or residual add run inside a batch norm's kernels (fuse_batch_norm_relu).
   std::vector<bool> in_batch_norm;
 

@@ -235,11 +235,13 @@ void lower_memory_layer(Context& c, int li) {
       }
     c.out_format[L] = c.out_format[std::size_t(std::max(l.inputs[0], l.inputs[1]))];
     c.folded.push_back(l.name);
+    c.epilogue_of[L] = host;
     return;
   }
   if (folds_into_epilogue(c, li)) {
     c.out_format[L] = c.input_format(li, 0);
     c.folded.push_back(l.name);
+    c.epilogue_of[L] = c.gemm_epilogue_root(l.inputs[0]);
     if (kind != LayerKind::batch_norm && c.opt.training) {  // the gradient still needs its own kernel
       const double n = double(c.output_elements(li));
       c.emit_backward(li, memory_kernel(l.name + ".backward", to_string(kind), c.out_format[L], c.output_elements(li), 0,
