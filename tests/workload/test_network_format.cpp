@@ -69,6 +69,30 @@ TEST_CASE("network format: conv, pooling and linear shapes and counts") {
   CHECK(elements(Shape{}) == 1);
 }
 
+TEST_CASE("network format: concat joins its inputs along an axis (channels by default)") {
+  const Network net = parse_network(image_net(kConv + "  - {name: c2, kind: conv2d, input: c1, out_channels: 4, kernel: 1}\n"
+                                                      "  - {name: j, kind: concat, inputs: [c1, c2, c1]}\n"
+                                                      "  - {name: w, kind: concat, inputs: [c1, c1], axis: -1}\n"),
+                                    "n.yaml");
+  CHECK(find(net, "j").output == Shape{20, 32, 32});
+  CHECK(find(net, "j").inputs.size() == 3);
+  CHECK(find(net, "w").output == Shape{8, 32, 64});
+  CHECK(find(net, "w").axis == 2);  // normalised
+  CHECK(find(net, "j").params() == 0);
+}
+
+TEST_CASE("network format: add and mul broadcast one input to the other's shape (numpy's rules)") {
+  const Network net = parse_network(image_net(kConv + "  - {name: g, kind: global_avg_pool}\n"
+                                                      "  - {name: g3, kind: reshape, shape: [8, 1, 1]}\n"
+                                                      "  - {name: s, kind: mul, inputs: [g3, c1]}\n"
+                                                      "  - {name: w, kind: reshape, input: g, shape: [1, 8]}\n"),
+                                    "n.yaml");
+  CHECK(find(net, "s").output == Shape{8, 32, 32});  // the larger input's shape, whichever comes first
+  CHECK(error_of(image_net(kConv + "  - {name: g, kind: global_avg_pool}\n"
+                                   "  - {name: s, kind: add, inputs: [c1, g]}\n"))
+            .rfind("n.yaml:9: layer 's': inputs: the inputs of add must have the same shape, or one must broadcast", 0) == 0);
+}
+
 TEST_CASE("network format: layer kinds spell as in the YAML and back") {
   for (int k = 0; k <= static_cast<int>(LayerKind::cross_entropy); ++k) {
     LayerKind parsed = LayerKind::linear;
@@ -206,7 +230,15 @@ TEST_CASE("network format: bad input names file:line, the layer and the field") 
        "n.yaml:7: layer 'c1': groups: groups 2 does not divide the 3 input channels"},
       {"add shapes", image_net(kConv + "  - {name: c2, kind: conv2d, out_channels: 4, kernel: 1}\n"
                                        "  - {name: s, kind: add, inputs: [c1, c2]}\n"),
-       "n.yaml:9: layer 's': inputs: the inputs of add must have the same shape, got [8, 32, 32] and [4, 32, 32]"},
+       "n.yaml:9: layer 's': inputs: the inputs of add must have the same shape, or one must broadcast to the other "
+       "(numpy's rules, aligned from the right), got [8, 32, 32] and [4, 32, 32]"},
+      {"concat shapes", image_net(kConv + "  - {name: p, kind: max_pool, kernel: 2}\n"
+                                          "  - {name: j, kind: concat, inputs: [c1, p]}\n"),
+       "n.yaml:9: layer 'j': inputs: the inputs of concat must agree on every dimension but axis 0, got [8, 32, 32] and [8, 16, 16]"},
+      {"concat axis", image_net(kConv + "  - {name: j, kind: concat, inputs: [c1, c1], axis: 3}\n"),
+       "n.yaml:8: layer 'j': axis: expected an axis in [-3, 2] for inputs [8, 32, 32], got 3"},
+      {"concat arity", image_net(kConv + "  - {name: j, kind: concat, inputs: [c1]}\n"),
+       "n.yaml:8: layer 'j': inputs: a concat layer takes 2 inputs, got 1"},
       {"add arity", image_net(kConv + "  - {name: s, kind: add, inputs: [c1]}\n"),
        "n.yaml:8: layer 's': inputs: a add layer takes 2 inputs, got 1"},
       {"undefined reference", image_net(kConv + "  - {name: r, kind: relu, input: c9}\n"),

@@ -506,6 +506,63 @@ TEST_CASE("lowering: fused epilogues take a residual add and its relu into the c
   CHECK(find(b, "ln"));
 }
 
+TEST_CASE("lowering: concat is one copy forward and one of the gradient backward; its inputs' gradients accumulate") {
+  const std::string dense = image_network("d", "[3, 8, 8]", "", R"(
+  - {name: stem, kind: conv2d, out_channels: 16, kernel: 3, padding: 1}
+  - {name: c1, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: j1, kind: concat, inputs: [stem, c1]}
+  - {name: c2, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
+  - {name: j2, kind: concat, inputs: [stem, c1, c2]}
+)");
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  const Lowering l = lower_network(parse_network(dense, "d.yaml"), o);
+  const LoweredKernel* j2 = find(l, "j2");
+  REQUIRE(j2);
+  const std::int64_t out = 2 * 32 * 8 * 8;  // batch 2, 16 + 8 + 8 channels of 8 x 8
+  CHECK(j2->kernel.memory.op == "copy");
+  CHECK(j2->kernel.bytes_read == 4 * out);
+  CHECK(j2->kernel.bytes_written == 4 * out);
+  CHECK(find(l, "j2.backward"));
+  // stem feeds c1, j1 and j2: its gradient sums three contributions (two additions, one kernel
+  // run twice).
+  const LoweredKernel* acc = find(l, "stem.grad_accumulate");
+  REQUIRE(acc);
+  CHECK(acc->kernel.count == 2);
+}
+
+TEST_CASE("lowering: a broadcast mul (squeeze-and-excitation) is the strided kernel; its small operand's gradient a reduction") {
+  const std::string se = image_network("se", "[3, 8, 8]", "", R"(
+  - {name: conv, kind: conv2d, out_channels: 16, kernel: 3, padding: 1}
+  - {name: sq, kind: global_avg_pool}
+  - {name: fc, kind: linear, out_features: 16}
+  - {name: gate, kind: sigmoid}
+  - {name: g3, kind: reshape, shape: [16, 1, 1]}
+  - {name: scale, kind: mul, inputs: [conv, g3]}
+)");
+  LoweringOptions o;
+  o.precision = Precision::fp32;
+  o.training = true;
+  const Network net = parse_network(se, "se.yaml");
+  const Lowering l = lower_network(net, o);
+  const LoweredKernel* f = find(l, "scale");
+  REQUIRE(f);
+  const std::int64_t out = 2 * 16 * 8 * 8;
+  CHECK(f->kernel.memory.strided_dims == 2);  // [N * C] x [H * W], the gate broadcast over the second
+  CHECK(f->kernel.bytes_read == 4 * (out + 2 * 16));
+  const LoweredKernel* r = find(l, "scale.backward_reduce");
+  REQUIRE(r);
+  CHECK(r->kernel.memory.op == "reduce");
+  CHECK(r->kernel.memory.elements == 2 * 16);
+  CHECK(r->kernel.memory.row_length == 64);
+  CHECK(find(l, "scale.backward_a")->kernel.memory.strided_dims == 2);
+  o.conv_layout = TensorLayout::nhwc;  // [N, H, W, C]: the gate varies along C only
+  const Lowering cl = lower_network(net, o);
+  CHECK(find(cl, "scale")->kernel.memory.strided_dims == 3);
+  CHECK(find(cl, "scale.backward_reduce")->kernel.memory.op == "reduce_columns");
+}
+
 TEST_CASE("lowering: quantized modes with fused epilogues quantize in the producing conv's epilogue") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml");
   LoweringOptions o;

@@ -58,7 +58,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 15);
+  CHECK(n == 16);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -71,7 +71,8 @@ TEST_CASE("network models: torchvision CNNs match the published parameters and G
   const Case cases[] = {{"resnet18.yaml", 11'689'512, 1.81},
                         {"resnet50.yaml", 25'557'032, 4.09},
                         {"vgg16.yaml", 138'357'544, 15.47},
-                        {"mobilenet_v2.yaml", 3'504'872, 0.30}};
+                        {"mobilenet_v2.yaml", 3'504'872, 0.30},
+                        {"densenet121.yaml", 7'978'856, 2.83}};  // concat layers
   for (const auto& c : cases) {
     INFO(std::string(c.file));
     const Network net = load(c.file);

@@ -32,6 +32,7 @@ constexpr KindName kKinds[] = {
     {LayerKind::global_avg_pool, "global_avg_pool"},
     {LayerKind::flatten, "flatten"},
     {LayerKind::reshape, "reshape"},
+    {LayerKind::concat, "concat"},
     {LayerKind::softmax, "softmax"},
     {LayerKind::embedding, "embedding"},
     {LayerKind::rope, "rope"},

@@ -16,8 +16,8 @@ enum class LayerKind {
   batch_norm, layer_norm, rms_norm,
   // elementwise (one or two inputs of the same shape)
   relu, gelu, silu, tanh, sigmoid, add, mul, dropout,
-  // pooling and reshaping (flatten and reshape move no data)
-  max_pool, avg_pool, global_avg_pool, flatten, reshape,
+  // pooling and reshaping (flatten and reshape move no data; concat joins its inputs along an axis)
+  max_pool, avg_pool, global_avg_pool, flatten, reshape, concat,
   // the rest
   softmax, embedding, rope, cross_entropy,
 };
@@ -76,6 +76,10 @@ struct Layer {
   std::int64_t heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
   bool causal = false;
   AttentionImpl impl = AttentionImpl::automatic;
+
+  // concat: the per-sample axis its inputs are joined along (0 = the first per-sample dimension:
+  // channels of [C, H, W], tokens of [tokens, features]; negative counts from the end)
+  std::int64_t axis = 0;
 
   // embedding: a table of vocab x output.back() rows; the input holds token ids
   std::int64_t vocab = 0;

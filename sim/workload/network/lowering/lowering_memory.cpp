@@ -101,6 +101,29 @@ int residual_add_host(const Context& c, int li) {
   }
 }
 
+// An add or mul whose inputs differ in shape (one broadcast to the other, layer shape inference):
+// PyTorch's TensorIterator cannot run it as one contiguous stream. Its dims after coalescing
+// (memory order, batch first: [N, C, H, W], or [N, H, W, C] for channels-last images) merge where
+// the small operand is broadcast alike, so [N, C, H, W] x [N, C, 1, 1] walks 2 dims channels-first
+// and 3 channels-last. Returns 0 when the shapes are equal.
+int broadcast_dims(const Context& c, int li, std::size_t small) {
+  const Shape& out = c.layer(li).output;
+  const Shape& s = c.input_shape(li, small);
+  if (s == out) return 0;
+  std::vector<int> flags = {0};  // the batch: never broadcast
+  std::vector<std::size_t> order(out.size());
+  for (std::size_t k = 0; k < out.size(); ++k) order[k] = k;
+  if (out.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc) order = {1, 2, 0};  // [H, W, C]
+  for (std::size_t k : order) {
+    if (out[k] == 1) continue;  // no layout
+    const std::ptrdiff_t j = std::ptrdiff_t(k) - std::ptrdiff_t(out.size()) + std::ptrdiff_t(s.size());
+    flags.push_back(j < 0 || s[std::size_t(j)] == 1 ? 1 : 0);
+  }
+  int dims = 1;
+  for (std::size_t k = 1; k < flags.size(); ++k) dims += flags[k] != flags[k - 1] ? 1 : 0;
+  return dims;
+}
+
 // LoweringOptions::fuse_batch_norm_relu: the layers a batch norm's kernels take in. `relu`: the
 // ReLU applied to its output (BatchNorm with act_type 'relu'); with `add`, the residual add between
 // them (BatchNormAddRelu: the other operand is read in the forward kernel, its gradient written by
@@ -299,6 +322,38 @@ void lower_memory_layer(Context& c, int li) {
       else c.save_input(li, 0);
       return;
     case LayerKind::add:
+    case LayerKind::mul:
+      if (c.input_elements(li, 0) != c.input_elements(li, 1)) {
+        // A broadcast operand (a squeeze-and-excitation scale, a per-channel bias): the strided
+        // elementwise kernel. Backward, its gradient sums over the broadcast dimensions (a
+        // reduction; for mul of dY times the other input first), the other's passes through (add)
+        // or is dY times the broadcast operand (mul).
+        const std::size_t small = c.input_elements(li, 0) < c.input_elements(li, 1) ? 0 : 1;
+        const std::int64_t ns = c.input_elements(li, small);
+        Kernel f = memory_kernel(n, kind == LayerKind::add ? "add" : "mul", fmt, out, 0, dout + double(ns), dout, 1, cnt);
+        f.memory.strided_dims = broadcast_dims(c, li, small);
+        c.emit_forward(li, f);
+        if (kind == LayerKind::mul) {
+          Kernel g = f;
+          g.name = n + ".backward_a";
+          c.emit_backward(li, g);
+          bwd(".backward_b", "mul", out, 0, 2 * dout, dout, 1);
+          c.save_input(li, 0);
+          c.save_input(li, 1);
+        }
+        const bool columns = c.layer(li).output.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc;
+        bwd(".backward_reduce", columns ? "reduce_columns" : "reduce", ns, out / std::max<std::int64_t>(1, ns), dout,
+            double(ns), 1);
+        return;
+      }
+      if (kind == LayerKind::mul) {
+        fwd("", "mul", out, 0, 2 * dout, dout, 1);
+        bwd(".backward_a", "mul", out, 0, 2 * dout, dout, 1);
+        bwd(".backward_b", "mul", out, 0, 2 * dout, dout, 1);
+        c.save_input(li, 0);
+        c.save_input(li, 1);
+        return;
+      }
       if (const FormatId a = c.input_format(li, 0), b = c.input_format(li, 1); a != b && c.input_elements(li, 1) == out) {
         // Operands of two formats (an fp32 residual stream plus a bf16 branch under autocast): the
         // unrolled casting kernel; autograd casts the gradient down for the narrower operand.
@@ -309,13 +364,22 @@ void lower_memory_layer(Context& c, int li) {
       }
       fwd("", "add", out, 0, 2 * dout, dout, 1);
       return;  // the gradient passes through unchanged
-    case LayerKind::mul:
-      fwd("", "mul", out, 0, 2 * dout, dout, 1);
-      bwd(".backward_a", "mul", out, 0, 2 * dout, dout, 1);
-      bwd(".backward_b", "mul", out, 0, 2 * dout, dout, 1);
-      c.save_input(li, 0);
-      c.save_input(li, 1);
+    case LayerKind::concat: {
+      // torch.cat of contiguous tensors: ATen's batched copy (CatArrayBatchedCopy, vectorized when
+      // the inputs are contiguous: a copy), each input read once, the output written once, in the
+      // widest input format (type promotion). Its gradient is a view of each input's slice; the
+      // slices are made contiguous for their consumers (cuDNN and cuBLAS take contiguous tensors):
+      // one copy of the output's size.
+      double read = 0;
+      for (std::size_t i = 0; i < l.inputs.size(); ++i) {
+        fmt = wider_of(fmt, c.input_format(li, i));
+        read += double(c.input_elements(li, i));
+      }
+      c.out_format[L] = fmt;
+      fwd("", "copy", out, 0, read, dout, 0);
+      bwd(".backward", "copy", out, 0, dout, dout, 0);
       return;
+    }
     case LayerKind::dropout:
       if (!c.opt.training) return;  // identity at inference
       c.emit_forward(li, dropout_kernel(n, fmt, out, cnt));

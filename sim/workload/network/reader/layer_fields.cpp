@@ -25,6 +25,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::max_pool:
     case LayerKind::avg_pool: return {"kernel", "stride", "padding"};
     case LayerKind::reshape: return {"shape"};
+    case LayerKind::concat: return {"inputs", "axis"};
     case LayerKind::embedding: return {"vocab", "dim", "tied_to"};
     default: return {};
   }
@@ -48,6 +49,7 @@ class Fields {
   std::int64_t positive(const std::string& key, std::int64_t fallback) const {
     return has(key) ? positive_value(map_[key], key) : fallback;
   }
+  std::int64_t integer(const std::string& key) const { return read_int(map_[key], names_, at(key)); }
   std::int64_t positive_value(const YAML::Node& value, const std::string& key) const {
     const std::int64_t v = read_int(value, names_, at(key));
     if (v <= 0) throw InputError(at(key), "expected a positive integer, got " + std::to_string(v));
@@ -180,6 +182,9 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       for (const auto& d : s) spec.requested.push_back(f.positive_value(d, "shape"));
       return;
     }
+    case LayerKind::concat:
+      if (f.has("axis")) l.axis = f.integer("axis");
+      return;
     case LayerKind::embedding:
       l.vocab = f.required_positive("vocab");
       spec.requested = {f.required_positive("dim")};

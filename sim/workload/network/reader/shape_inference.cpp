@@ -53,6 +53,8 @@ class Inference {
   }
 
   void conv2d();
+  void broadcast();
+  void concat();
   void pool();
   void linear();
   void matmul();
@@ -147,6 +149,49 @@ void Inference::attention() {
   l_.output = {tokens, q_width};
 }
 
+// add and mul: the same shape, or one input broadcast to the other's (numpy's rules on the
+// per-sample shapes, aligned from the right: a squeeze-and-excitation scale [C, 1, 1] times
+// [C, H, W]). The output is the larger input's shape: an op that would enlarge both is an error.
+void Inference::broadcast() {
+  const Shape &a = in_[0], &b = in_[1];
+  const Shape& big = elements(a) >= elements(b) ? a : b;
+  const Shape& small = &big == &a ? b : a;
+  bool ok = small.size() <= big.size();
+  for (std::size_t k = 0; ok && k < small.size(); ++k) {
+    const std::int64_t s = small[small.size() - 1 - k], g = big[big.size() - 1 - k];
+    ok = s == g || s == 1;
+  }
+  if (!ok)
+    fail("inputs", std::string("the inputs of ") + to_string(l_.kind) +
+                       " must have the same shape, or one must broadcast to the other (numpy's rules, aligned from "
+                       "the right), got " + to_string(a) + " and " + to_string(b));
+  l_.output = big;
+}
+
+// torch.cat: the inputs agree on every dimension but the axis, the output's is their sum.
+void Inference::concat() {
+  expect_inputs(2, in_.size() < 2 ? 2 : in_.size());
+  const std::int64_t rank = std::int64_t(in_[0].size());
+  if (rank == 0) fail(input_field(), "a concat layer needs inputs with dimensions, got []");
+  const std::int64_t axis = l_.axis < 0 ? l_.axis + rank : l_.axis;
+  if (axis < 0 || axis >= rank)
+    fail("axis", "expected an axis in [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "] for inputs " +
+                     to_string(in_[0]) + ", got " + std::to_string(l_.axis));
+  l_.axis = axis;
+  Shape out = in_[0];
+  for (std::size_t i = 1; i < in_.size(); ++i) {
+    const Shape& s = in_[i];
+    bool same = s.size() == in_[0].size();
+    for (std::int64_t d = 0; same && d < rank; ++d) same = d == axis || s[std::size_t(d)] == in_[0][std::size_t(d)];
+    if (!same)
+      fail(input_field(), "the inputs of concat must agree on every dimension but axis " + std::to_string(axis) +
+                              ", got " + to_string(in_[0]) + " and " + to_string(s));
+    if (__builtin_add_overflow(out[std::size_t(axis)], s[std::size_t(axis)], &out[std::size_t(axis)]))
+      fail(input_field(), "the concatenated dimension overflows a 64-bit integer");
+  }
+  l_.output = out;
+}
+
 void Inference::run() {
   if (!in_.empty()) l_.input = in_[0];
   switch (l_.kind) {
@@ -159,11 +204,7 @@ void Inference::run() {
     case LayerKind::add:
     case LayerKind::mul:
       expect_inputs(2, 2);
-      if (in_[0] != in_[1])
-        fail("inputs", std::string("the inputs of ") + to_string(l_.kind) + " must have the same shape, got " +
-                           to_string(in_[0]) + " and " + to_string(in_[1]));
-      l_.output = in_[0];
-      return;
+      return broadcast();
     case LayerKind::batch_norm:
       expect_inputs(1, 1);
       expect_non_scalar(in_[0]);
@@ -200,6 +241,7 @@ void Inference::run() {
       l_.output = want;
       return;
     }
+    case LayerKind::concat: return concat();
     case LayerKind::embedding:
       expect_inputs(1, 1);
       expect_rank(in_[0], 1, "[tokens] of token ids");
