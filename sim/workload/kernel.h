@@ -135,7 +135,9 @@ struct Kernel {
   AttentionShape attention;  // kind == attention
 
   FormatId a_format = FormatId::fp16, b_format = FormatId::fp16;
-  FormatId c_format = FormatId::fp32, d_format = FormatId::fp32;  // c/d: the accumulator
+  // c_format: the accumulator; d_format: the stored output (its bytes are the epilogue's writes:
+  // PyTorch's 16-bit GEMMs return 16-bit values, a benchmark may store fp32).
+  FormatId c_format = FormatId::fp32, d_format = FormatId::fp32;
   Layout layout = Layout::NN;
   Pass pass = Pass::forward;
   std::int64_t count = 1;  // how many times the kernel runs (totals multiply by this)

@@ -302,6 +302,14 @@ TEST_CASE("lowering: inference-only precisions refuse training; quantized modes 
   }
   CHECK(find(d, "layers.q")->kernel.a_format == FormatId::int8);
   CHECK(find(d, "layers.q")->kernel.c_format == FormatId::int32);
+  // What the GEMMs store: the dequantized activation (fp16) in int8, the inputs' 16-bit format in
+  // the 16-bit modes (fp32 accumulation inside), fp32 in fp32 and tf32.
+  CHECK(find(d, "layers.q")->kernel.d_format == FormatId::fp16);
+  CHECK(find(d, "layers.attn.scores")->kernel.d_format == FormatId::fp16);
+  const Lowering amp = lower(kTinyDecoder, Precision::amp_bf16, false);
+  CHECK(find(amp, "layers.q")->kernel.c_format == FormatId::fp32);
+  CHECK(find(amp, "layers.q")->kernel.d_format == FormatId::bf16);
+  CHECK(find(lower(kTinyDecoder, Precision::tf32, false), "layers.q")->kernel.d_format == FormatId::fp32);
 }
 
 TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache") {

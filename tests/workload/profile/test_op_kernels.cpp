@@ -39,6 +39,9 @@ TEST_CASE("op kernels: GEMM ops, their layouts and formats") {
   REQUIRE(bmm.mapped);
   CHECK(bmm.kernels[0].batch == 12);
   CHECK(bmm.kernels[0].a_format == FormatId::bf16);
+  CHECK(bmm.kernels[0].c_format == FormatId::fp32);  // accumulates in fp32,
+  CHECK(bmm.kernels[0].d_format == FormatId::bf16);  // returns bf16 (PyTorch's output dtype)
+  CHECK(mm_tc.kernels[0].d_format == FormatId::fp32);
   OpKernels lin = op_kernels(op("aten::linear", {{8, 128, 768}, {3072, 768}, {3072}}, {"c10::Half", "c10::Half", "c10::Half"}), tc);
   REQUIRE(lin.mapped);
   CHECK(lin.kernels[0].m == 1024);
