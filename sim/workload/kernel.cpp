@@ -86,6 +86,8 @@ std::string kernel_size_problem(const Kernel& kernel) {
   return "";
 }
 
+FormatId framework_output_format(FormatId in, FormatId acc) { return format_bits(in) == 16 ? in : acc; }
+
 Kernel make_gemm(std::string name, std::int64_t m, std::int64_t n, std::int64_t k, FormatId ab, FormatId cd) {
   Kernel g;
   g.kind = Kernel::Kind::gemm;

@@ -189,6 +189,11 @@ inline constexpr double kMaxKernelElements = 1099511627776.0;     // 2^40
 inline constexpr double kMaxKernelMacs = 1152921504606846976.0;  // 2^60
 std::string kernel_size_problem(const Kernel& kernel);
 
+// The format a framework's GEMM stores (Kernel::d_format) for inputs `in` accumulated in `acc`:
+// 16-bit GEMMs return their inputs' format (PyTorch's fp16/bf16 mm, cuBLAS with a 16-bit C),
+// the others the accumulator's.
+FormatId framework_output_format(FormatId in, FormatId acc);
+
 Kernel make_gemm(std::string name, std::int64_t m, std::int64_t n, std::int64_t k, FormatId ab = FormatId::fp16,
                  FormatId cd = FormatId::fp32);
 

@@ -38,7 +38,7 @@ struct Layer {
 
 Kernel gemm(const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k) {
   Kernel g = make_gemm(name, m, n, k, FormatId::fp16, FormatId::fp32);
-  g.d_format = FormatId::fp16;  // fp32 accumulation, fp16 output
+  g.d_format = framework_output_format(g.a_format, g.c_format);  // fp32 accumulation, fp16 output
   g.layout = Layout::NT;  // nn.Linear: y = x W^T
   return g;
 }

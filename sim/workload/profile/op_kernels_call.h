@@ -85,9 +85,8 @@ struct Call {
       in = pf.gemm_in, acc = pf.gemm_acc;
     }
     k.a_format = k.b_format = in;
-    k.c_format = k.d_format = acc;
-    // PyTorch's 16-bit GEMMs return their inputs' dtype: the epilogue stores 16-bit values.
-    if (format_bits(in) == 16) k.d_format = in;
+    k.c_format = acc;
+    k.d_format = framework_output_format(in, acc);
     return true;
   }
   // The format a memory op runs in, and the factor its bytes scale by under `precision`.

@@ -244,10 +244,13 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
     m.kv_cache = c.kv_cache_bytes;
   }
   out.notes = std::move(c.notes);
+  std::size_t fused = 0, first = 0;
+  for (std::size_t i = c.epilogue_of.size(); i-- > 0;)
+    if (c.epilogue_of[i] >= 0) ++fused, first = i;
+  if (fused > 0)
+    out.notes.push_back(std::to_string(fused) + " layers fused into the preceding conv/linear epilogue (first: " +
+                        net.layers[first].name + ")");
   out.epilogue_of = std::move(c.epilogue_of);
-  if (!c.folded.empty())
-    out.notes.push_back(std::to_string(c.folded.size()) + " layers fused into the preceding conv/linear epilogue (first: " +
-                        c.folded.front() + ")");
   std::int64_t in_batch_norm = 0;  // copies included
   for (std::size_t i = 0; i < net.layers.size(); ++i)
     if (c.in_batch_norm[i]) in_batch_norm += net.layers[i].count;

@@ -20,10 +20,9 @@ FormatId accumulator_for(const Context& c, FormatId in) {
 Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
             std::int64_t batch, Layout layout, Pass pass, FormatId in) {
   Kernel g = make_gemm(name, m, n, k, in, accumulator_for(c, in));
-  // The output a framework stores: 16-bit GEMMs return their inputs' format (fp32 accumulation
-  // inside), quantized ones the mode's activation format (dequantized in the epilogue).
-  if (c.f.quantized_inputs && format_bits(in) == 8) g.d_format = storage_of(c.f.activation);
-  else if (format_bits(in) == 16) g.d_format = in;
+  // Quantized GEMMs store the mode's activation format (dequantized in the epilogue).
+  g.d_format = c.f.quantized_inputs && format_bits(in) == 8 ? storage_of(c.f.activation)
+                                                            : framework_output_format(in, g.c_format);
   g.batch = batch;
   g.layout = layout;
   g.pass = pass;

@@ -141,15 +141,19 @@ void Context::save_extra(int li, double bytes_per_copy) {
   if (opt.training) saved_extra_bytes += bytes_per_copy * double(layer(li).count);
 }
 
+int Context::epilogue_producer(int p) const {
+  const Layer& l = layer(p);
+  if (l.inputs.empty()) return -1;
+  return l.kind == LayerKind::add ? *std::max_element(l.inputs.begin(), l.inputs.end()) : l.inputs[0];
+}
+
 int Context::gemm_epilogue_root(int p) const {
-  while (p >= 0) {
+  for (; p >= 0; p = epilogue_producer(p)) {
     const Layer& l = layer(p);
     if (l.kind == LayerKind::conv2d || l.kind == LayerKind::linear) return p;
     const bool identity = l.kind == LayerKind::flatten || l.kind == LayerKind::reshape ||
                           (l.kind == LayerKind::dropout && !opt.training);
-    const bool in_epilogue = std::find(folded.begin(), folded.end(), l.name) != folded.end();
-    if ((!identity && !in_epilogue) || l.inputs.empty()) return -1;
-    p = l.kind == LayerKind::add ? *std::max_element(l.inputs.begin(), l.inputs.end()) : l.inputs[0];
+    if (!identity && epilogue_of[std::size_t(p)] < 0) return -1;
   }
   return -1;
 }

@@ -24,8 +24,8 @@ struct Context {
   double saved_extra_bytes = 0;            // saved tensors that are no layer's output (masks, casts, P)
   double kv_cache_bytes = 0;
   std::vector<std::string> notes;
-  std::vector<std::string> folded;         // layers run inside the previous kernel's epilogue
-  std::vector<int> epilogue_of;            // per layer: the conv/linear whose epilogue runs it, or -1
+  // Per layer: the conv/linear whose epilogue runs it (fused epilogues), or -1.
+  std::vector<int> epilogue_of;
   // Per layer: a ReLU or residual add run inside a batch norm's kernels (fuse_batch_norm_relu).
   std::vector<bool> in_batch_norm;
 
@@ -53,9 +53,11 @@ struct Context {
   // (fused epilogues: gemm_epilogue_root finds one).
   bool quantized_by_producer(int li, std::size_t which) const;
   // The conv/linear layer whose kernel's epilogue writes layer p's output: p itself, or the GEMM
-  // that layers folded into its epilogue (`folded`) and identities (inference dropout, views) lead
-  // back to; a folded residual add leads to its operand computed last. -1 when none does.
+  // that layers run in an epilogue (`epilogue_of`) and identities (inference dropout, views) lead
+  // back to, step by step through epilogue_producer. -1 when none does.
   int gemm_epilogue_root(int p) const;
+  // The layer before p on that path: a residual add's operand computed last, else its input.
+  int epilogue_producer(int p) const;
 };
 
 // A memory-bound kernel moving `read_elems` and `write_elems` elements of `format` (plus

@@ -44,7 +44,7 @@ bool folds_into_epilogue(const Context& c, int li) {
   const int p = l.inputs[0];
   const Layer& prod = c.layer(p);
   // The producer is the conv/linear itself, or a layer already folded into its epilogue (conv+bn+relu).
-  const bool fused_producer = std::find(c.folded.begin(), c.folded.end(), prod.name) != c.folded.end();
+  const bool fused_producer = c.epilogue_of[std::size_t(p)] >= 0;
   if (prod.kind != LayerKind::conv2d && prod.kind != LayerKind::linear && !fused_producer) return false;
   if (c.grad_adds[std::size_t(p)] > 0 || prod.count != l.count) return false;  // its output has other readers
   switch (l.kind) {
@@ -85,19 +85,14 @@ int residual_add_host(const Context& c, int li) {
     return -1;
   const std::int64_t out = c.output_elements(li);
   if (c.input_elements(li, 0) != out || c.input_elements(li, 1) != out) return -1;
-  const int p = std::max(l.inputs[0], l.inputs[1]);
+  const int p = c.epilogue_producer(li);
   if (p < 0 || l.inputs[0] == l.inputs[1]) return -1;
   const int root = c.gemm_epilogue_root(p);
   if (root < 0 || c.layer(root).count != l.count) return -1;
   // Every tensor from the GEMM's output to the add has one reader: the epilogue may change it.
-  // (The path is gemm_epilogue_root's: a folded add continues at its operand computed last.)
-  int q = p, next = li;
-  while (true) {
+  for (int q = p, next = li;; next = q, q = c.epilogue_producer(q)) {
     if (sole_reader(c, q) != next) return -1;
     if (q == root) return root;
-    const Layer& ql = c.layer(q);
-    next = q;
-    q = ql.kind == LayerKind::add ? *std::max_element(ql.inputs.begin(), ql.inputs.end()) : ql.inputs[0];
   }
 }
 
@@ -256,14 +251,12 @@ void lower_memory_layer(Context& c, int li) {
         ++it->kernel.epilogue_inputs;
         break;
       }
-    c.out_format[L] = c.out_format[std::size_t(std::max(l.inputs[0], l.inputs[1]))];
-    c.folded.push_back(l.name);
+    c.out_format[L] = c.out_format[std::size_t(c.epilogue_producer(li))];
     c.epilogue_of[L] = host;
     return;
   }
   if (folds_into_epilogue(c, li)) {
     c.out_format[L] = c.input_format(li, 0);
-    c.folded.push_back(l.name);
     c.epilogue_of[L] = c.gemm_epilogue_root(l.inputs[0]);
     if (kind != LayerKind::batch_norm && c.opt.training) {  // the gradient still needs its own kernel
       const double n = double(c.output_elements(li));
