@@ -103,12 +103,13 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double trips = l.dependent_loads + l.reread_trips;
   // Cycles per element on the SM: the FP32 lanes for the counted lane work and after them the
   // integer/logic lanes for the logic-pipe instructions (no dual issue), or the issue slots for all
-  // counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 the pipes bound first).
+  // counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 the pipes bound first),
+  // or the special-function pipe's results (SiLU: 3 per element at 16 per clock, as long as its issue).
   const double issue_per_element =
-      std::max(l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
+      std::max({l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
                (l.instructions_per_element + l.logic_instructions_per_element + l.issue_instructions_per_element +
                 l.integer_instructions_per_element) /
-                   g.issue_lanes_per_clk());
+                   g.issue_lanes_per_clk(), l.sfu_per_element / g.sfu_per_clk()});
   const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);

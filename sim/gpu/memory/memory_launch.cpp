@@ -107,6 +107,9 @@ constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 // fused_dropout_kernel_vec: PTX of a replica (launch_for), 160 per 4-element vector.
 constexpr double kDropoutInstructions = 160 / 4.0;
 constexpr double kSiluAndMulInstructions = 47;
+// PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
+// element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
+constexpr double kSiluInstructions = 23.75;
 constexpr double kIndexSelectLargeInstructions = 100;
 constexpr double kRopeInstructionsPerPair = 64;
 constexpr double kRmsNormInstructions = 9 + 18;
@@ -137,12 +140,15 @@ constexpr double kGeluErfFmaInstructions = 14, kGeluErfLogicInstructions = 11.5,
 constexpr double kRopeRowInstructionsPerThread = 63;
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
-// unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp, sigmoid and silu one
-// ex2; tanh an ex2 and a reciprocal; division a reciprocal and a correction (counted 2); powf an lg2
-// and an ex2. erf-based gelu is a polynomial (FP32 lanes only) [assumed from the libdevice sources'
+// unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp one ex2; tanh an ex2
+// and a reciprocal; division a reciprocal and its FCHK range check (2); sigmoid and silu, x / (1 +
+// expf(-x)), 3: Nsight Compute on the H200 has SiLU's XU pipe as busy as its issue slots at 23.75
+// instructions per element (3 per element at 16 lanes; sim/gpu/README.md, "SiLU's special-function
+// pipe"); powf an lg2 and an ex2. erf-based gelu is a polynomial (FP32 lanes only) [assumed from the libdevice sources'
 // structure, not timed].
 double sfu_per_element(const std::string& op) {
-  if (is_one_of(op, {"exp", "sigmoid", "silu", "swiglu", "silu_and_mul", "gelu_tanh", "softplus", "elu"})) return 1;
+  if (is_one_of(op, {"sigmoid", "silu", "swiglu", "silu_and_mul"})) return 3;
+  if (is_one_of(op, {"exp", "gelu_tanh", "softplus", "elu"})) return 1;
   if (is_one_of(op, {"tanh", "pow", "div", "reciprocal", "log_sigmoid"})) return 2;
   if (is_one_of(op, {"log", "sqrt", "rsqrt"})) return 1;
   return 0;
@@ -166,6 +172,7 @@ MemoryLaunch elementwise(const Kernel& k, std::int64_t elements, int threads, in
     l.issue_instructions_per_element = kGeluErfIssueInstructions;
   }
   if (op == "gelu_backward") l.issue_instructions_per_element = kGeluBackwardInstructions;
+  if (op == "silu") l.issue_instructions_per_element = kSiluInstructions;
   return l;
 }
 
@@ -637,7 +644,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.ctas = rows;
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
-    l.sfu_per_element = 1;  // ex2 in silu's sigmoid / in tanh
+    l.sfu_per_element = op == "silu_and_mul" ? sfu_per_element(op) : 1;  // tanh's ex2
     l.scalar_loop = true;
     if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
     l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
