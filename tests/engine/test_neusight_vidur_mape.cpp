@@ -206,8 +206,12 @@ TEST_CASE("Vidur's operator profile measured on the H200 (in the repository, hel
   // mlp_act 16.12 -> 14.65; all ten ops 12.23 -> 11.97%. Since the files' rotary_dim column has
   // phi-2 rotate the 32 of 80 dimensions that run rotated (its rows were +17..+61%): rope 15.21 -> 11.76.
   CHECK(group_mape(rep, "vidur emb") <= 12.0);                        // 11.18 (8.89 with the launch, 14.74 with the rows and writes from L2)
-  CHECK(group_mape(rep, "vidur input_layernorm") <= 16.5);            // 15.68 (10.43 with the launch)
-  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 12.0);   // 11.30 (11.49)
+  // Since a norm's second pass waits for its weight from L2 in the SM's first round of CTAs
+  // (MemoryLaunch::reread_loads_parameters): input norm 15.68 -> 9.04, post norm 11.30 -> 12.80. The
+  // same kernel at the same shape measures 2.8-3.0 us in some of these runs and 3.6-3.8 us in others
+  // (Llama-2 post norm, 1 token: 3.78 at TP 1, 2.91 at TP 8); the model went from 3.1 to 3.6 us.
+  CHECK(group_mape(rep, "vidur input_layernorm") <= 10.0);            // 9.04 (15.68, 10.43 with the launch)
+  CHECK(group_mape(rep, "vidur post_attention_layernorm") <= 13.5);   // 12.80 (11.30, 11.49)
   CHECK(group_mape(rep, "vidur attn_rope") <= 12.5);                  // 11.76 (15.21, 16.29, 18.29)
   CHECK(group_mape(rep, "vidur mlp_act") <= 15.5);                    // 14.65 (16.12, 22.74)
   CHECK(group_mape(rep, "vidur add") <= 17.5);                        // 16.45 (29.94)

@@ -151,15 +151,21 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
     return (l.dependent_loads - l.dram_trips) * trip(n, mem_latency + burst(n, level_bw)) +
            l.dram_trips * trip(n, g.dram_latency + burst(n, dram_bw));
   };
-  auto cta_path = [&](std::int64_t n) {
-    return first_pass(n) + l.reread_trips * trip(n, reread_latency) +
+  // A re-read pass that also loads per-feature parameters (layer norm's gamma and beta) waits for
+  // them: from L2 in the SM's first round of CTAs, from L1 once an earlier round brought them in.
+  auto cta_path = [&](std::int64_t n, bool first_round) {
+    const double reread_trip_latency =
+        l.reread_loads_parameters && first_round ? std::max(reread_latency, g.l2_hit_latency()) : reread_latency;
+    return first_pass(n) + l.reread_trips * trip(n, reread_trip_latency) +
            (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
            g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
   };
   // Full rounds of `resident` CTAs, then a last round of the remainder.
   const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
-  const double cta_cycles = cta_path(resident);
-  const double latency_cycles = double(full_rounds) * cta_cycles + (last > 0 ? cta_path(last) : 0.0);
+  const double cta_cycles = cta_path(resident, false);
+  const double latency_cycles =
+      full_rounds > 0 ? cta_path(resident, true) + double(full_rounds - 1) * cta_cycles + (last > 0 ? cta_path(last, false) : 0.0)
+                      : cta_path(last, true);
 
   // Lockstep phases of row kernels with CTA-wide barriers (block reductions between passes: softmax
   // over long rows, layer norm, RMS norm, reductions). The CTAs of a round start together and wait

@@ -293,6 +293,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
   }
   l.reread_trips = l.dependent_loads;
   l.reread_passes = 1;
+  l.reread_loads_parameters = !backward;  // gamma and beta (RMS: the weight) beside each vector of x
   l.block_reductions = 1;
   l.sfu_per_element = 0;  // one rsqrt per row
   return l;

@@ -31,6 +31,9 @@ struct MemoryLaunch {
   // sum and write passes): serial round trips `reread_trips`, bytes `reread_passes` x the input.
   double reread_trips = 0;
   int reread_passes = 0;
+  // Each re-read trip also loads per-feature parameters (layer norm's gamma and beta, RMS norm's
+  // weight): the SM's first round of CTAs waits for them from L2, later rounds find them in L1.
+  bool reread_loads_parameters = false;
   // The share of the CTA's input bytes a re-read pass reads again (softmax's gradient re-reads dY,
   // one of its two inputs).
   double reread_share = 1;
