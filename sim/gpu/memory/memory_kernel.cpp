@@ -144,19 +144,25 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // at the SM's share of the bandwidth (stores are posted and do not hold the loop). The H200's
   // Nsight Compute counts of Sarathi's SiLU x up at 4096 tokens: 1160 cycles of memory wait per
   // trip, its latency (672) plus 8 KiB at 16.8 B/clk (validation/measured/H200/vidur_layer).
-  auto burst = [&](std::int64_t n, double bw) {
-    return l.scalar_loop ? double(n) * trip_bytes * active_sms / bw : 0.0;
+  // Row kernels with barriers (layer and RMS norm, softmax, cuDNN's channels-first batch norm) do
+  // the same in the SM's first round: its CTAs start together and run the same trips in step.
+  // Later rounds start as earlier CTAs finish, staggered, and their trips overlap the others'
+  // transfers (the lockstep phases below bound them by bandwidth instead).
+  auto burst = [&](std::int64_t n, double bw, bool first_round) {
+    // (Serial trips already charge their bytes in `trip`: GammaBetaBackward.)
+    const bool together = l.scalar_loop || (l.block_reductions > 0 && first_round && !l.serial_trips);
+    return together ? double(n) * trip_bytes * active_sms / bw : 0.0;
   };
-  auto first_pass = [&](std::int64_t n) {
-    return (l.dependent_loads - l.dram_trips) * trip(n, mem_latency + burst(n, level_bw)) +
-           l.dram_trips * trip(n, g.dram_latency + burst(n, dram_bw));
+  auto first_pass = [&](std::int64_t n, bool first_round) {
+    return (l.dependent_loads - l.dram_trips) * trip(n, mem_latency + burst(n, level_bw, first_round)) +
+           l.dram_trips * trip(n, g.dram_latency + burst(n, dram_bw, first_round));
   };
   // A re-read pass that also loads per-feature parameters (layer norm's gamma and beta) waits for
   // them: from L2 in the SM's first round of CTAs, from L1 once an earlier round brought them in.
   auto cta_path = [&](std::int64_t n, bool first_round) {
     const double reread_trip_latency =
         l.reread_loads_parameters && first_round ? std::max(reread_latency, g.l2_hit_latency()) : reread_latency;
-    return first_pass(n) + l.reread_trips * trip(n, reread_trip_latency) +
+    return first_pass(n, first_round) + l.reread_trips * trip(n, reread_trip_latency) +
            (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
            g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
   };
@@ -180,13 +186,16 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double sm_level_bw = level_bw / active_sms;
   const double cta_level_bytes = level_bytes / double(l.ctas);
   // The part of a round's first pass that waits for bandwidth beyond the CTA path's own trips.
-  auto bandwidth_wait = [&](std::int64_t n) {
-    return std::max(0.0, double(n) * cta_level_bytes / sm_level_bw - first_pass(n));
+  auto bandwidth_wait = [&](std::int64_t n, bool first_round) {
+    return std::max(0.0, double(n) * cta_level_bytes / sm_level_bw - first_pass(n, first_round));
   };
   const double phased_cycles =
-      phased ? latency_cycles + double(full_rounds) * bandwidth_wait(resident) + (last > 0 ? bandwidth_wait(last) : 0.0)
-             : 0.0;
-  const bool bandwidth_phases = phased && bandwidth_wait(resident) > 0;
+      !phased ? 0.0
+      : full_rounds > 0
+          ? latency_cycles + bandwidth_wait(resident, true) + double(full_rounds - 1) * bandwidth_wait(resident, false) +
+                (last > 0 ? bandwidth_wait(last, false) : 0.0)
+          : latency_cycles + bandwidth_wait(last, true);
+  const bool bandwidth_phases = phased && bandwidth_wait(resident, full_rounds <= 1) > 0;
 
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.
@@ -244,7 +253,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("ctas_per_sm", double(resident));
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
-  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(resident));
+  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(resident, false));
   r.set("launch_overhead_us", fixed_s * 1e6);
   // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
   // loads/stores when the instructions are not counted, 2 register sources per instruction.

@@ -389,10 +389,12 @@ MemoryLaunch layer_norm_gamma_beta(std::int64_t features, std::int64_t rows) {
 // output or dx): the kernel's bytes already count both passes, so both are its serial trips here.
 // With few channels most SMs idle and one CTA's loads in flight bound each SM (Little's law):
 // ResNet-50's 64-channel layers at 112x112 run at a fifth of the DRAM bandwidth.
-// Calibration (named): elements per thread per memory round trip, 2 forward and 1 backward, fitted
-// to the two 64-channel kernels of the H100 ResNet-50 TF32 batch-128 trace (959.6 and 2411 us);
-// every other kernel of the H100 traces and the DLE A100/V100 rows are checked, not fitted.
-constexpr double kBnNchwForwardElementsPerTrip = 2;
+// Calibration (named): elements per thread per memory round trip, 3 forward and 1 backward, fitted
+// to the two 64-channel kernels of the H100 ResNet-50 TF32 batch-128 trace (959.6 and 2411 us:
+// 1018 and 2784 us); every other kernel of the H100 traces and the DLE A100/V100 rows are checked,
+// not fitted. Refitted in session 56, when the first round's trips began to wait for their burst
+// (memory_kernel.cpp): 2 forward gave 1126 us before, 1400 after; 4 gives 831.
+constexpr double kBnNchwForwardElementsPerTrip = 3;
 constexpr double kBnNchwBackwardElementsPerTrip = 1;
 
 MemoryLaunch batch_norm_nchw(std::int64_t channels, std::int64_t per_channel, bool backward) {
