@@ -195,7 +195,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
           ? latency_cycles + bandwidth_wait(resident, true) + double(full_rounds - 1) * bandwidth_wait(resident, false) +
                 (last > 0 ? bandwidth_wait(last, false) : 0.0)
           : latency_cycles + bandwidth_wait(last, true);
-  const bool bandwidth_phases = phased && bandwidth_wait(resident, full_rounds <= 1) > 0;
+  const bool bandwidth_phases = phased && phased_cycles > latency_cycles;  // some round waited for bandwidth
 
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
   // the special-function unit's results.

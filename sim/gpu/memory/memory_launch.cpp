@@ -144,8 +144,8 @@ constexpr double kRopeRowInstructionsPerThread = 63;
 // and a reciprocal; division a reciprocal and its FCHK range check (2); sigmoid and silu, x / (1 +
 // expf(-x)), 3: Nsight Compute on the H200 has SiLU's XU pipe as busy as its issue slots at 23.75
 // instructions per element (3 per element at 16 lanes; sim/gpu/README.md, "SiLU's special-function
-// pipe"); powf an lg2 and an ex2. erf-based gelu is a polynomial (FP32 lanes only) [assumed from the libdevice sources'
-// structure, not timed].
+// pipe"); powf an lg2 and an ex2. erf-based gelu is a polynomial (FP32 lanes only) [assumed from the
+// libdevice sources' structure, not timed].
 double sfu_per_element(const std::string& op) {
   if (is_one_of(op, {"sigmoid", "silu", "swiglu", "silu_and_mul"})) return 3;
   if (is_one_of(op, {"exp", "gelu_tanh", "softplus", "elu"})) return 1;
@@ -647,7 +647,8 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.threads_per_cta = int(std::min<std::int64_t>(r, g.max_threads_per_cta));
     l.ctas = rows;
     l.dependent_loads = double(ceil_div(r, l.threads_per_cta));
-    l.sfu_per_element = op == "silu_and_mul" ? sfu_per_element(op) : 1;  // tanh's ex2
+    // SiLU x up: expf and the division (3); the tanh GELUs: tanh's ex2 (1).
+    l.sfu_per_element = op == "silu_and_mul" ? sfu_per_element(op) : 1;
     l.scalar_loop = true;
     if (op == "silu_and_mul") l.instructions_per_element = kSiluAndMulInstructions;
     l.kernel = op + " kernel (a CTA of " + std::to_string(l.threads_per_cta) + " threads per token, " +
