@@ -103,14 +103,17 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double trips = l.dependent_loads + l.reread_trips;
   // Cycles per element on the SM: the FP32 lanes for the counted lane work and after them the
   // integer/logic lanes for the logic-pipe instructions (no dual issue), or the issue slots for all
-  // counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 the pipes bound first),
-  // or the special-function pipe's results (SiLU: 3 per element at 16 per clock, as long as its issue).
+  // counted instructions (the same on sm_90's 128 FP32 lanes; on V100/A100 the pipes bound first).
   const double issue_per_element =
-      std::max({l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
+      std::max(l.instructions_per_element / g.peak_ffma_per_clk() + l.logic_instructions_per_element / g.int32_per_clk(),
                (l.instructions_per_element + l.logic_instructions_per_element + l.issue_instructions_per_element +
                 l.integer_instructions_per_element) /
-                   g.issue_lanes_per_clk(), l.sfu_per_element / g.sfu_per_clk()});
-  const double cta_issue = double(l.elements) / double(l.ctas) * issue_per_element;
+                   g.issue_lanes_per_clk());
+  // What a CTA's trip serves per element: that, or the special-function pipe's results where they
+  // take longer (SiLU: 3 per element at 16 per clock, as long as its issue). Their throughput floor
+  // is the `sfu` term below.
+  const double service_per_element = std::max(issue_per_element, l.sfu_per_element / g.sfu_per_clk());
+  const double cta_issue = double(l.elements) / double(l.ctas) * service_per_element;
   const double issue = trips > 0 ? cta_issue / trips : 0.0;
   const double warps_per_subcore = std::ceil(double(warps_per_cta) / g.subcores_per_sm);
   const double trip_bytes = trips > 0 ? (bytes_read / double(l.ctas)) / l.dependent_loads : 0.0;
@@ -168,10 +171,13 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   };
   // Full rounds of `resident` CTAs, then a last round of the remainder.
   const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
+  // The sum of f(n CTAs, first round?) over the SM's rounds.
+  auto over_rounds = [&](auto&& f) {
+    if (full_rounds == 0) return f(last, true);
+    return f(resident, true) + double(full_rounds - 1) * f(resident, false) + (last > 0 ? f(last, false) : 0.0);
+  };
   const double cta_cycles = cta_path(resident, false);
-  const double latency_cycles =
-      full_rounds > 0 ? cta_path(resident, true) + double(full_rounds - 1) * cta_cycles + (last > 0 ? cta_path(last, false) : 0.0)
-                      : cta_path(last, true);
+  const double latency_cycles = over_rounds(cta_path);
 
   // Lockstep phases of row kernels with CTA-wide barriers (block reductions between passes: softmax
   // over long rows, layer norm, RMS norm, reductions). The CTAs of a round start together and wait
@@ -189,12 +195,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   auto bandwidth_wait = [&](std::int64_t n, bool first_round) {
     return std::max(0.0, double(n) * cta_level_bytes / sm_level_bw - first_pass(n, first_round));
   };
-  const double phased_cycles =
-      !phased ? 0.0
-      : full_rounds > 0
-          ? latency_cycles + bandwidth_wait(resident, true) + double(full_rounds - 1) * bandwidth_wait(resident, false) +
-                (last > 0 ? bandwidth_wait(last, false) : 0.0)
-          : latency_cycles + bandwidth_wait(last, true);
+  const double phased_cycles = phased ? latency_cycles + over_rounds(bandwidth_wait) : 0.0;
   const bool bandwidth_phases = phased && phased_cycles > latency_cycles;  // some round waited for bandwidth
 
   // Arithmetic: one FP32 lane op per flop (elementwise ops are adds/multiplies, not FMAs), and
