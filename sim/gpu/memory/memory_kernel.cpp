@@ -171,10 +171,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   };
   // Full rounds of `resident` CTAs, then a last round of the remainder.
   const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
-  // The sum of f(n CTAs, first round?) over the SM's rounds.
+  // The sum of f(n CTAs, first round?) over the SM's rounds. (A named copy: clang 14 lambdas cannot
+  // capture a structured binding.)
+  const std::int64_t full = resident;
   auto over_rounds = [&](auto&& f) {
     if (full_rounds == 0) return f(last, true);
-    return f(resident, true) + double(full_rounds - 1) * f(resident, false) + (last > 0 ? f(last, false) : 0.0);
+    return f(full, true) + double(full_rounds - 1) * f(full, false) + (last > 0 ? f(last, false) : 0.0);
   };
   const double cta_cycles = cta_path(resident, false);
   const double latency_cycles = over_rounds(cta_path);
