@@ -214,6 +214,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.dram_channels = int(c.integer("dram.channels"));
   g.dram_activate_interval_s = c.time_s("dram.activate_interval");
   g.dram_access_granularity = double(c.bytes("dram.access_granularity"));
+  g.dram_run_overhead = double(c.bytes("dram.run_overhead"));
   g.launch_overhead_s = c.time_s("kernel.launch_overhead");
   g.empty_kernel_s = c.time_s("kernel.empty_duration");
   g.host_kernel_overhead_s = c.time_s("host.kernel_overhead");

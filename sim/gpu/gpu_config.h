@@ -122,6 +122,7 @@ struct GpuConfig {
   double dram_latency = 313;                   // L2-miss latency, whole trip (cycles)
   int dram_channels = 32;                      // independent channels (row-activation limit each)
   double dram_activate_interval_s = 0;         // tRRD: min time between row activations in a channel (0: off)
+  double dram_run_overhead = 0;                // bytes of bus time lost per short operand run (0: off)
   double dram_access_granularity = 64;         // bytes of the smallest DRAM access
 
   // Kernel launch

@@ -149,6 +149,11 @@ Schema make_schema() {
   s.add({"dram.activate_interval", ParamType::time, "0s",
          "tRRD: minimum time between row activations in one channel; streams that use few bytes per row opened "
          "(K-contiguous operand tiles) become activation-bound (0: not modelled)", 0, 1e-6});
+  s.add({"dram.run_overhead", ParamType::bytes, "0B",
+         "bus time lost per short run of an operand tile's row (a GEMM's K-contiguous k-tile, a GEMV's row "
+         "segment), in bytes: each run of r bytes moves at r / (r + this) of the streaming rate, the row switch "
+         "that bank parallelism does not hide (0: not modelled)",
+         0, 4096});
   s.add({"dram.access_granularity", ParamType::bytes, "64B", "smallest DRAM access (bus width x burst)", 1, 4096});
 
   s.add({"kernel.launch_overhead", ParamType::time, "4.7us", "time per kernel launch seen by back-to-back host timing",

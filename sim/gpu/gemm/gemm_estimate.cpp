@@ -79,13 +79,17 @@ double dram_activation_factor(const GpuConfig& g, double run_bytes) {
   // bytes (activation limit). NeuSight's V100 bmm rows whose K-contiguous fp32 operand (32-byte runs
   // per k-tile) dominates the traffic stream at 223-270 GB/s: 32 / 99 of the 828 GB/s achievable
   // (268 GB/s); counting a 32-byte run as a whole 64-byte access had given 530.
+  // Beyond that rate limit, each run costs the channel `dram.run_overhead` bytes of bus time (a row
+  // switch that the other banks do not hide): HBM3's linear streams (elementwise kernels, copies)
+  // reach 0.90 of the peak on the H100 and H200 while GEMMs' and GEMVs' weight streams, rows read in
+  // 128-512-byte runs, reach 0.80-0.88 (sim/gpu/README.md, "Short runs of a tile's rows").
   const double run = std::max(run_bytes, kSectorBytes);
   double f = std::min(1.0, run / std::max(run, g.dram_access_granularity));
   if (g.dram_activate_interval_s > 0) {
     const double per_activation = g.dram_bytes_per_s / g.dram_channels * g.dram_activate_interval_s;
     f = std::min(f, run / per_activation);
   }
-  return f;
+  return f * run / (run + g.dram_run_overhead);
 }
 
 double dram_bytes_per_clk_for(const GpuConfig& g, const GemmProblem& p, const Mapping& m, const Traffic& t) {

@@ -74,7 +74,8 @@ struct Estimate {
 };
 
 // Fraction of the achievable DRAM bandwidth left when each row activation serves `run_bytes`
-// (dram.activate_interval, dram.channels, dram.access_granularity; 1 when the interval is 0).
+// (dram.activate_interval, dram.channels, dram.access_granularity, dram.run_overhead; 1 when the
+// interval and the overhead are 0).
 double dram_activation_factor(const GpuConfig& g, double run_bytes);
 
 // Achievable DRAM bytes per SM clock for this GEMM's traffic: the operands' streams are limited by

@@ -263,6 +263,33 @@ TEST_CASE("a DRAM row activation serves one run: the closed form of the activati
   CHECK(dram_activation_factor(g, 64) == 1.0);
 }
 
+TEST_CASE("a short run of a tile's row costs dram.run_overhead: an H100 weight stream runs below a linear stream's rate") {
+  GpuConfig g = test::shipped("h100");
+  // h100.yaml: 20 B of bus time per run, no activation-rate limit.
+  REQUIRE(g.dram_run_overhead == 20);
+  CHECK(dram_activation_factor(g, 128) == doctest::Approx(128.0 / 148.0));
+  CHECK(dram_activation_factor(g, 512) == doctest::Approx(512.0 / 532.0));
+  CHECK(dram_activation_factor(g, 16) == doctest::Approx(32.0 / 52.0));  // one sector
+  // A decode step's projection, x @ W^T (W: 14336 x 8192 fp16, 235 MB, K-major): measured 81.8-85.5 us
+  // on the lent H100 (validation/measured/H100/op_profile/gemm_fp16, the TNT and TTT kernels).
+  GpuModel model(g);
+  Kernel k = make_gemm("decode_up", 16, 14336, 8192);
+  k.layout = Layout::NT;
+  const KernelResult r = model.run(k);
+  CHECK(r.bound == "dram");
+  CHECK(r.time_s == doctest::Approx(84e-6).epsilon(0.1));
+  // The same bytes as one linear stream (an elementwise kernel's rate) take less time.
+  Kernel stream;
+  stream.kind = Kernel::Kind::memory;
+  stream.name = "stream";
+  stream.bytes_read = 14336ull * 8192 * 2;
+  CHECK(model.run(stream).time_s < r.time_s / 1.08);
+  // Without the overhead the GEMM streams at the linear rate: 10% faster than measured.
+  g.dram_run_overhead = 0;
+  CHECK(dram_activation_factor(g, 128) == 1.0);
+  CHECK(GpuModel(g).run(k).time_s < 0.92 * r.time_s);
+}
+
 static double k_major_c_bytes(const Kernel& k) { return format_bits(k.d_format) / 8.0; }
 
 TEST_CASE("a K-contiguous streamed operand is activation-bound, an M-contiguous one is not") {
