@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "gpu/gpu_config.h"
 #include "gpu/kernel_program.h"
+#include "workload/csv/csv_text.h"
 
 namespace po = boost::program_options;
 
@@ -47,7 +48,7 @@ Kernel parse_gemm(const std::string& text, const std::string& formats) {
 }
 
 int dump_verb(const std::vector<std::string>& args) {
-  std::string config_path, gemm, formats;
+  std::string config_path, gemm, formats, layout;
   std::vector<std::string> sets;
   int warp = 0, timeline = 0;
   po::options_description opts("Options");
@@ -55,17 +56,24 @@ int dump_verb(const std::vector<std::string>& args) {
       ("config,c", po::value(&config_path)->required(), "GPU config (YAML, kind: gpu)")
       ("gemm", po::value(&gemm)->required(), "the GEMM MxNxK[xBATCH]")
       ("formats", po::value(&formats), "operand formats A.B.ACC, e.g. f16.f16.f32 (default)")
+      ("layout", po::value(&layout), "op(A), op(B) of row-major operands: NN (default), NT, TN or TT (T: transposed)")
       ("warp", po::value(&warp), "which warp of the CTA (default 0, which also issues TMA)")
       ("timeline", po::value(&timeline), "also print the first N simulated issue events of that warp")
       ("set", po::value(&sets)->composing(), "override a config value (repeatable)");
   po::variables_map vm;
   if (!parse_options(args, "tcsim trace dump -c CONFIG --gemm MxNxK [options]",
                      "  tcsim trace dump -c configs/gpu/v100.yaml --gemm 4096x4096x4096 --formats f16.f16.f32\n"
-                     "  tcsim trace dump -c configs/gpu/h100.yaml --gemm 8192x8192x8192 --warp 1 --timeline 40",
+                     "  tcsim trace dump -c configs/gpu/h100.yaml --gemm 8192x8192x8192 --warp 1 --timeline 40\n"
+                     "  tcsim trace dump -c configs/gpu/h100.yaml --gemm 4096x4096x4096 --formats tf32.tf32.f32 --layout TT",
                      opts, nullptr, vm))
     return 0;
   if (timeline < 0) throw InputError("--timeline", "expected a number of events >= 0");
-  const Kernel kernel = parse_gemm(gemm, formats);
+  Kernel kernel = parse_gemm(gemm, formats);
+  if (!layout.empty()) {
+    const auto l = workload::parse_layout(layout);
+    if (!l) throw InputError("--layout", "expected NN, NT, TN or TT, got '" + layout + "'");
+    kernel.layout = *l;
+  }
   const gpu::GpuConfig g = gpu::GpuConfig::from(config::Config::load(config_path, gpu::config_schema(), sets));
   const gpu::KernelProgram kp = gpu::kernel_program(g, kernel);
   std::cout << gpu::dump_program(g, kp, warp);

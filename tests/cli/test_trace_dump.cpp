@@ -65,6 +65,22 @@ TEST_CASE("tcsim trace dump on H100: the tensor maps are fetched before the firs
   CHECK(a100.out.find("tensor-map") == std::string::npos);
 }
 
+TEST_CASE("tcsim trace dump --layout: an H100 tf32 GEMM with both operands M/N-major transposes one through shared memory") {
+  // wgmma reads tf32 operands K-major only (gemm/mapping.h, wgmma_transpose): NT (both K-major)
+  // has no transposition, TN (A M-major, B N-major) reads one tile to registers and writes it back.
+  const std::string cfg = (tcsim::test::source_dir() / "configs/gpu/h100.yaml").string();
+  const auto k = run_tcsim("trace dump -c " + cfg + " --gemm 4096x4096x4096 --formats tf32.tf32.f32 --layout NT");
+  REQUIRE(k.exit_code == 0);
+  CHECK(k.out.find("written K-major") == std::string::npos);
+  const auto mn = run_tcsim("trace dump -c " + cfg + " --gemm 4096x4096x4096 --formats tf32.tf32.f32 --layout tn");
+  REQUIRE(mn.exit_code == 0);
+  CHECK(mn.out.find("tf32 tile written K-major") != std::string::npos);
+  CHECK(mn.out.find("A fragments (LDS.32)") != std::string::npos);
+  const auto bad = run_tcsim("trace dump -c " + cfg + " --gemm 64x64x64 --layout NX");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--layout") != std::string::npos);
+}
+
 TEST_CASE("tcsim trace dump: bad input is a clear error with exit code 2") {
   const std::string cfg = (tcsim::test::source_dir() / "configs/gpu/v100.yaml").string();
   auto r = run_tcsim("trace dump -c " + cfg + " --gemm 0x16x16");
