@@ -172,11 +172,18 @@ Traffic estimate_traffic(const GpuConfig& g, const GemmProblem& p, const Mapping
   const double l2_a = batch * double(gm) * double(gn) * m.bm * p.a_bytes * K;
   const double l2_b = batch * double(gm) * double(gn) * m.bn * p.b_bytes / m.cluster * K;
   t.l2_read_bytes = l2_a + l2_b;
-  // Waves of concurrently running CTAs, rasterised M-fastest (blockIdx.x along M). A wave reads the
-  // A rows and B columns it touches; an operand small enough to stay in L2 is read once.
+  // Waves of concurrently running CTAs. A wave reads the A rows and B columns it touches; an operand
+  // small enough to stay in L2 is read once. The order: M-fastest (blockIdx.x along M), except for
+  // sm_90's persistent TMA kernels, whose tile scheduler walks the dimension with fewer tiles first
+  // (CUTLASS's PersistentTileSchedulerSm90, RasterOrderOptions::Heuristic: along M when the N tiles
+  // outnumber the M tiles, else along N), so a wave spans the short side and reads the long side's
+  // operand once.
   const double wave = double(g.sm_count) * cps / std::max(1, m.split_k);
-  const double rows = std::min<double>(double(gm), wave);
-  const double cols = std::min<double>(double(gn), std::ceil(wave / double(gm)));
+  const bool along_n = m.copy == CopyEngine::tma && gn <= gm;
+  const double rows = along_n ? std::min<double>(double(gm), std::ceil(wave / double(gn)))
+                              : std::min<double>(double(gm), wave);
+  const double cols = along_n ? std::min<double>(double(gn), wave)
+                              : std::min<double>(double(gn), std::ceil(wave / double(gm)));
   const double waves = std::ceil(double(gm) * double(gn) * batch / wave);
   const double half_l2 = double(g.l2_size) / 2;
   // A wave's rows of an implicit GEMM's im2col operand come from a footprint-sized share of the tensor.
