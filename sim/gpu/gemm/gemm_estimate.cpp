@@ -82,7 +82,7 @@ double dram_activation_factor(const GpuConfig& g, double run_bytes) {
   // Beyond that rate limit, each run costs the channel `dram.run_overhead` bytes of bus time (a row
   // switch that the other banks do not hide): HBM3's linear streams (elementwise kernels, copies)
   // reach 0.90 of the peak on the H100 and H200 while GEMMs' and GEMVs' weight streams, rows read in
-  // 128-512-byte runs, reach 0.80-0.88 (sim/gpu/README.md, "Short runs of a tile's rows").
+  // 128-512-byte runs, reach 0.77-0.89 (sim/gpu/README.md, "Short runs of a tile's rows").
   const double run = std::max(run_bytes, kSectorBytes);
   double f = std::min(1.0, run / std::max(run, g.dram_access_granularity));
   if (g.dram_activate_interval_s > 0) {
