@@ -16,6 +16,7 @@
 #include "systolic/schedule/fold_schedule.h"
 #include "systolic/memory/ofmap_write_buffer.h"
 #include "systolic/memory/user_bandwidth.h"
+#include "systolic/vector/vector_unit.h"
 
 namespace tcsim::systolic {
 
@@ -175,6 +176,11 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
 
 KernelResult SystolicModel::run(const Kernel& kernel) const {
   const std::string where = kernel.name.empty() ? "kernel" : kernel.name;
+  if (kernel.kind == Kernel::Kind::memory) {
+    if (!config_.vector.present())
+      throw InputError(where, "no vector unit (vector.lanes in the config): the array runs GEMM and convolution layers");
+    return run_vector_kernel(kernel, config_);
+  }
   const std::vector<Layer> layers = layers_of(kernel, where, false);  // identical copies: one simulated
   const double repeat = static_cast<double>(kernel.kind == Kernel::Kind::gemm ? kernel.batch : kernel.conv.batch);
   LayerReport total = run_layer(layers.front());

@@ -86,7 +86,7 @@ void require_clock(const Accelerator& acc, const std::string& where);
 // Throws InputError when the accelerator has no clock (require_clock), when it cannot run the
 // precision (naming it), for a kernel the
 // model rejects that is a GEMM, convolution or attention kernel (naming its layer), and for
-// lowering errors. Memory-bound kernels a model rejects (a systolic array has no vector unit)
+// lowering errors. Memory-bound kernels a model rejects (a systolic config without a vector unit)
 // are kept, marked not modelled, and counted.
 NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network& net, const NetworkRunOptions& opt);
 

@@ -35,6 +35,15 @@ void SystolicConfig::validate(const std::function<std::string(const std::string&
     throw InputError(where("clock"), "expected none or a clock in [1MHz, 10GHz], got " + std::to_string(clock_hz) + " Hz");
   if (dram_bandwidth_bytes_per_s != 0 && !(dram_bandwidth_bytes_per_s > 0 && dram_bandwidth_bytes_per_s <= kMaxDramBytesPerS))
     throw InputError(where("dram_bandwidth"), "expected none or a bandwidth in (0, 1PB/s]");
+  if (vector.lanes < 0 || vector.lanes > kMaxVectorLanes)
+    throw InputError(where("vector_lanes"), "expected 0 (no vector unit) to 2^20 lanes, got " + std::to_string(vector.lanes));
+  if (vector.present() && vector.sram_bytes_per_cycle == 0)
+    throw InputError(where("vector_lanes"), "a vector unit needs vector.sram_bandwidth, the bytes per cycle it reads "
+                                            "and writes in the activation buffer (like 512B/clk)");
+  if (!(vector.sram_bytes_per_cycle >= 0 && vector.sram_bytes_per_cycle <= kMaxVectorBytesPerCycle))
+    throw InputError(where("vector_sram_bandwidth"), "expected none or at most 1048576B/clk");
+  if (!(vector.latency_cycles >= 0 && vector.latency_cycles <= kMaxVectorLatencyCycles))
+    throw InputError(where("vector_latency"), "expected 0 to 1e9 cycles");
   // SCALE-Sim splits each read buffer into 100 sets of floor(words/100) words; fewer than 100
   // words leave it no room at all. The write buffer drains in lines of ArrayWidth words.
   auto check_sram = [&](std::uint64_t words, const char* field) {

@@ -24,6 +24,21 @@ inline constexpr std::int64_t kMaxAddressOffset = std::int64_t{1} << 48;
 inline constexpr double kMaxUserBandwidthWords = 1 << 20;
 inline constexpr double kMinClockHz = 1e6, kMaxClockHz = 1e10;  // as the GPU schema: 1 MHz .. 10 GHz
 inline constexpr double kMaxDramBytesPerS = 1e15;                 // 1 PB/s
+inline constexpr std::int64_t kMaxVectorLanes = std::int64_t{1} << 20;
+inline constexpr double kMaxVectorBytesPerCycle = 1048576;          // 1 MiB per cycle
+inline constexpr double kMaxVectorLatencyCycles = 1e9;
+
+// The vector unit beside the array that runs the memory-bound layers of a network (activations,
+// norms, softmax, residual adds, pooling, the optimizer): `lanes` arithmetic results per cycle,
+// reading and writing its operands in the on-chip activation buffer (the ifmap SRAM) at
+// `sram_bytes_per_cycle`, or streaming them from DRAM when they do not fit there. lanes == 0: no
+// vector unit (those layers are reported as not modelled). vector/vector_unit.h has the model.
+struct VectorUnit {
+  std::int64_t lanes = 0;
+  double sram_bytes_per_cycle = 0;
+  double latency_cycles = 0;  // fixed cycles per kernel (pipeline fill, issue)
+  bool present() const { return lanes > 0; }
+};
 
 struct SystolicConfig {
   std::string name = "systolic";  // SCALE-Sim run_name, or the YAML `name`
@@ -52,6 +67,8 @@ struct SystolicConfig {
   double dram_bandwidth_bytes_per_s = 0;
   // Faithful semantics: operand sizes come from the kernel's formats instead of word_bytes.
   bool bytes_from_formats = true;
+
+  VectorUnit vector;
 
   std::uint64_t ifmap_sram_words() const { return ifmap_sram_bytes / static_cast<std::uint64_t>(word_bytes); }
   std::uint64_t filter_sram_words() const { return filter_sram_bytes / static_cast<std::uint64_t>(word_bytes); }

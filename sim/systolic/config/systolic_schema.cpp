@@ -39,6 +39,15 @@ const config::Schema& config_schema() {
            kMaxUserBandwidthWords});
     s.add({"dram.bandwidth", ParamType::string, "none",
            "faithful with a clock: DRAM bandwidth like 34GB/s, or none (words_per_cycle in user mode, else unlimited)"});
+    s.add({"vector.lanes", ParamType::integer, "0",
+           "vector unit for the memory-bound layers of tcsim network (activations, norms, softmax, adds, pooling, "
+           "optimizer): arithmetic results per cycle; 0: none (those layers are reported as not modelled)",
+           0, double(kMaxVectorLanes)});
+    s.add({"vector.sram_bandwidth", ParamType::string, "none",
+           "bytes per cycle the vector unit reads and writes in the activation buffer (sram.ifmap), like 512B/clk; "
+           "required with vector.lanes"});
+    s.add({"vector.latency", ParamType::cycles, "0cycles", "fixed cycles per vector kernel (pipeline fill, issue)", 0,
+           kMaxVectorLatencyCycles});
     return s;
   }();
   return schema;
@@ -73,6 +82,9 @@ SystolicConfig config_from(const config::Config& cfg) {
   c.bandwidth_mode = cfg.string("dram.mode") == "user" ? BandwidthMode::user : BandwidthMode::calc;
   c.user_bandwidth_words = cfg.number("dram.words_per_cycle");
   c.dram_bandwidth_bytes_per_s = optional_unit("dram.bandwidth", &units::parse_bandwidth_bytes_per_s, "34GB/s");
+  c.vector.lanes = cfg.integer("vector.lanes");
+  c.vector.sram_bytes_per_cycle = optional_unit("vector.sram_bandwidth", &units::parse_bytes_per_cycle, "512B/clk");
+  c.vector.latency_cycles = cfg.cycles("vector.latency");
   if (c.semantics == Semantics::scalesim_v2 && c.word_bytes != 1)
     throw InputError(cfg.where("sram.word_size"), "semantics scalesim_v2 has 1-byte words (SCALE-Sim hard-codes it)");
   static const std::pair<const char*, const char*> fields[] = {
@@ -80,7 +92,9 @@ SystolicConfig config_from(const config::Config& cfg) {
       {"FilterSramSzkB", "sram.filter"},   {"OfmapSramSzkB", "sram.ofmap"},   {"Bandwidth", "dram.words_per_cycle"},
       {"word_bytes", "sram.word_size"},    {"clock", "clock"},
       {"IfmapOffset", "address.ifmap_offset"}, {"FilterOffset", "address.filter_offset"},
-      {"OfmapOffset", "address.ofmap_offset"}, {"dram_bandwidth", "dram.bandwidth"}};
+      {"OfmapOffset", "address.ofmap_offset"}, {"dram_bandwidth", "dram.bandwidth"},
+      {"vector_lanes", "vector.lanes"},      {"vector_sram_bandwidth", "vector.sram_bandwidth"},
+      {"vector_latency", "vector.latency"}};
   c.validate([&](const std::string& field) {
     for (const auto& [cfg_name, path] : fields)
       if (field == cfg_name) return cfg.where(path);
@@ -102,6 +116,9 @@ std::string format_systolic_yaml(const SystolicConfig& c, const std::string& com
      << "\ndram:\n  mode: " << (c.bandwidth_mode == BandwidthMode::user ? "user" : "calc")
      << "\n  words_per_cycle: " << c.user_bandwidth_words << "\n  bandwidth: "
      << (c.dram_bandwidth_bytes_per_s > 0 ? units::format_bandwidth(c.dram_bandwidth_bytes_per_s) : "none") << "\n";
+  if (c.vector.present())
+    os << "vector:\n  lanes: " << c.vector.lanes << "\n  sram_bandwidth: " << c.vector.sram_bytes_per_cycle
+       << "B/clk\n  latency: " << c.vector.latency_cycles << "cycles\n";
   return os.str();
 }
 
