@@ -214,6 +214,25 @@ TEST_CASE("network estimate: a repeat block of three billion copies is replayed 
   CHECK(b.gpu_time_s == doctest::Approx(3e9 * 1.5e-6 + 1e-6).epsilon(1e-9));
 }
 
+TEST_CASE("network estimate: per-sample readbacks after an inference forward run one at a time, host and GPU in turn") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");  // batch 2, output [10]
+  NetworkRunOptions opt;
+  const NetworkEstimate plain = estimate_network(acc, net, opt);
+  opt.per_sample_readbacks = 2;
+  const NetworkEstimate read = estimate_network(acc, net, opt);
+  // 2 samples x 2 copies of a 5-element row, each 10 us of host then 0.5 us on the GPU, after the
+  // forward pass has drained: the step ends 4 x 10.5 us after the later of host and GPU.
+  CHECK(read.launches == plain.launches + 4);
+  CHECK(read.step_time_s == doctest::Approx(std::max(plain.step_time_s, plain.host_time_s) + 4 * 10.5e-6));
+  const LayerEstimate& out = read.layers.back();
+  CHECK(out.name == "out");
+  CHECK(out.launches == 1 + 4);
+  opt.training = true;  // a training step reads back nothing per sample
+  CHECK(estimate_network(acc, net, opt).launches == estimate_network(acc, net, NetworkRunOptions{.training = true}).launches);
+}
+
 TEST_CASE("network estimate: memory kernels a model lacks are listed as not modelled") {
   CountingAccelerator acc;
   acc.memory_kernels = false;

@@ -82,6 +82,9 @@ TEST_CASE("DLE reader: PyTorch BERT phase 2 from the 21.11 container on ran LDDL
   CHECK_FALSE(rows[6].bert_adam);
   CHECK_FALSE(rows[7].bert_adam);
   CHECK_FALSE(rows[0].bert_adam);  // pre-training steps with a fused LAMB
+  // run_squad.py's timed eval loop copies each sample's start and end logits back one at a time.
+  CHECK(rows[6].per_sample_readbacks == 2);
+  for (int i : {0, 1, 2, 3, 4, 5, 7}) CHECK(rows[std::size_t(i)].per_sample_readbacks == 0);
   REQUIRE(rows[0].seq_mix.size() == 8);
   CHECK(rows[0].seq == 512);
   CHECK(rows[0].seq_mix.back().seq == 512);

@@ -107,6 +107,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.bert_adam = opt.bert_adam;
   lo.fp32_master = opt.fp32_master;
   lo.kv_cache_concat = opt.kv_cache_concat;
+  lo.per_sample_readbacks = opt.per_sample_readbacks;
   lo.fused_attention = fused_attention_available(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +
@@ -280,7 +281,16 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         const KernelEstimate& k = e.kernels[j];
         const std::int64_t n = k.lowered.kernel.count;
         if (k.lowered.host_sync && c == 0) queue.synchronize();
-        queue.launch(k.modelled ? k.result.time_s : 0, n * (c + 1) / copies - n * c / copies, host_factor(k));
+        const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
+        const double gpu_s = k.modelled ? k.result.time_s : 0, factor = host_factor(k);
+        if (k.lowered.sync_each)
+          queue.repeat(launches, [&](LaunchQueue& one) {
+            one.synchronize();
+            one.launch(gpu_s, 1, factor);
+            one.synchronize();
+          });
+        else
+          queue.launch(gpu_s, launches, factor);
       }
     };
     // Copies after the first launch alike when every kernel's launches split evenly: replayed in

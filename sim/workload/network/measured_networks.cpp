@@ -239,6 +239,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     // DeepLearningExamples' run_squad.py steps with apex's FusedAdam under --fp16 and with its own
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
     r.bert_adam = r.training && r.model == "bert_large_qa" && pytorch && r.precision != Precision::amp_fp16;
+    // Its inference throughput times the eval loop (run_squad.py, infer_start .. time_to_infer), which
+    // copies each sample's start and end logits to the host after the forward pass, one `.cpu()` at a
+    // time: the GPU idles while the host does it.
+    if (!r.training && r.model == "bert_large_qa" && pytorch) r.per_sample_readbacks = 2;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
               (r.fp32_master ? " as model.half()" : "") + " (" + r.gpu + ")";

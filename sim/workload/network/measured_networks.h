@@ -36,6 +36,7 @@ struct MeasuredNetworkRow {
   std::int64_t past = 0;     // inference: tokens already in the KV cache (decode)
   bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)
   bool kv_cache_concat = false;  // Hugging Face's DynamicCache (LoweringOptions::kv_cache_concat)
+  int per_sample_readbacks = 0;  // the timed eval loop's .cpu() copies per sample (LoweringOptions)
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.
   std::vector<SequenceShare> seq_mix;

@@ -106,6 +106,23 @@ void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
     for (const ParamTensor& t : param_tensors(l)) tensor(l.name + "." + t.suffix, t.elements, t.decayed, l.count);
 }
 
+// LoweringOptions::per_sample_readbacks: `per_sample` copies of one row of the output layer per
+// sample, each a `.cpu()` the host waits for (a copy of the row's bytes on the GPU side, one op's
+// host cost), after the forward pass. The row is the output's elements per sample / per_sample.
+void readback_kernels(Context& c, std::vector<LoweredKernel>& out, int per_sample) {
+  int last = -1;
+  for (int i = 0; i < int(c.net.layers.size()); ++i)
+    if (!c.layer(i).train_only) last = i;
+  if (last < 0) return;
+  const std::int64_t batch = std::max<std::int64_t>(1, c.net.batch);
+  const std::int64_t row = std::max<std::int64_t>(1, c.output_elements(last) / batch / per_sample);
+  Kernel k = memory_kernel(c.layer(last).name + ".readback", "copy", c.out_format[std::size_t(last)], row, 0,
+                           double(row), double(row), 0, batch * per_sample);
+  LoweredKernel l{k, last, StepPhase::forward};
+  l.sync_each = true;  // the first .cpu() waits for the forward pass, each for its own copy
+  out.push_back(std::move(l));
+}
+
 // The formats decide where the gradients and the weights live (LoweringOptions::fp32_master only sets
 // them, in Context): autocast casts each weight gradient up to the master format; every other mode
 // leaves it in the network's weight format. A master format other than the weights' is a copy the
@@ -196,6 +213,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
 
   Lowering out;
   out.kernels = std::move(c.forward);
+  if (!options.training && options.per_sample_readbacks > 0) readback_kernels(c, out.kernels, options.per_sample_readbacks);
   std::int64_t params = 0, tensors = 0;
   for (const Layer& l : net.layers) {
     params += l.params() * l.count;

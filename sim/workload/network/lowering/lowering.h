@@ -25,6 +25,9 @@ struct LoweredKernel {
   // The host waits for the GPU to finish everything before it launches this kernel (the step read
   // a value back, a `.item()`): the kernels after it cannot be queued ahead.
   bool host_sync = false;
+  // Every launch of it waits for the GPU before it and the host waits for it to finish (a blocking
+  // copy back to the host: `.cpu()`), so its launches run one at a time, host and GPU in turn.
+  bool sync_each = false;
 };
 
 struct LoweringOptions {
@@ -67,6 +70,12 @@ struct LoweringOptions {
   // append concatenates contiguous tensors (ATen's vectorized copy); a multi-token append (prefill,
   // training with use_cache) concatenates the new keys' transposed view (the general kernel).
   bool kv_cache_concat = false;
+  // Inference: after the forward pass the host reads the output back one sample at a time, this
+  // many tensors per sample (DeepLearningExamples' run_squad.py eval loop: the start and end logits
+  // of each sample, `batch_start_logits[i].detach().cpu().tolist()`, two per sample). Each is a
+  // device-to-host copy of one row of the output layer, with the host waiting for it; the first
+  // waits for the whole forward pass. 0: the step ends with the forward's kernels.
+  int per_sample_readbacks = 0;
 };
 
 struct Lowering {
