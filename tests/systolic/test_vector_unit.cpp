@@ -2,7 +2,11 @@
 // roofline of arithmetic, buffer and DRAM cycles, and tcsim network's memory-bound layers on it.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 
 #include "common/error.h"
 #include "config/config.h"
@@ -118,4 +122,49 @@ TEST_CASE("tcsim network on a systolic config with a vector unit: every layer mo
     return std::stod(out.substr(at + 7));
   };
   CHECK(total_ms(with.out) > total_ms(without.out));
+}
+
+TEST_CASE("the shipped vector-unit sweep: more lanes or more buffer bandwidth never makes a step slower") {
+  const auto out = test::temp_dir("vector_sweep");
+  const auto r = test::run_tcsim("sweep " + src("configs/sweeps/systolic_vector_unit.yaml") + " -o '" + out.string() +
+                                 "' -j 2");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // (workload, lanes, bandwidth) -> step time, from summary.csv's columns by name.
+  std::ifstream in(out / "summary.csv");
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  auto split = [](const std::string& text) {
+    std::vector<std::string> fields;
+    std::stringstream ss(text);
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    return fields;
+  };
+  const std::vector<std::string> header = split(line);
+  auto column = [&](const std::string& name) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    FAIL("no column " << name);
+    return std::size_t{0};
+  };
+  const std::size_t c_work = column("workload"), c_lanes = column("vector.lanes"),
+                    c_bw = column("vector.sram_bandwidth_si"), c_time = column("step_time_s");
+  std::map<std::string, std::map<std::pair<int, int>, double>> steps;
+  while (std::getline(in, line)) {
+    const auto f = split(line);
+    steps[f[c_work]][{std::stoi(f[c_lanes]), std::stoi(f[c_bw])}] = std::stod(f[c_time]);
+  }
+  REQUIRE(steps.size() == 2);
+  for (const auto& entry : steps) {  // named copies, not structured bindings: clang 14 cannot capture those
+    const std::string workload = entry.first;
+    const auto& times = entry.second;
+    REQUIRE(times.size() == 12);
+    for (const auto& a : times)
+      for (const auto& b : times) {
+        const bool more = b.first.first >= a.first.first && b.first.second >= a.first.second;
+        const double t = a.second, u = b.second;
+        if (more) CHECK_MESSAGE(u <= t, workload);
+      }
+    // BERT-base's softmax, GELU and norms: 8x the lanes take over a fifth off the step.
+    if (workload == "bert_base") CHECK(times.at({512, 1024}) < 0.8 * times.at({64, 256}));
+  }
 }
