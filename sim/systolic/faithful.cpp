@@ -252,9 +252,7 @@ FaithfulResult faithful_layer(const Layer& layer, const FoldSchedule& s, const S
   f.sram_ifmap.start = static_cast<double>(std::max<std::int64_t>(ifirst, 0));  // 0, 0: only padding
   f.sram_ifmap.stop = static_cast<double>(std::max<std::int64_t>(ilast, 0));
   // DRAM bandwidth (bytes/cycle) bounds the layer when double buffering cannot hide it.
-  double bpc = 0;
-  if (c.dram_bandwidth_bytes_per_s > 0 && c.clock_hz > 0) bpc = c.dram_bandwidth_bytes_per_s / c.clock_hz;
-  else if (c.bandwidth_mode == BandwidthMode::user) bpc = c.user_bandwidth_words * static_cast<double>(in_bytes);
+  const double bpc = c.dram_bytes_per_cycle(static_cast<double>(in_bytes));
   std::int64_t cycles = f.compute_cycles;
   if (bpc > 0) {
     const double bytes = static_cast<double>(f.dram_ifmap.count + f.dram_filter.count) * static_cast<double>(in_bytes) +

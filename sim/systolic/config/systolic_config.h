@@ -70,6 +70,14 @@ struct SystolicConfig {
 
   VectorUnit vector;
 
+  // DRAM bytes per cycle in faithful semantics: dram.bandwidth / clock with both given, else the
+  // USER interface's words per cycle of `word_bytes` each, else 0: unlimited (CALC mode assumes the
+  // DRAM keeps up).
+  double dram_bytes_per_cycle(double word_bytes) const {
+    if (dram_bandwidth_bytes_per_s > 0 && clock_hz > 0) return dram_bandwidth_bytes_per_s / clock_hz;
+    return bandwidth_mode == BandwidthMode::user ? user_bandwidth_words * word_bytes : 0;
+  }
+
   std::uint64_t ifmap_sram_words() const { return ifmap_sram_bytes / static_cast<std::uint64_t>(word_bytes); }
   std::uint64_t filter_sram_words() const { return filter_sram_bytes / static_cast<std::uint64_t>(word_bytes); }
   std::uint64_t ofmap_sram_words() const { return ofmap_sram_bytes / static_cast<std::uint64_t>(word_bytes); }

@@ -3,19 +3,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "common/error.h"
 
 namespace tcsim::systolic {
 
-double vector_dram_bytes_per_cycle(const SystolicConfig& c) {
-  if (c.clock_hz > 0 && c.dram_bandwidth_bytes_per_s > 0) return c.dram_bandwidth_bytes_per_s / c.clock_hz;
-  if (c.bandwidth_mode == BandwidthMode::user) return c.user_bandwidth_words * static_cast<double>(c.word_bytes);
-  return 0;
-}
-
 KernelResult run_vector_kernel(const Kernel& kernel, const SystolicConfig& c) {
-  if (kernel.kind != Kernel::Kind::memory) throw InputError(kernel.name, "the vector unit runs memory-bound kernels only");
-  if (!c.vector.present()) throw InputError(kernel.name, "the config has no vector unit (vector.lanes)");
   const double bytes = static_cast<double>(kernel.bytes_read) + static_cast<double>(kernel.bytes_written);
   const double ops = std::max(0.0, kernel.flops_nontensor);
   const double alu_cycles = ops / static_cast<double>(c.vector.lanes);
@@ -23,7 +14,7 @@ KernelResult run_vector_kernel(const Kernel& kernel, const SystolicConfig& c) {
   // The activation buffer keeps what fits, as back-to-back layers leave it; larger tensors and a
   // training step's parameters (last written by the previous step's optimizer) stream from DRAM.
   const bool from_dram = kernel.memory.cold || bytes > static_cast<double>(c.ifmap_sram_bytes);
-  const double dram_rate = vector_dram_bytes_per_cycle(c);
+  const double dram_rate = c.dram_bytes_per_cycle(static_cast<double>(c.word_bytes));
   const double dram_cycles = from_dram && dram_rate > 0 ? bytes / dram_rate : 0;
 
   KernelResult r;
