@@ -17,6 +17,13 @@ namespace {
 // (validation/measured/H100/ncu_gemm_layouts: 569 / 258 and 374 / 260 per k-step).
 constexpr double kTf32TransposeReadWavefronts = 2.2;
 constexpr double kTf32TransposeWriteWavefronts = 1.44;
+// Other warp instructions (address arithmetic, conversions, permutes) issued per LDS.32 of these
+// paths, from the same profile's instruction counts per CTA k-step (smsp__inst_executed over 512 CTAs
+// x 128 k-steps): K-major "tn" 599.0; "nn", whose A comes from registers, 887.7 = + 128 fragment
+// LDS.32 + 160.7 others (1.26 per LDS.32); "nt", A from registers and the 256 x 32 B tile
+// transposed, 2736.0 = + the "nn" 288.7 + 256 LDS.32 + 256 STS.32 + 1336 others (5.22 per LDS.32).
+constexpr double kTf32RegisterOperandAluPerLoad = 160.7 / 128.0;
+constexpr double kTf32TransposeAluPerLoad = 1336.0 / 256.0;
 
 int bytes_of(double elements, double element_bytes) { return std::max(1, int(std::lround(elements * element_bytes))); }
 
@@ -116,6 +123,7 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
       c.register_operand_bytes = elements * a_layout_bytes;
       c.register_operand_wavefronts = c.register_operand_bytes / phase;
       c.register_operand_instructions = std::max(1, int(std::ceil(elements / 32.0)));
+      c.register_operand_alu_instructions = int(std::lround(c.register_operand_instructions * kTf32RegisterOperandAluPerLoad));
     }
     if (transpose.shared) {
       // Measured (Nsight Compute on the H100, cuBLAS's sm90_xmma tf32 "nt" kernel, 4096^3, 128x256x32
@@ -128,6 +136,7 @@ ProgramCosts compute(const GpuConfig& g, const GemmProblem& p, const Mapping& m)
       c.transpose_read_wavefronts = instructions * kTf32TransposeReadWavefronts;
       c.transpose_write_wavefronts = instructions * kTf32TransposeWriteWavefronts;
       c.transpose_instructions = std::max(1, int(std::ceil(instructions)));
+      c.transpose_alu_instructions = int(std::lround(c.transpose_instructions * kTf32TransposeAluPerLoad));
     }
     c.math = mma_group_rf_reads(g, row, m.wm / row.m, 1, m.wn);
     return c;

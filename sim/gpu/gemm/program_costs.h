@@ -21,10 +21,11 @@ struct ProgramCosts {
   // operand's k-step fragments (scalar LDS.32), and one k-tile of the operand transposed through
   // shared memory (read, then written back: bytes, instructions, and the wavefronts of the reads
   // and of the writes, which conflict differently).
+  // Each also issues integer/convert instructions beside its loads and stores (`*_alu_instructions`).
   double register_operand_bytes = 0, register_operand_wavefronts = 0;
-  int register_operand_instructions = 0;
+  int register_operand_instructions = 0, register_operand_alu_instructions = 0;
   double transpose_bytes = 0, transpose_read_wavefronts = 0, transpose_write_wavefronts = 0;
-  int transpose_instructions = 0;
+  int transpose_instructions = 0, transpose_alu_instructions = 0;
   RfReads math;                  // the k-step's MMA / FFMA group
 };
 
