@@ -295,6 +295,21 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     wt.src[0] = full, wt.rot = std::int16_t(S), wt.note = "tile i has landed";
     w.body.push_back(wt);
     const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
+    // The register-sourced operand's fragments of `steps` k-steps (scalar LDS.32) and the other
+    // instructions issued beside them.
+    auto register_fragments = [&](int steps, const std::string& which) {
+      Instr rf = I(Op::lds);
+      rf.bytes = costs.register_operand_bytes * steps, rf.count = costs.register_operand_instructions * steps;
+      rf.smem_wavefronts = float(costs.register_operand_wavefronts * steps), rf.dst = std::int16_t(fragment);
+      rf.note = "tf32 A fragments (LDS.32) " + which;
+      w.body.push_back(rf);
+      if (costs.register_operand_alu_instructions > 0) {
+        Instr alu = I(Op::ffma);
+        alu.count = costs.register_operand_alu_instructions * steps, alu.src[0] = std::int16_t(fragment);
+        alu.dst = std::int16_t(fragment), alu.note = "tf32 A fragments: addresses and conversions";
+        w.body.push_back(alu);
+      }
+    };
     if (transpose.shared) {
       // This warp's share of the N operand's k-tile: read (4-byte scalars, transposed in registers),
       // written K-major into the copy the wgmmas read, then a barrier.
@@ -314,40 +329,17 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       wr.smem_wavefronts = float(costs.transpose_write_wavefronts), wr.src[0] = std::int16_t(staged);
       wr.note = "tf32 tile written K-major";
       w.body.push_back(wr);
-      {
-        // The register operand's fragments of every k-step of the tile, in the same phase: with the
-        // transposition in front of the wgmmas, cuBLAS's "nt" kernels run ~1.7x the K-major time
-        // whether the transposed tile is the 256- or the 128-wide one (validation/measured/H100/
-        // op_profile: 128x256 and 256x128 tiles alike), i.e. the phase costs the scalar reads of both
-        // operands, not of the transposed one alone.
-        const int ks = m.bk / row.k;
-        Instr rf = I(Op::lds);
-        rf.bytes = costs.register_operand_bytes * ks, rf.count = costs.register_operand_instructions * ks;
-        rf.smem_wavefronts = float(costs.register_operand_wavefronts * ks), rf.dst = std::int16_t(fragment);
-        rf.note = "tf32 A fragments (LDS.32), every k-step";
-        w.body.push_back(rf);
-        Instr alu = I(Op::ffma);
-        alu.count = costs.register_operand_alu_instructions * ks, alu.src[0] = std::int16_t(fragment);
-        alu.dst = std::int16_t(fragment), alu.note = "tf32 A fragments: addresses and conversions";
-        w.body.push_back(alu);
-      }
+      // The register operand's fragments of every k-step of the tile, in the same phase: with the
+      // transposition in front of the wgmmas, cuBLAS's "nt" kernels run ~1.7x the K-major time
+      // whether the transposed tile is the 256- or the 128-wide one (validation/measured/H100/
+      // op_profile: 128x256 and 256x128 tiles alike), i.e. the phase costs the scalar reads of both
+      // operands, not of the transposed one alone.
+      register_fragments(m.bk / row.k, "every k-step");
       w.body.push_back(I(Op::bar));
     }
     const int ksteps = m.bk / row.k;
     for (int kk = 0; kk < ksteps; ++kk) {
-      if (transpose.registers && !transpose.shared) {
-        Instr rf = I(Op::lds);
-        rf.bytes = costs.register_operand_bytes, rf.count = costs.register_operand_instructions;
-        rf.smem_wavefronts = float(costs.register_operand_wavefronts), rf.dst = std::int16_t(fragment);
-        rf.note = "tf32 A fragments (LDS.32) k-step " + std::to_string(kk);
-        w.body.push_back(rf);
-        if (costs.register_operand_alu_instructions > 0) {
-          Instr alu = I(Op::ffma);
-          alu.count = costs.register_operand_alu_instructions, alu.src[0] = std::int16_t(fragment);
-          alu.dst = std::int16_t(fragment), alu.note = "tf32 A fragments: addresses and conversions";
-          w.body.push_back(alu);
-        }
-      }
+      if (transpose.registers && !transpose.shared) register_fragments(1, "k-step " + std::to_string(kk));
       Instr mm = I(Op::mma);
       if (transpose.registers) mm.src[0] = std::int16_t(fragment);
       mm.mma = std::int16_t(m.mma_row), mm.count = m.wm / row.m, mm.mma_n = m.wn;

@@ -85,7 +85,8 @@ struct Mapping {
 // first one through registers (wgmma with A from registers, its fragments read from the stage with
 // scalar LDS.32; the library orients the kernel so that operand is the register one), a second one
 // through shared memory (each k-tile read and written back K-major into one copy, then a barrier
-// before the wgmmas read it; the next k-tile's copy waits until they have).
+// before the wgmmas read it; the next k-tile's copy waits until they have). With both, the register
+// operand's fragments of the whole k-tile are read in that phase too (build_program).
 struct WgmmaTranspose {
   bool registers = false;  // one MN-major operand: register-sourced wgmma
   bool shared = false;     // both MN-major: the other one also through shared memory
