@@ -295,6 +295,15 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
     wt.src[0] = full, wt.rot = std::int16_t(S), wt.note = "tile i has landed";
     w.body.push_back(wt);
     const WgmmaTranspose transpose = wgmma_transpose(g, p, m.mma_row);
+    const int ksteps = m.bk / row.k;
+    // The integer/convert instructions issued beside a transposition's scalar loads (program_costs),
+    // on the values in `slot`: an FP32-pipe group.
+    auto other_instructions = [&](int count, int slot, const char* note) {
+      if (count <= 0) return;
+      Instr alu = I(Op::ffma);
+      alu.count = count, alu.src[0] = std::int16_t(slot), alu.dst = std::int16_t(slot), alu.note = note;
+      w.body.push_back(alu);
+    };
     // The register-sourced operand's fragments of `steps` k-steps (scalar LDS.32) and the other
     // instructions issued beside them.
     auto register_fragments = [&](int steps, const std::string& which) {
@@ -303,12 +312,8 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       rf.smem_wavefronts = float(costs.register_operand_wavefronts * steps), rf.dst = std::int16_t(fragment);
       rf.note = "tf32 A fragments (LDS.32) " + which;
       w.body.push_back(rf);
-      if (costs.register_operand_alu_instructions > 0) {
-        Instr alu = I(Op::ffma);
-        alu.count = costs.register_operand_alu_instructions * steps, alu.src[0] = std::int16_t(fragment);
-        alu.dst = std::int16_t(fragment), alu.note = "tf32 A fragments: addresses and conversions";
-        w.body.push_back(alu);
-      }
+      other_instructions(costs.register_operand_alu_instructions * steps, fragment,
+                         "tf32 A fragments: addresses and conversions");
     };
     if (transpose.shared) {
       // This warp's share of the N operand's k-tile: read (4-byte scalars, transposed in registers),
@@ -318,12 +323,7 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       rd.smem_wavefronts = float(costs.transpose_read_wavefronts), rd.dst = std::int16_t(staged);
       rd.note = "tf32 N-major tile to registers";
       w.body.push_back(rd);
-      if (costs.transpose_alu_instructions > 0) {
-        Instr alu = I(Op::ffma);
-        alu.count = costs.transpose_alu_instructions, alu.src[0] = std::int16_t(staged), alu.dst = std::int16_t(staged);
-        alu.note = "tf32 transposition: addresses and conversions";
-        w.body.push_back(alu);
-      }
+      other_instructions(costs.transpose_alu_instructions, staged, "tf32 transposition: addresses and conversions");
       Instr wr = I(Op::sts);
       wr.bytes = costs.transpose_bytes, wr.count = costs.transpose_instructions;
       wr.smem_wavefronts = float(costs.transpose_write_wavefronts), wr.src[0] = std::int16_t(staged);
@@ -334,10 +334,9 @@ WarpProgram build_program(const GpuConfig& g, const GemmProblem& p, const Mappin
       // whether the transposed tile is the 256- or the 128-wide one (validation/measured/H100/
       // op_profile: 128x256 and 256x128 tiles alike), i.e. the phase costs the scalar reads of both
       // operands, not of the transposed one alone.
-      register_fragments(m.bk / row.k, "every k-step");
+      register_fragments(ksteps, "every k-step");
       w.body.push_back(I(Op::bar));
     }
-    const int ksteps = m.bk / row.k;
     for (int kk = 0; kk < ksteps; ++kk) {
       if (transpose.registers && !transpose.shared) register_fragments(1, "k-step " + std::to_string(kk));
       Instr mm = I(Op::mma);

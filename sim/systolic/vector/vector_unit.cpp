@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-
 namespace tcsim::systolic {
 
 KernelResult run_vector_kernel(const Kernel& kernel, const SystolicConfig& c) {
