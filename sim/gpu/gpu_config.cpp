@@ -203,6 +203,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.l2_partitions = int(c.integer("l2.partitions"));
   g.l2_bytes_per_clk = c.bytes_per_cycle("l2.bandwidth");
   g.l2_efficiency = c.number("l2.efficiency");
+  g.l2_line_requests_per_clk = c.number("l2.line_requests_per_clock");
   g.l2_latency = c.cycles("l2.latency");
   g.l2_far_latency = c.cycles("l2.far_latency") > 0 ? c.cycles("l2.far_latency") : g.l2_latency;
   if (g.l2_far_latency < g.l2_latency)

@@ -103,6 +103,9 @@ struct GpuConfig {
   int l2_partitions = 1;
   double l2_bytes_per_clk = 1536;              // whole GPU, theoretical
   double l2_efficiency = 0.9;                  // achievable fraction (microbenchmark)
+  // Line requests (one 128-byte line's sectors of a warp access) the L2 serves per SM clock,
+  // chip-wide (l2.line_requests_per_clock); 0: not limited.
+  double l2_line_requests_per_clk = 0;
   double l2_latency = 211;
   double l2_far_latency = 211;                 // a hit in another partition than the SM's own
   // Load-to-use latency of an L2 hit averaged over the partitions: addresses interleave across

@@ -133,6 +133,11 @@ Schema make_schema() {
          0, 1e6});
 
   s.add({"l2.size", ParamType::bytes, "6MiB", "L2 size", 1024, 1e12});
+  s.add({"l2.line_requests_per_clock", ParamType::number, "0",
+         "line requests the L2 serves per SM clock, chip-wide, each one 128-byte line's sectors of a warp access; "
+         "binds PyTorch's strided elementwise kernels whose warps touch many lines (a channels-last tensor read "
+         "channel by channel: one line per lane). 0: not limited",
+         0, 1e6});
   s.add({"l2.partitions", ParamType::integer, "1", "L2 partitions (A100/H100: 2)", 1, 64});
   s.add({"l2.bandwidth", ParamType::bytes_per_cycle, "1536B/clk", "theoretical L2 bandwidth of the whole GPU", 1, 1e7});
   s.add({"l2.efficiency", ParamType::number, "0.9", "achievable fraction of the L2 bandwidth (microbenchmark)", 0.05, 1});

@@ -85,6 +85,10 @@ struct MemoryShape {
   // unrolled_elementwise_kernel, one element per lane per access; strided: the operands go through
   // dynamic casts).
   int strided_dims = 0;
+  // The strided path's 128-byte lines per warp access: distinct lines that 32 consecutive
+  // elements touch, summed over the operands read and written (a coalesced 2-byte operand 0.5-1.5,
+  // a channels-last tensor read in NCHW order with 32 channels 16). 0: not known.
+  double lines_per_warp = 0;
   bool cast = false;
   // Tensors a contiguous casting op loads or stores per element: its tensor inputs and its output
   // (a mixed-dtype add three, a casting copy two); 0: two.

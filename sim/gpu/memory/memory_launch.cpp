@@ -711,6 +711,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
       // 128-byte LDG requests stream at 4.9 cycles per SM on the H100, not 9.5.
       const double n = l.accesses_per_element;
       l.integer_instructions_per_element = 3 + 3 * n + (7 + n) * double(strided_dims);
+      l.lines_per_warp = s.lines_per_warp;
       // Operands of mixed dtypes on this path load and store through fetch_and_cast /
       // cast_and_store, a switch on the dtype per operand and element: the contiguous casting
       // copy (unrolled_elementwise_kernel, 2 operands) issues 52 instructions per element against

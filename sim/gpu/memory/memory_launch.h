@@ -83,6 +83,9 @@ struct MemoryLaunch {
   // by l1.narrow_request_interval (one request of at most 128 B per interval per SM).
   int access_bytes = 16;
   double accesses_per_element = 0;
+  // Distinct 128-byte lines per warp access, summed over the operands (MemoryShape::lines_per_warp):
+  // each a request of its own at the L2 (l2.line_requests_per_clock). 0: not counted.
+  double lines_per_warp = 0;
   // 32-bit integer instructions per element (index arithmetic) on the SM's integer lanes
   // (sm.int32_lanes_per_subcore), a bound of their own.
   double integer_instructions_per_element = 0;

@@ -1,6 +1,7 @@
 // The memory-bound ops of a profile (elementwise, softmax, norms, reductions, optimizer) as tcsim
 // memory kernels with the bytes of their tensors (op_kernels.h).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -59,9 +60,42 @@ Tensors tensors_of(const Call& c, const std::string& b) {
 // steps across them as one (stride of the outer = stride x size of the inner): elementwise_kernel<128,
 // 4> divides each element's index by the sizes of what is left. Tensors without recorded strides
 // count as row-major.
-int strided_dims(const Call& c, const Dims& out, const std::string& b) {
+struct StridedWalk {
+  int dims = 0;               // MemoryShape::strided_dims
+  double lines_per_warp = 0;  // MemoryShape::lines_per_warp
+};
+
+// Distinct 128-byte lines that one warp's accesses (32 consecutive iteration indices) touch, summed
+// over the operands and averaged over up to 64 warps spread across the index space. `dims`: the
+// iteration's dims from inner to outer; operand offsets from 128-byte aligned bases (PyTorch's
+// caching allocator hands out 512-byte aligned blocks).
+double lines_per_warp(const Dims& out, const std::vector<std::size_t>& dims,
+                      const std::vector<std::vector<std::int64_t>>& strides, const std::vector<double>& element_bytes) {
+  std::int64_t total = 1;
+  for (auto d : dims) total *= out[d];
+  const std::int64_t warps = (total + 31) / 32, samples = std::min<std::int64_t>(warps, 64);
+  double lines = 0;
+  std::vector<std::int64_t> seen;
+  for (std::int64_t s = 0; s < samples; ++s) {
+    const std::int64_t first = s * warps / samples * 32;
+    for (std::size_t o = 0; o < strides.size(); ++o) {
+      seen.clear();
+      for (std::int64_t i = first; i < std::min(total, first + 32); ++i) {
+        std::int64_t rest = i, offset = 0;
+        for (auto d : dims) offset += rest % out[d] * strides[o][d], rest /= out[d];
+        seen.push_back(std::int64_t(std::floor(double(offset) * element_bytes[o] / 128.0)));
+      }
+      std::sort(seen.begin(), seen.end());
+      lines += double(std::unique(seen.begin(), seen.end()) - seen.begin());
+    }
+  }
+  return samples > 0 ? lines / double(samples) : 0.0;
+}
+
+StridedWalk strided_dims(const Call& c, const Dims& out, const std::string& b) {
   const std::size_t n = out.size();
   std::vector<std::vector<std::int64_t>> strides;  // per floating operand, broadcast to out's rank
+  std::vector<double> element_bytes;               // per operand
   std::optional<std::vector<std::size_t>> layout;
   bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
@@ -80,6 +114,7 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
       if (j >= 0 && d[std::size_t(j)] != 1) e[k] = s[std::size_t(j)];
     }
     strides.push_back(e);
+    element_bytes.push_back(tensor && format_of_type(c.type(i)) ? bytes_of(*format_of_type(c.type(i))) : 1.0);
     // Broadcast: a dim of the output this operand repeats (size 1 or absent there). Leading size-1
     // dims are not: [4096] times [1, 1, 4096] is one contiguous stream (the H200 decode step's
     // RMSNorm weight, vectorized_elementwise_kernel in all 65 calls).
@@ -106,7 +141,7 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
     if (layout && *layout != order) strided = true;
     layout = order;
   }
-  if (!strided || strides.empty()) return 0;
+  if (!strided || strides.empty()) return {};
   // Iteration order: the first operand's (the output of copy_ and in-place ops) from inner to outer.
   std::vector<std::size_t> dims;
   for (std::size_t k = 0; k < n; ++k)
@@ -120,7 +155,7 @@ int strided_dims(const Call& c, const Dims& out, const std::string& b) {
     for (const auto& st : strides) merge = merge && st[outer] == st[inner] * out[inner];
     if (!merge) ++left;
   }
-  return left;
+  return {left, lines_per_warp(out, dims, strides, element_bytes)};
 }
 
 // Elementwise ops by base name, with their arithmetic per element (a special function counts one).
@@ -347,9 +382,10 @@ void map_memory(Call& c, const std::string& b) {
     // vectorized_elementwise_kernel<8, masked_scale...> and, with its mask permuted,
     // elementwise_kernel<128, 4, ...masked_scale...>).
     const bool iterator_op = b != "native_dropout" && b != "dropout";
-    auto mark = [&](int strided, bool cast, int operands) {
+    auto mark = [&](StridedWalk walk, bool cast, int operands) {
       for (auto& k : c.out.kernels) {
-        k.memory.strided_dims = iterator_op ? strided : 0, k.memory.cast = iterator_op && cast;
+        k.memory.strided_dims = iterator_op ? walk.dims : 0, k.memory.cast = iterator_op && cast;
+        k.memory.lines_per_warp = iterator_op && walk.dims > 0 ? walk.lines_per_warp : 0.0;
         if (k.memory.cast) k.memory.operands = operands;
       }
     };
@@ -376,7 +412,7 @@ void map_memory(Call& c, const std::string& b) {
         cast = cast || *fi != f;
         ++tensors;
       }
-    return mark(writes_only ? 0 : strided_dims(c, out, b), cast, tensors + 1);
+    return mark(writes_only ? StridedWalk{} : strided_dims(c, out, b), cast, tensors + 1);
   }
   c.fail("other", "op '" + c.op.name + "' is not mapped to a tcsim kernel");
 }

@@ -1012,6 +1012,35 @@ TEST_CASE("memory kernel: PyTorch's strided elementwise kernel is bound by its i
   CHECK(cast.time_s >= plain);
 }
 
+TEST_CASE("memory launch: a strided copy whose warp accesses touch many lines is bound by their requests") {
+  // The channels-last -> NCHW copy of a [16, 64, 80, 349] fp16 tensor (validation/measured/H100/
+  // conv_deepbench, fp16 NHWC trace): 33 lines per warp access (op_kernels counts them), 223.6 us
+  // measured per call; the integer work of its 4-dim walk alone gives 68 us.
+  const GpuConfig h100 = gpu::test::shipped("h100");
+  Kernel k = memory_kernel("copy", 28590080, 0, 1, FormatId::fp16);
+  k.memory.strided_dims = 3;
+  const KernelResult unknown = run_memory_kernel(h100, k);
+  k.memory.lines_per_warp = 33;
+  const KernelResult lines = run_memory_kernel(h100, k);
+  CHECK(lines.bound == "l1_requests");
+  CHECK(lines.time_s == doctest::Approx(28590080.0 / 32 * 33 / h100.l2_line_requests_per_clk / h100.clock_hz +
+                                        h100.launch_overhead_s)
+                           .epsilon(1e-6));
+  CHECK(std::abs(lines.time_s * 1e6 / 223.6 - 1) < 0.10);
+  CHECK(unknown.time_s < 0.5 * lines.time_s);
+  // a coalesced walk (two lines per warp access) stays bound by its integer work
+  k.memory.lines_per_warp = 2;
+  CHECK(run_memory_kernel(h100, k).bound == "int32");
+  // the H200 enables 60 MB of the chip's L2 against the H100's 50: 1.2x the slices, and its copies
+  // measured 190.6-192.0 us
+  const GpuConfig h200 = gpu::test::shipped("h200");
+  k.memory.lines_per_warp = 33;
+  const double h200_s = run_memory_kernel(h200, k).time_s;
+  CHECK(std::abs(h200_s * 1e6 / 191.1 - 1) < 0.05);
+  // configs without a measured rate do not limit it
+  CHECK(gpu::test::shipped("a100").l2_line_requests_per_clk == 0);
+}
+
 TEST_CASE("memory launch: PyTorch's strided and casting kernels load one element (and operand) at a time") {
   // elementwise_kernel<128, vt> (vt = 4 for 2-byte outputs, 2 for 4-byte ones) stores each element
   // before it loads the next; fetch_and_cast completes each operand's load inside its dtype switch

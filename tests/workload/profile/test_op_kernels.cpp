@@ -328,6 +328,40 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
             .strided_dims > 0);
 }
 
+TEST_CASE("op kernels: a strided copy counts the 128-byte lines one warp access of each operand touches") {
+  const std::vector<KernelNameClass> none;
+  auto memory = [](const OpKernels& k) {
+    REQUIRE(k.mapped);
+    REQUIRE(k.kernels.size() == 1);
+    return k.kernels[0].memory;
+  };
+  // A channels-last fp16 tensor copied to NCHW (validation/measured/H100/conv_deepbench, fp16 NHWC):
+  // the walk follows the NCHW destination, so a warp's 32 consecutive w read elements C x 2 bytes
+  // apart. Rows of 64 w (a multiple of 32) keep every warp in one row: C = 64 puts each lane in its
+  // own line (32) beside the destination's one 64-byte run (1); C = 32 two lanes per line (16 + 1);
+  // C = 16 four (8 + 1).
+  for (const auto& [channels, lines] : std::vector<std::pair<std::int64_t, double>>{{64, 33}, {32, 17}, {16, 9}}) {
+    const std::int64_t c = channels, hw = 8 * 64;
+    const double expected = lines;  // (a named copy: clang 14 cannot capture a structured binding)
+    const auto m = memory(op_kernels(op("aten::copy_", {{4, c, 8, 64}, {4, c, 8, 64}}, {"c10::Half", "c10::Half"}, {},
+                                        {{c * hw, hw, 64, 1}, {c * hw, 1, 64 * c, c}}),
+                                     none));
+    CHECK(m.strided_dims > 0);
+    CHECK(m.lines_per_warp == doctest::Approx(expected));
+  }
+  // A heads permute ([B, S, H, D] -> [B, H, S, D], D = 64 fp16): a warp's 32 lanes read one 64-byte
+  // run of D and write another, one line each
+  const auto heads = memory(op_kernels(op("aten::copy_", {{2, 12, 128, 64}, {2, 12, 128, 64}}, {"c10::Half", "c10::Half"}, {},
+                                          {{98304, 8192, 64, 1}, {98304, 64, 768, 1}}),
+                                       none));
+  CHECK(heads.strided_dims == 4);
+  CHECK(heads.lines_per_warp == doctest::Approx(2.0));
+  // a contiguous copy is one stream: no lines counted
+  CHECK(memory(op_kernels(op("aten::copy_", {{8, 64, 56, 56}, {8, 64, 56, 56}}, {"float", "float"}, {},
+                             {{200704, 3136, 56, 1}, {200704, 3136, 56, 1}}), none))
+            .lines_per_warp == 0);
+}
+
 TEST_CASE("op kernels: dropout moves its 1-byte mask (written forward, read backward)") {
   const std::vector<KernelNameClass> none;
   // BERT-base's dropout after the FFN: [128, 128, 3072] fp16, p = 0.1, train
