@@ -52,14 +52,6 @@ Tensors tensors_of(const Call& c, const std::string& b) {
   return t;
 }
 
-// The dimensions PyTorch's TensorIterator walks per element (ATen native/cuda/CUDALoops.cuh,
-// gpu_kernel_impl; TensorIterator::coalesce_dimensions), 0 when it runs the op as one contiguous
-// stream: every floating tensor of the output's shape, dense, and laid out alike (all row-major, or
-// all the same permutation: channels-last tensors too). Otherwise (a broadcast operand, a gap, two
-// layouts) the dims in the first tensor's layout order, adjacent ones merged where every operand
-// steps across them as one (stride of the outer = stride x size of the inner): elementwise_kernel<128,
-// 4> divides each element's index by the sizes of what is left. Tensors without recorded strides
-// count as row-major.
 struct StridedWalk {
   int dims = 0;               // MemoryShape::strided_dims
   double lines_per_warp = 0;  // MemoryShape::lines_per_warp
@@ -92,6 +84,14 @@ double lines_per_warp(const Dims& out, const std::vector<std::size_t>& dims,
   return samples > 0 ? lines / double(samples) : 0.0;
 }
 
+// The dimensions PyTorch's TensorIterator walks per element (ATen native/cuda/CUDALoops.cuh,
+// gpu_kernel_impl; TensorIterator::coalesce_dimensions), 0 when it runs the op as one contiguous
+// stream: every floating tensor of the output's shape, dense, and laid out alike (all row-major, or
+// all the same permutation: channels-last tensors too). Otherwise (a broadcast operand, a gap, two
+// layouts) the dims in the first tensor's layout order, adjacent ones merged where every operand
+// steps across them as one (stride of the outer = stride x size of the inner): elementwise_kernel<128,
+// 4> divides each element's index by the sizes of what is left. Tensors without recorded strides
+// count as row-major. Also the 128-byte lines one warp access of the walk touches (lines_per_warp).
 StridedWalk strided_dims(const Call& c, const Dims& out, const std::string& b) {
   const std::size_t n = out.size();
   std::vector<std::vector<std::int64_t>> strides;  // per floating operand, broadcast to out's rank
