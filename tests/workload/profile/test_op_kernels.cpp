@@ -23,6 +23,12 @@ std::vector<KernelNameClass> named(std::initializer_list<const char*> names) {
   for (const char* n : names) out.push_back(classify_kernel_name(n));
   return out;
 }
+// The memory shape of a call mapped to one kernel.
+MemoryShape only_memory(const OpKernels& k) {
+  REQUIRE(k.mapped);
+  REQUIRE(k.kernels.size() == 1);
+  return k.kernels[0].memory;
+}
 }  // namespace
 
 TEST_CASE("op kernels: GEMM ops, their layouts and formats") {
@@ -268,11 +274,7 @@ TEST_CASE("op kernels: cuDNN's layout transposes mark a convolution's tensors NC
 
 TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broadcast, casting) are marked") {
   const std::vector<KernelNameClass> none;
-  auto memory = [](const OpKernels& k) {
-    REQUIRE(k.mapped);
-    REQUIRE(k.kernels.size() == 1);
-    return k.kernels[0].memory;
-  };
+  const auto memory = only_memory;
   // BERT's QKV permute: copy_(dst contiguous [128,12,128,64], src a permuted view of [128,128,12,64]):
   // no two adjacent dims coalesce in both, so all four are walked per element
   const auto permuted = memory(op_kernels(op("aten::copy_", {{128, 12, 128, 64}, {128, 12, 128, 64}}, {"c10::Half", "c10::Half"},
@@ -330,11 +332,7 @@ TEST_CASE("op kernels: elementwise ops PyTorch cannot vectorize (permuted, broad
 
 TEST_CASE("op kernels: a strided copy counts the 128-byte lines one warp access of each operand touches") {
   const std::vector<KernelNameClass> none;
-  auto memory = [](const OpKernels& k) {
-    REQUIRE(k.mapped);
-    REQUIRE(k.kernels.size() == 1);
-    return k.kernels[0].memory;
-  };
+  const auto memory = only_memory;
   // A channels-last fp16 tensor copied to NCHW (validation/measured/H100/conv_deepbench, fp16 NHWC):
   // the walk follows the NCHW destination, so a warp's 32 consecutive w read elements C x 2 bytes
   // apart. Rows of 64 w (a multiple of 32) keep every warp in one row: C = 64 puts each lane in its
