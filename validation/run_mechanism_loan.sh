@@ -6,7 +6,8 @@
 # Nsight Compute (raw page, CSV) of validation/gpu/mechanism_probes.py's workloads, in order of the
 # time each one costs the models (sim/gpu/README.md, "What is weak"): cuDNN's channels-last training
 # batch norm at partial 64-channel blocks, FP32 convolutions at batch 1 (one CTA or fewer per SM),
-# MobileNet-v2's depthwise convolutions; then the host's time per eager op without any profiler
+# MobileNet-v2's depthwise convolutions, channels-last -> NCHW copies (where their line requests
+# are served); then the host's time per eager op without any profiler
 # (host_ops.csv), and the decode steps the fifth loan timed with a cropped cache (torch_profile.py
 # no longer crops). A step that would start with less than its limit left is skipped and says so.
 # Packs OUTDIR/{mechanisms.tar.xz.NN, log.txt, clocks_during.csv, nvidia-smi.txt}.
@@ -35,6 +36,7 @@ probe() {
 probe 90 bn 'nhwc_semiPersist'
 probe 60 conv_b1 'xmma_fprop.*ffma|implicit_convolve_sgemm'
 probe 90 depthwise 'depthwise|c1_k1_nhwc'
+probe 45 strided_copy 'elementwise_kernel'
 if (( $(left) >= 45 )); then
   step 30 python3 "$ROOT/validation/gpu/mechanism_probes.py" host_ops >"$P/host_ops.csv"
 else say "SKIPPED ($(left)s left): host_ops"; fi

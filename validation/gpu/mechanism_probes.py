@@ -8,6 +8,11 @@ host-cost table of eager ops (sim/gpu/README.md "What is weak"; validation/READM
              per SM): ~530 cycles per 8-deep k-step measured where the model gives 260
   depthwise  MobileNet-v2's depthwise 3x3 convolutions, channels-last fp16, forward and backward
              (sm90_xmma_depthwise_convolution_*, conv2d/dgrad2d_c1_k1_nhwc_specialized)
+  strided_copy  channels-last -> NCHW copies (PyTorch's elementwise_kernel<128, 4>), fp16 at C = 8-128 and
+             fp32 at C = 16, 32: 4.5-33 distinct 128-byte lines per warp access. The H100 ran C = 32 and
+             64 at one line request per 2 cycles per SM, the H200 1.17x faster (its 1.2x enabled L2):
+             the L2's request rate (l2.line_requests_per_clock) or the SMs'? Another GPU's lts__t_requests
+             and times say
   host_ops   no profiler: the host's time per eager call of small ops (views, elementwise,
              reductions, linear, conv, SDPA), printed as CSV (op,calls,us_per_call)
 
@@ -32,6 +37,20 @@ CONV_B1_SHAPES = [  # (channels, size, filters, kernel, stride): ResNet-50 at ba
 DEPTHWISE_SHAPES = [  # (channels, size, stride): MobileNet-v2 at batch 256
     (32, 112, 1), (96, 112, 2), (144, 56, 1), (144, 56, 2), (192, 28, 1), (384, 14, 1), (960, 7, 1),
 ]
+
+STRIDED_COPY_SHAPES = [  # (dtype, batch, channels, height, width): the copy a channels-last tensor to NCHW
+    ("fp16", 16, 8, 80, 352), ("fp16", 16, 16, 80, 352), ("fp16", 16, 32, 80, 352), ("fp16", 16, 64, 80, 352),
+    ("fp16", 8, 128, 80, 352), ("fp32", 16, 16, 80, 352), ("fp32", 16, 32, 80, 352),
+]
+
+
+def strided_copy(torch):
+    for dtype, n, c, h, w in STRIDED_COPY_SHAPES:
+        t = {"fp16": torch.float16, "fp32": torch.float32}[dtype]
+        x = torch.randn(n, c, h, w, device="cuda", dtype=t).to(memory_format=torch.channels_last)
+        for _ in range(2):
+            x.contiguous()
+        del x
 
 
 def bn(torch):
@@ -111,12 +130,13 @@ def host_ops(torch, calls):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("probe", choices=["bn", "conv_b1", "depthwise", "host_ops"])
+    p.add_argument("probe", choices=["bn", "conv_b1", "depthwise", "strided_copy", "host_ops"])
     p.add_argument("--list", action="store_true", help="print the shapes and exit (no GPU needed)")
     p.add_argument("--calls", type=int, default=2000, help="host_ops: timed calls per op")
     a = p.parse_args()
     if a.list:
-        shapes = {"bn": BN_SHAPES, "conv_b1": CONV_B1_SHAPES, "depthwise": DEPTHWISE_SHAPES, "host_ops": []}[a.probe]
+        shapes = {"bn": BN_SHAPES, "conv_b1": CONV_B1_SHAPES, "depthwise": DEPTHWISE_SHAPES,
+                  "strided_copy": STRIDED_COPY_SHAPES, "host_ops": []}[a.probe]
         for s in shapes:
             print(*s, sep=",")
         return 0
@@ -131,7 +151,7 @@ def main():
     if a.probe == "host_ops":
         host_ops(torch, a.calls)
     else:
-        {"bn": bn, "conv_b1": conv_b1, "depthwise": depthwise}[a.probe](torch)
+        {"bn": bn, "conv_b1": conv_b1, "depthwise": depthwise, "strided_copy": strided_copy}[a.probe](torch)
         torch.cuda.synchronize()
         print(f"mechanism_probes {a.probe}: done")
     return 0
