@@ -9,7 +9,8 @@ host-cost table of eager ops (sim/gpu/README.md "What is weak"; validation/READM
   depthwise  MobileNet-v2's depthwise 3x3 convolutions, channels-last fp16, forward and backward
              (sm90_xmma_depthwise_convolution_*, conv2d/dgrad2d_c1_k1_nhwc_specialized)
   strided_copy  channels-last -> NCHW copies (PyTorch's elementwise_kernel<128, 4>), fp16 at C = 8-128 and
-             fp32 at C = 16, 32: 4.5-33 distinct 128-byte lines per warp access. The H100 ran C = 32 and
+             fp32 at C = 16, 32, and two short planes (7x7, 14x14): 4.5-33 distinct 128-byte lines per
+             warp access. The H100 ran C = 32 and
              64 at one line request per 2 cycles per SM, the H200 1.17x faster (its 1.2x enabled L2):
              the L2's request rate (l2.line_requests_per_clock) or the SMs'? Another GPU's lts__t_requests
              and times say
@@ -41,6 +42,9 @@ DEPTHWISE_SHAPES = [  # (channels, size, stride): MobileNet-v2 at batch 256
 STRIDED_COPY_SHAPES = [  # (dtype, batch, channels, height, width): the copy a channels-last tensor to NCHW
     ("fp16", 16, 8, 80, 352), ("fp16", 16, 16, 80, 352), ("fp16", 16, 32, 80, 352), ("fp16", 16, 64, 80, 352),
     ("fp16", 8, 128, 80, 352), ("fp32", 16, 16, 80, 352), ("fp32", 16, 32, 80, 352),
+    # short planes: a CTA's 512 elements cover several channels of the same pixels (ResNet-50's 7x7
+    # gradients ran 1.35-1.8x the long planes' rate per line)
+    ("fp16", 256, 2048, 7, 7), ("fp16", 256, 1024, 14, 14),
 ]
 
 
