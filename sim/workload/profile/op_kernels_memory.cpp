@@ -100,7 +100,8 @@ StridedWalk strided_dims(const Call& c, const Dims& out, const std::string& b) {
   bool strided = false;
   for (std::size_t i = 0; i < c.op.input_dims.size(); ++i) {
     // A bool tensor (dropout's mask) is an operand the kernel walks like the others.
-    const bool tensor = format_of_type(c.type(i)) || c.type(i) == "bool";
+    const auto format = format_of_type(c.type(i));
+    const bool tensor = format || c.type(i) == "bool";
     if (!tensor || c.dims(i).empty() || numel(c.dims(i)) < 1 || out_argument(c, b, i)) continue;
     const Dims& d = c.dims(i);
     Dims s(d.size(), 1);
@@ -114,7 +115,7 @@ StridedWalk strided_dims(const Call& c, const Dims& out, const std::string& b) {
       if (j >= 0 && d[std::size_t(j)] != 1) e[k] = s[std::size_t(j)];
     }
     strides.push_back(e);
-    element_bytes.push_back(tensor && format_of_type(c.type(i)) ? bytes_of(*format_of_type(c.type(i))) : 1.0);
+    element_bytes.push_back(format ? bytes_of(*format) : 1.0);  // a bool mask: one byte
     // Broadcast: a dim of the output this operand repeats (size 1 or absent there). Leading size-1
     // dims are not: [4096] times [1, 1, 4096] is one contiguous stream (the H200 decode step's
     // RMSNorm weight, vectorized_elementwise_kernel in all 65 calls).
@@ -385,7 +386,7 @@ void map_memory(Call& c, const std::string& b) {
     auto mark = [&](StridedWalk walk, bool cast, int operands) {
       for (auto& k : c.out.kernels) {
         k.memory.strided_dims = iterator_op ? walk.dims : 0, k.memory.cast = iterator_op && cast;
-        k.memory.lines_per_warp = iterator_op && walk.dims > 0 ? walk.lines_per_warp : 0.0;
+        k.memory.lines_per_warp = iterator_op ? walk.lines_per_warp : 0.0;
         if (k.memory.cast) k.memory.operands = operands;
       }
     };
