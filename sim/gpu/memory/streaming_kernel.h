@@ -4,6 +4,7 @@
 // whole footprint fits in L2; element-wide lanes at most at the narrow-request rate), its arithmetic
 // at the CUDA-core rate, whichever is longer, plus a launch.
 // Kept separate from GpuModel::run_memory on purpose: conv helpers need only this simple form.
+#include <cstdint>
 #include <string>
 
 #include "gpu/gpu_config.h"
@@ -21,6 +22,10 @@ struct StreamingKernel {
   // Bytes of the whole operation the kernel is part of (a convolution's tensors, their converted
   // copies and its helpers' outputs): its inputs are still in L2 only if all of it fits; 0: its own bytes.
   double footprint_bytes = 0;
+  // CTAs whose count, not their bytes, can bound the kernel: each holds an SM for `cta_cycles`
+  // whatever it moves (cuDNN 9's layout conversions, conv_lowering.cpp); 0: not modelled.
+  std::int64_t ctas = 0;
+  double cta_cycles = 0;
 };
 
 struct StreamingCost {

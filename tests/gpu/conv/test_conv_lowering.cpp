@@ -925,5 +925,39 @@ TEST_CASE("lower_conv on sm_90: 16-bit implicit-GEMM convolutions run cuDNN 9's 
   CHECK(lower_conv(h100, test::conv_kernel(pointwise)).gemm.cta_tiles.empty());
 }
 
+
+TEST_CASE("run_conv on sm_90: cuDNN 9's layout conversions cost their 32 x 32-tile CTAs, not only their bytes") {
+  // validation/measured/H100/conv_deepbench, fp16 NCHW: the reorder of a 512 x 512 x 3 x 3 filter
+  // (grid [1, 16, 512]: 8192 CTAs of 288 elements, 4.7 MB) took 14.3-14.8 us, the same on the H200,
+  // where its bytes need under 2 us; the data gradient's conversion of a C = 1 input gradient back
+  // to NCHW (grid [3522, 1, 16]: 56352 CTAs of 32 elements, 7.2 MB) 85 us.
+  const GpuConfig g = test::shipped("h100");
+  auto helper = [&](const test::ConvArgs& a, const std::string& what) {
+    for (const auto& h : lower_conv(g, test::conv_kernel(a)).helpers)
+      if (h.what == what) return h;
+    FAIL("no helper " << what);
+    return StreamingKernel{};
+  };
+  test::ConvArgs a;
+  a.n = 16, a.h = a.w = 7, a.c = 512, a.k = 512, a.format = FormatId::fp16;
+  const StreamingKernel reorder = helper(a, "KCRS->KRSC reorder of the filter");
+  CHECK(reorder.ctas == 512 * 16);
+  const double reorder_us = streaming_cost(g, reorder).cycles / g.clock_hz * 1e6 + g.empty_kernel_s * 1e6;
+  CHECK(reorder_us == doctest::Approx(14.5).epsilon(0.1));
+  // The input: 16 images x 16 channel tiles x 2 pixel tiles (49 pixels) = 512 CTAs of 784 elements.
+  CHECK(helper(a, "NCHW->NHWC transpose of the input").ctas == 16 * 16 * 2);
+  // A C = 1 input of 161 x 700 pixels: one channel tile, 3522 pixel tiles per image.
+  a.c = 1, a.h = 161, a.w = 700, a.k = 32, a.r = 5, a.s = 20, a.pad = 0, a.stride = 2, a.pass = Pass::data_grad;
+  const StreamingKernel thin = helper(a, "NHWC->NCHW transpose of the input gradient");
+  CHECK(thin.ctas == 16 * 3522);
+  const double thin_us = streaming_cost(g, thin).cycles / g.clock_hz * 1e6 + g.empty_kernel_s * 1e6;
+  CHECK(thin_us == doctest::Approx(84.9).epsilon(0.15));
+  // Channels-last tensors convert nothing; V100's (cuDNN 7) conversions are costed by their bytes.
+  a.layout = TensorLayout::nhwc;
+  CHECK(lower_conv(g, test::conv_kernel(a)).helpers.empty());
+  a.layout = TensorLayout::nchw, a.c = 64, a.h = a.w = 56, a.r = a.s = 3, a.pad = 1, a.stride = 1, a.pass = Pass::forward;
+  for (const auto& h : lower_conv(test::shipped("v100"), test::conv_kernel(a)).helpers) CHECK(h.ctas == 0);
+}
+
 }  // namespace
 }  // namespace tcsim::gpu
