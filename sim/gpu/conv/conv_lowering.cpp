@@ -144,7 +144,6 @@ double gathered_input_bytes(const Dims& d, bool channels_last) {
   return d.x * std::min(1.0, double(granules) * d.granule / (double(d.H * d.W) * run));  // of a plane / an image
 }
 
-
 // CALIBRATION (cuDNN 9's transpose kernels): the SM cycles (at the config clock) one CTA of
 // `engines_precompiled::nchwToNhwcKernel` / `nhwcToNchwKernel` costs, a fixed part and a part per
 // pass of its 256 threads over the tile's elements (32 x 32 at most: 1 to 4 passes). Least squares
