@@ -23,10 +23,11 @@ constexpr i64 kTensorChannelBlock = 32;
 // "Coalesced Access to Global Memory": 32-byte segments).
 constexpr double kSectorBytes = 32;
 
-// A tensor as cuDNN's layout conversions see it: `outer` arrays of `channels` x `pixels` elements,
-// transposed between channels-major and pixels-major (x: N x C x H W, y: N x K x P Q, the filter:
-// K x C x R S).
+// A tensor as cuDNN's layout conversions see it: its bytes, and `outer` arrays of `channels` x
+// `pixels` elements transposed between channels-major and pixels-major (x: N x C x H W, y: N x K x
+// P Q, the filter: K x C x R S).
 struct ConversionDims {
+  double bytes = 0;
   i64 outer = 1, channels = 1, pixels = 1;
 };
 
@@ -58,9 +59,10 @@ struct Dims {
   bool sm90_nchw_tensor() const { return sm90 && tensor && c.layout == TensorLayout::nchw; }
   bool ampere_nchw_tensor() const { return ampere_kernels && tensor && c.layout == TensorLayout::nchw; }
   bool unit_stride() const { return c.stride_h * c.stride_w == 1; }
-  // The activations as cuDNN's layout conversions walk them (layout_conversion).
-  ConversionDims x_conversion() const { return {N, c.channels, H * W}; }
-  ConversionDims y_conversion() const { return {N, c.num_filters, P * Q}; }
+  // The tensors as cuDNN's layout conversions walk them (layout_conversion).
+  ConversionDims x_conversion() const { return {x, N, c.channels, H * W}; }
+  ConversionDims y_conversion() const { return {y, N, c.num_filters, P * Q}; }
+  ConversionDims w_conversion() const { return {w * double(groups), c.num_filters, c.channels / groups, R * S}; }
   // Before sm_80 a unit-stride tensor-core weight gradient of NCHW tensors reads x as it is: its
   // reduction runs along the output pixels, consecutive input pixels of a row when the stride is 1
   // (16-byte loads along W); a strided one cannot. Two DRAM-rate transposes and the GEMM at the
@@ -153,7 +155,7 @@ double gathered_input_bytes(const Dims& d, bool channels_last) {
 constexpr double kCudnnTransposeCtaCycles = 310;
 constexpr double kCudnnTransposePassCycles = 40;
 
-// A layout conversion of `bytes` between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
+// A layout conversion of a tensor between NCHW and NHWC (cuDNN's nchwToNhwcKernel /
 // nhwcToNchwKernel, filter reorders): it reads and writes them, its lanes one element each. cuDNN
 // 9's kernels launch one 256-thread CTA per 32 x 32 tile of channels x pixels and array (grid
 // [ceil(pixels / 32), ceil(channels / 32), outer] in every conversion of the H100 and H200 traces),
@@ -161,8 +163,8 @@ constexpr double kCudnnTransposePassCycles = 40;
 // 14 us on both boards for 4.7 MB. Charged around tensor-core kernels on sm_90; the CUDA-core weight
 // gradient's conversions on sm_80+ (Dims::cudnn9_nhwc_wgrad) also stand in for the legacy
 // wgrad_alg0_engine, which converts nothing, so their CTAs are not charged.
-StreamingKernel layout_conversion(const char* what, double bytes, const Dims& d, ConversionDims t) {
-  StreamingKernel k{what, bytes, bytes, 0, int(d.e)};
+StreamingKernel layout_conversion(const char* what, const Dims& d, const ConversionDims& t) {
+  StreamingKernel k{what, t.bytes, t.bytes, 0, int(d.e)};
   if (d.sm90_nchw_tensor()) {
     k.ctas = t.outer * ceil_div(t.channels, i64{32}) * ceil_div(t.pixels, i64{32});
     const double elements_per_cta = double(t.outer * t.channels * t.pixels) / double(k.ctas);
@@ -323,13 +325,10 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // (nchwToNhwcKernel) and the kernel's epilogue writes NCHW itself (the "_nhwc2nchw_" kernels
   // in nvprof listings: apache/mxnet#9774, NVIDIA/apex#666). A filter reorder is not charged:
   // the measured times show no room for one.
-  auto transpose = [&](const char* what, double bytes, ConversionDims t) {
-    L.helpers.push_back(layout_conversion(what, bytes, d, t));
-  };
+  auto transpose = [&](const char* what, const ConversionDims& t) { L.helpers.push_back(layout_conversion(what, d, t)); };
   // Except the input of a unit-stride weight gradient before sm_80 (Dims::wgrad_reads_nchw_x).
-  if (d.pass != Pass::data_grad && !d.wgrad_reads_nchw_x())
-    transpose("NCHW->NHWC transpose of the input", d.x, d.x_conversion());
-  if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y, d.y_conversion());
+  if (d.pass != Pass::data_grad && !d.wgrad_reads_nchw_x()) transpose("NCHW->NHWC transpose of the input", d.x_conversion());
+  if (d.pass != Pass::forward) transpose("NCHW->NHWC transpose of the output gradient", d.y_conversion());
   // cuDNN 9 on sm_90 also reorders the filter between KCRS and the KRSC its NHWC kernels use: before
   // the forward pass and the data gradient, after the weight gradient, a kernel of its own each time:
   // a second nchwToNhwcKernel (grid [1, 4, K] on K x C x 3 x 3) or a second nhwcToNchwKernel in 95 of
@@ -338,7 +337,7 @@ void lower_implicit(const Dims& d, ConvLowering& L, GemmShape& s) {
   // (measured/H100/profiles). A 1x1 filter is the same array in both orders: none there.
   if ((d.sm90_nchw_tensor() || d.cudnn9_nhwc_wgrad) && d.R * d.S > 1)
     transpose(d.pass == Pass::weight_grad ? "KRSC->KCRS reorder of the weight gradient" : "KCRS->KRSC reorder of the filter",
-              d.w * double(d.groups), {d.c.num_filters, d.c.channels / d.c.groups, d.R * d.S});
+              d.w_conversion());
 }
 
 // Fused F(2x2,3x3) (Lavin & Gray 2016): one kernel transforms 4x4 input tiles and the 3x3 filters
@@ -614,9 +613,9 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
       // TF32 ResNet-50 trace: one per 3x3/7x7 forward convolution (17 of 17), none for most 1x1.
       if (d.sm90_nchw_tensor() && !nchw_gemm(d)) {
         if (k.pass == Pass::forward)
-          L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the output", d.y, d, d.y_conversion()));
+          L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the output", d, d.y_conversion()));
         if (k.pass == Pass::data_grad)
-          L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the input gradient", d.x, d, d.x_conversion()));
+          L.helpers.push_back(layout_conversion("NHWC->NCHW transpose of the input gradient", d, d.x_conversion()));
       }
       break;
     case ConvAlgo::winograd: lower_winograd_fused(d, L, s); break;

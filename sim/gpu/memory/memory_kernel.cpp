@@ -214,15 +214,15 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // Scalar accesses narrower than 16 B (PyTorch's casting copies): each warp access is a request
   // of at most 128 B, one per l1.narrow_request_interval per SM (the H100's _align GEMM copies
   // fitted it; sim/gpu/README.md "H100, measured"). The strided kernel's bound is its integer work.
-  double narrow_cycles = 0;
+  double request_cycles = 0;
   if (const double narrow = g.narrow_copy_bytes_per_clk(l.access_bytes); narrow > 0)
-    narrow_cycles = double(l.elements) * l.accesses_per_element * l.access_bytes / (narrow * active_sms);
+    request_cycles = double(l.elements) * l.accesses_per_element * l.access_bytes / (narrow * active_sms);
   // A strided kernel's warp access touches one line per lane where an operand's elements lie a line
   // or more apart (a channels-last tensor read in channels-first order): each line is a request of
   // its own at the L2, which serves l2.line_requests_per_clock of them (sim/gpu/README.md, "Lines of
   // a strided access").
   if (l.lines_per_warp > 0 && g.l2_line_requests_per_clk > 0)
-    narrow_cycles = std::max(narrow_cycles, double(l.elements) / 32.0 * l.lines_per_warp / g.l2_line_requests_per_clk);
+    request_cycles = std::max(request_cycles, double(l.elements) / 32.0 * l.lines_per_warp / g.l2_line_requests_per_clk);
   const double int_cycles = double(l.elements) * l.integer_instructions_per_element / (g.int32_per_clk() * active_sms);
   // A persistent grid with a barrier per round: its passes do not overlap, so the bytes' time and
   // each round's barrier and two pipeline fills (a trip to where the data lives) add up.
@@ -231,7 +231,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const bool dram_bound = l2_resident ? gathered > 0 && gather_cycles >= mem_cycles : level_bound;
   const Term terms[] = {{dram_bound ? "dram" : "l2", mem_cycles},
                         {"barriers", barrier_rounds_cycles},
-                        {"l1_requests", narrow_cycles},
+                        {"l1_requests", request_cycles},
                         {"int32", int_cycles},
                         {"latency", latency_cycles},
                         {bandwidth_phases ? "phases" : "latency", phased_cycles},
