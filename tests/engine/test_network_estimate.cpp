@@ -376,3 +376,28 @@ TEST_CASE("network estimate: a precision the accelerator lacks is an input error
     CHECK(std::string(e.what()).find("amp-fp16") != std::string::npos);
   }
 }
+
+TEST_CASE("network estimate: a host sync in a repeat block waits in every copy (a mixture of experts' nonzero)") {
+  CountingAccelerator acc;
+  acc.host = 0.2e-6;  // shorter than every kernel: the GPU waits for the host only after a sync
+  const char* net_text = R"(version: 1
+kind: network
+name: moe
+task: tokens
+defaults: {batch: 2, seq: 8}
+layers:
+  - {name: emb, kind: embedding, vocab: 50, dim: 16}
+  - repeat: 3
+    name: block
+    layers:
+      - {name: moe, kind: moe, experts: 2, ffn: 32}
+)";
+  const auto net = workload::parse_network(net_text, "moe.yaml");
+  NetworkRunOptions opt;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  // Routed dispatch: each expert's gather and scatter wait on nonzero: 2 x 2 syncs per copy, 3 copies.
+  // After each the GPU idles one launch; so does it before the first kernel.
+  CHECK(e.gpu_time_s > 0);
+  const double idle_launches = (e.step_time_s - e.gpu_time_s) / acc.host;
+  CHECK(idle_launches == doctest::Approx(1 + 3 * 2 * 2));
+}

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "engine/load_accelerator.h"
 #include "engine/network/network_validation.h"
+#include "engine/validation/validation_metrics.h"
 #include "test_support.h"
 
 using namespace tcsim;
@@ -272,8 +273,11 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
   // networks (nothing changed in the model for them). With the A100's calibrated instruction energy
   // (configs/gpu/a100.yaml: its FP32 GEMMs no longer held near 1245 MHz on the PCIe boards) 4.38 / 4.58
   // / 11.53% (the A100 boards were 10.94 / 9.49%).
-  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11, 4.75}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10, 5.0},
-                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8, 12.0}}) {
+  // Switch-XL (models/switchxl4.yaml: the moe, position_bias and cross-attention layers) was added
+  // as a held-out network, nothing fitted to it: its 2 + 4 + 2 runs are checked apart (below) and
+  // left out of each board's MAPE.
+  for (const Board b : {Board{"V100-PCIE-32GB", "v100_pcie", 11 + 2, 4.75}, Board{"A100-PCIE-40GB", "a100_pcie_40gb", 10 + 4, 5.0},
+                        Board{"A100-80GB-PCIe", "a100_80gb_pcie", 8 + 2, 12.0}}) {
     INFO(b.folder);
     std::vector<workload::MeasuredNetworkRow> rows;
     for (const auto& e : fs::directory_iterator(dir / b.folder))
@@ -285,12 +289,22 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
     const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(b.config) + ".yaml"));
     const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
     std::size_t compared = 0;
+    std::vector<double> measured, predicted;  // the runs of the five dense networks
     for (const auto& r : rep.rows) {
       if (!r.simulated) continue;
       ++compared;
       const double err = 100 * (r.predicted_s - r.measured.measured_s) / r.measured.measured_s;
       MESSAGE(r.measured.label << ": " << err << "%");
       CHECK(std::abs(err) < 22);  // worst today: BERT-large training batch 2 on A100 80GB, -21.0%
+      if (r.measured.model == "switchxl4") {
+        // Today: V100 -1.2 / -4.1% (inference, seq 512); A100 40 GB +9.0 / +7.8% (seq 512) and
+        // -14.1 / -15.2% (seq 2048); A100 80 GB training -7.2 / -9.2%, backward -10.2 / +0.1%.
+        CHECK(std::abs(err) < 16);
+        if (r.measured.measured_forward_s > 0) CHECK(std::abs(100 * (r.predicted_backward_s / r.measured.measured_backward_s - 1)) < 11);
+        continue;
+      }
+      measured.push_back(r.measured.measured_s);
+      predicted.push_back(r.predicted_s);
       if (r.measured.measured_forward_s > 0) {
         // The passes apart: every backward pass within 6% on both boards with training runs, and
         // the V100's forward passes too; five of the eight A100 80GB forward passes measure 1.45-1.83x
@@ -302,8 +316,8 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
         if (std::string(b.folder) == "V100-PCIE-32GB") CHECK(std::abs(fw) < 7);
       }
     }
-    CHECK(compared == b.runs);  // the torch.compile runs and Switch-XL (MoE) stay skipped
-    CHECK(rep.groups.front().errors.mape_pct < b.max_mape);
+    CHECK(compared == b.runs);  // the torch.compile runs stay skipped
+    CHECK(summarize_errors(measured, predicted).mape_pct < b.max_mape);
   }
 }
 

@@ -280,7 +280,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
       for (std::size_t j = i; j < end; ++j) {
         const KernelEstimate& k = e.kernels[j];
         const std::int64_t n = k.lowered.kernel.count;
-        if (k.lowered.host_sync && c == 0) queue.synchronize();
+        if (k.lowered.host_sync) queue.synchronize();  // each copy's launch waits
         const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
         const double gpu_s = k.modelled ? k.result.time_s : 0, factor = host_factor(k);
         if (k.lowered.sync_each)

@@ -37,6 +37,8 @@ constexpr KindName kKinds[] = {
     {LayerKind::embedding, "embedding"},
     {LayerKind::rope, "rope"},
     {LayerKind::cross_entropy, "cross_entropy"},
+    {LayerKind::moe, "moe"},
+    {LayerKind::position_bias, "position_bias"},
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 // models/README.md: MACs count only the GEMM-like layers, as torchvision's published GFLOPS do).
 #include "workload/network/network.h"
 
+#include <algorithm>
+
 namespace tcsim::workload {
 
 std::int64_t elements(const Shape& s) {
@@ -38,6 +40,10 @@ T parameters(const Layer& l) {
       return T(2) * v(l.input.back());
     case LayerKind::rms_norm:  // scale only
       return v(l.input.back());
+    case LayerKind::moe:  // the router (d x experts, no bias) and each expert's two linears (no biases)
+      return v(l.input.back()) * v(l.experts) + v(l.experts) * T(2) * v(l.input.back()) * v(l.ffn);
+    case LayerKind::position_bias:  // a bias per bucket and head
+      return v(l.buckets) * v(l.heads);
     default:
       return T(0);
   }
@@ -63,9 +69,19 @@ double Layer::forward_macs(std::int64_t batch) const {
       // the unfused path computes every score, and FLOP counters count them all).
       return b * 2.0 * static_cast<double>(heads) * static_cast<double>(q_len) * static_cast<double>(kv_len) *
              static_cast<double>(head_dim);
+    case LayerKind::moe:
+      // The router over every token, and each expert's two linears over the rows it runs on.
+      return b * static_cast<double>(q_len) * static_cast<double>(input.back()) * static_cast<double>(experts) +
+             b * static_cast<double>(experts) * static_cast<double>(expert_rows()) * 2.0 *
+                 static_cast<double>(input.back()) * static_cast<double>(ffn);
     default:
       return 0;
   }
+}
+
+std::int64_t Layer::expert_rows() const {
+  if (dispatch == MoeDispatch::padded) return capacity;
+  return std::min(capacity, (q_len + experts - 1) / std::max<std::int64_t>(1, experts));
 }
 
 std::int64_t Network::params() const {

@@ -20,7 +20,10 @@ enum class LayerKind {
   max_pool, avg_pool, global_avg_pool, flatten, reshape, concat,
   // the rest
   softmax, embedding, rope, cross_entropy,
+  // mixture of experts (a router and expert feed-forward networks); T5's attention score bias
+  moe, position_bias,
 };
+constexpr LayerKind kLastLayerKind = LayerKind::position_bias;
 
 // The YAML spelling ("conv2d", "layer_norm", ...), and back (false for an unknown name).
 const char* to_string(LayerKind kind);
@@ -38,6 +41,16 @@ enum class AttentionImpl { automatic, fused, unfused };
 // gelu: torch.nn.GELU (erf, one kernel), or Hugging Face's NewGELUActivation ("gelu_new" in GPT-2
 // and GPT-3 style configs): the tanh approximation written as eight eager elementwise PyTorch ops.
 enum class GeluForm { erf, tanh_eager };
+
+// rms_norm: one fused kernel, or Hugging Face's eager RMSNorm (T5LayerNorm, LlamaRMSNorm): pow, mean,
+// add, rsqrt and two multiplies, one PyTorch kernel each.
+enum class RmsNormForm { fused, eager };
+
+// moe: how the tokens reach the experts. routed: each expert runs on the tokens its router sent it
+// (Hugging Face's SwitchTransformersSparseMLP loop: a boolean-mask gather and scatter per expert);
+// padded: each expert runs on a buffer of capacity x batch rows, filled with its tokens (GShard's and
+// Switch's capacity-padded dispatch; NeuSight's patched SwitchTransformersSparseMLP.forward).
+enum class MoeDispatch { routed, padded };
 
 struct Layer {
   std::string name;
@@ -91,6 +104,35 @@ struct Layer {
 
   // Weights shared with an earlier layer (GPT-2's lm_head and wte): no parameters of its own.
   std::string tied_to;
+
+  RmsNormForm rms_form = RmsNormForm::fused;  // rms_norm
+
+  // mul with one input: y = x * scalar (`scalar` given; a tied LM head's d_model^-0.5 in T5)
+  bool has_scalar = false;
+  double scalar = 1;
+
+  // attention: `cross` = the keys and values come from another sequence (an encoder's output):
+  // kv_len is their token count, no KV cache. A fourth input is an additive score bias
+  // [heads, q_len, kv_len] (T5: the relative position bias plus the mask) used instead of the
+  // scale and the mask.
+  bool cross = false;
+
+  // moe (Switch Transformer's top-1 router, then `experts` feed-forward networks d -> ffn -> d):
+  // capacity = tokens an expert takes per sample (the router drops the rest); activation between
+  // the two linears (relu, gelu or silu); dropout = its probability after the activation in
+  // training; jitter = the router's multiplicative input noise in training.
+  std::int64_t experts = 0, ffn = 0, capacity = 0;
+  LayerKind activation = LayerKind::relu;
+  MoeDispatch dispatch = MoeDispatch::routed;
+  bool jitter = false;
+  // Tokens each expert runs on per sample: the capacity (padded), or the tokens spread evenly over
+  // the experts up to the capacity (routed).
+  std::int64_t expert_rows() const;
+
+  // position_bias (T5's relative attention bias): `buckets` learned biases per head looked up by
+  // the bucketed distance key - query (0: none, a zero bias: T5's cross-attention), up to
+  // `max_distance`; `causal`: one-directional buckets and a causal mask (a decoder's). `heads`.
+  std::int64_t buckets = 0, max_distance = 128;
 
   // Trainable parameters of one copy (0 for weightless ops; a tied layer counts only its own bias).
   std::int64_t params() const;

@@ -45,6 +45,15 @@ std::vector<ParamTensor> param_tensors(const Layer& l) {
     case LayerKind::batch_norm:
     case LayerKind::layer_norm: return {{"weight", p / 2, false}, {"bias", p / 2, false}};
     case LayerKind::rms_norm: return {{"weight", p, false}};
+    case LayerKind::moe: {  // the router's weight, then each expert's two (no biases)
+      const std::int64_t router = l.input.back() * l.experts, expert = l.input.back() * l.ffn;
+      std::vector<ParamTensor> t = {{"router.weight", router, true}};
+      for (std::int64_t e = 0; e < l.experts; ++e) {
+        t.push_back({"expert.wi.weight", expert, true});
+        t.push_back({"expert.wo.weight", expert, true});
+      }
+      return t;
+    }
     default: return {{"weight", p, true}};
   }
 }
@@ -207,6 +216,8 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
       case LayerKind::linear: lower_linear(c, i); break;
       case LayerKind::matmul: lower_matmul(c, i); break;
       case LayerKind::attention: lower_attention(c, i); break;
+      case LayerKind::moe: lower_moe(c, i); break;
+      case LayerKind::position_bias: lower_position_bias(c, i); break;
       default: lower_memory_layer(c, i); break;
     }
   }

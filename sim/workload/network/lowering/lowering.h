@@ -23,7 +23,8 @@ struct LoweredKernel {
   int layer = -1;      // index into Network::layers; -1 for step-level kernels (optimizer, scaler)
   StepPhase phase = StepPhase::forward;
   // The host waits for the GPU to finish everything before it launches this kernel (the step read
-  // a value back, a `.item()`): the kernels after it cannot be queued ahead.
+  // a value back, a `.item()`, or sized a tensor by the GPU's data: `nonzero`), once per copy of its
+  // layer: the kernels after it cannot be queued ahead.
   bool host_sync = false;
   // Every launch of it waits for the GPU before it and the host waits for it to finish (a blocking
   // copy back to the host: `.cpu()`), so its launches run one at a time, host and GPU in turn.

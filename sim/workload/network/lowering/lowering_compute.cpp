@@ -2,6 +2,7 @@
 // kernel.h (row-major storage; N = stored as used). PyTorch's nn.Linear computes x·Wᵀ with W stored
 // [out, in], so its forward GEMM reads B transposed (NT), the data gradient dY·W is NN and the
 // weight gradient dYᵀ·X is TN.
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -16,6 +17,27 @@ namespace {
 FormatId accumulator_for(const Context& c, FormatId in) {
   return format_is_integer(c.f.gemm_acc) && !format_is_integer(in) ? FormatId::fp32 : c.f.gemm_acc;
 }
+
+// The format a GEMM-like layer's activation inputs must be in, and the cast to it.
+FormatId gemm_input_format(const Context& c) { return storage_of(c.f.gemm_in); }
+
+// A bias added by its own kernel (unless fused into the epilogue), and its gradient (a reduction
+// over every output position of each channel/feature).
+// A linear layer's bias gradient sums dY over the tokens (outer dims): reduce_kernel's column form;
+// an NCHW convolution's sums over N, H and W, whose innermost dim is contiguous.
+void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forward, bool columns) {
+  const Layer& l = c.layer(li);
+  if (!l.bias) return;
+  const std::int64_t out = c.output_elements(li);
+  const FormatId fmt = c.out_format[static_cast<std::size_t>(li)];
+  if (separate_forward && !c.opt.fuse_epilogues)
+    c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, double(out), double(out), 1, l.count));
+  c.emit_backward(li, memory_kernel(l.name + ".bias_grad", columns ? "reduce_columns" : "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
+                                    double(out), double(channels), double(out) / double(std::max<std::int64_t>(1, channels)),
+                                    l.count));
+}
+
+}  // namespace
 
 Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
             std::int64_t batch, Layout layout, Pass pass, FormatId in) {
@@ -41,27 +63,6 @@ void cast_weights(Context& c, int li, std::int64_t weight_elements) {
   c.emit_forward(li, cast);
   c.emit_backward(li, cast_kernel(l.name + ".cast_w.backward", low, high, weight_elements, l.count));
 }
-
-// The format a GEMM-like layer's activation inputs must be in, and the cast to it.
-FormatId gemm_input_format(const Context& c) { return storage_of(c.f.gemm_in); }
-
-// A bias added by its own kernel (unless fused into the epilogue), and its gradient (a reduction
-// over every output position of each channel/feature).
-// A linear layer's bias gradient sums dY over the tokens (outer dims): reduce_kernel's column form;
-// an NCHW convolution's sums over N, H and W, whose innermost dim is contiguous.
-void bias_kernels(Context& c, int li, std::int64_t channels, bool separate_forward, bool columns) {
-  const Layer& l = c.layer(li);
-  if (!l.bias) return;
-  const std::int64_t out = c.output_elements(li);
-  const FormatId fmt = c.out_format[static_cast<std::size_t>(li)];
-  if (separate_forward && !c.opt.fuse_epilogues)
-    c.emit_forward(li, memory_kernel(l.name + ".bias", "add", fmt, out, 0, double(out), double(out), 1, l.count));
-  c.emit_backward(li, memory_kernel(l.name + ".bias_grad", columns ? "reduce_columns" : "reduce", fmt, channels, out / std::max<std::int64_t>(1, channels),
-                                    double(out), double(channels), double(out) / double(std::max<std::int64_t>(1, channels)),
-                                    l.count));
-}
-
-}  // namespace
 
 void lower_conv2d(Context& c, int li) {
   const Layer& l = c.layer(li);
@@ -188,8 +189,15 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
                                       double(src), double(h / kvh), l.count));
   }
   c.emit_forward(li, gemm(c, l.name + ".scores", q, kv, d, B * h, Layout::NT, Pass::forward, gin));
-  c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
-  c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
+  // T5 adds a score bias of the scores' size (position bias plus mask: the fourth input) in place
+  // of the scale and the mask; its gradient is the scores' own (autograd adds the bias's readers').
+  const bool score_bias = l.inputs.size() == 4;
+  if (score_bias) {
+    c.emit_forward(li, mem(".score_bias", "add", act, scores, 0, 2, 1, 1));
+  } else {
+    c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
+    c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
+  }
   FormatId p_fmt = act;
   if (c.f.autocast) {  // softmax is on autocast's fp32 list: its input is cast up, its output stays fp32
     c.emit_forward(li, cast_kernel(l.name + ".softmax.cast", act, c.f.kept_fp32, scores, l.count));
@@ -213,7 +221,7 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   if (dropout) c.emit_backward(li, dropout_backward_kernel(l.name + ".dropout.backward", p_fmt, scores, l.count));
   c.emit_backward(li, mem(".softmax.backward", "softmax_backward", p_fmt, scores, kv, 2, 1, 4));
   if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
-  c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
+  if (!score_bias) c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_k", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
   c.save_extra(li, double(scores) * bytes_of(p_fmt));  // the probabilities P, kept for P·V's gradient
@@ -228,19 +236,25 @@ void lower_attention(Context& c, int li) {
   const Layer& l = c.layer(li);
   bool fused = c.opt.fused_attention;
   if (l.impl == AttentionImpl::unfused) fused = false;
+  const bool score_bias = l.inputs.size() == 4;
+  if (score_bias && l.impl == AttentionImpl::fused)
+    throw InputError(l.where, "layer '" + l.name + "': impl: fused, but FlashAttention takes no score bias (the fourth "
+                              "input); use impl: auto or unfused");
+  if (score_bias) fused = false;  // eager PyTorch adds the bias to the written-out scores
   if (l.impl == AttentionImpl::fused && !c.opt.fused_attention)
     throw InputError(l.where, "layer '" + l.name + "': impl: fused, but this accelerator has no fused attention "
                               "kernel in " + std::string(to_string(c.opt.precision)) +
                               " (FlashAttention needs sm_80+ and fp16/bf16); use impl: auto or unfused");
   // Attention runs in 16-bit formats in every tensor-core mode (quantized modes too).
   const FormatId in_fmt = c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.gemm_in);
+  const std::size_t qkv = std::min<std::size_t>(3, std::max<std::size_t>(1, l.inputs.size()));  // not the bias
   bool cast[3] = {false, false, false};
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, l.inputs.size()); ++i) cast[i] = c.cast_input(li, i, in_fmt);
+  for (std::size_t i = 0; i < qkv; ++i) cast[i] = c.cast_input(li, i, in_fmt);
   c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
   const std::int64_t B = c.batch;
 
   // Decoders keep a KV cache (an encoder such as BERT attends over its whole input in one pass).
-  const bool decoder = c.net.task == "tokens" && l.causal;
+  const bool decoder = c.net.task == "tokens" && l.causal && !l.cross;
   const std::int64_t cache = B * l.kv_heads * l.kv_len * l.head_dim;  // keys (or values) of the cache
   if (decoder && !c.opt.training) c.kv_cache_bytes += 2.0 * double(cache) * bytes_of(in_fmt) * double(l.count);
   if (decoder && c.opt.kv_cache_concat) {
@@ -277,7 +291,7 @@ void lower_attention(Context& c, int li) {
     lower_unfused_attention(c, li, in_fmt);
   }
   const double ib = bytes_of(in_fmt);
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, l.inputs.size()); ++i) {
+  for (std::size_t i = 0; i < qkv; ++i) {
     if (cast[i]) c.save_extra(li, double(c.input_elements(li, i)) * ib);
     else c.save_input(li, i);
   }

@@ -94,6 +94,9 @@ Context::Context(const Network& n, const LoweringOptions& o)
     }
   grad_adds.assign(L, 0);
   for (std::size_t i = 0; i < L; ++i) grad_adds[i] = std::max<std::int64_t>(0, reads[i] - n.layers[i].count);
+  // A position bias without learned buckets (zeros plus the mask) has no gradient to add up.
+  for (std::size_t i = 0; i < L; ++i)
+    if (n.layers[i].kind == LayerKind::position_bias && n.layers[i].buckets == 0) grad_adds[i] = 0;
 }
 
 const Shape& Context::input_shape(int li, std::size_t which) const {
@@ -118,15 +121,19 @@ std::int64_t Context::input_elements(int li, std::size_t which) const {
 
 std::int64_t Context::output_elements(int li) const { return elements(layer(li).output) * batch; }
 
-void Context::emit_forward(int li, Kernel k) {
+void Context::emit_forward(int li, Kernel k, bool host_sync) {
   if (k.kind != Kernel::Kind::memory) k.count = layer(li).count;  // one GEMM-like kernel per copy
-  forward.push_back({std::move(k), li, StepPhase::forward});
+  LoweredKernel lk{std::move(k), li, StepPhase::forward};
+  lk.host_sync = host_sync;
+  forward.push_back(std::move(lk));
 }
 
-void Context::emit_backward(int li, Kernel k) {
+void Context::emit_backward(int li, Kernel k, bool host_sync) {
   if (!opt.training) return;
   if (k.kind != Kernel::Kind::memory) k.count = layer(li).count;
-  backward[static_cast<std::size_t>(li)].push_back({std::move(k), li, StepPhase::backward});
+  LoweredKernel lk{std::move(k), li, StepPhase::backward};
+  lk.host_sync = host_sync;
+  backward[static_cast<std::size_t>(li)].push_back(std::move(lk));
 }
 
 void Context::save_input(int li, std::size_t which) {

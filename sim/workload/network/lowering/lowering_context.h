@@ -39,8 +39,9 @@ struct Context {
   std::int64_t input_elements(int li, std::size_t which) const;
   std::int64_t output_elements(int li) const;
 
-  void emit_forward(int li, Kernel k);
-  void emit_backward(int li, Kernel k);  // only when training
+  // `host_sync`: the host waits for the GPU before launching it (LoweredKernel::host_sync).
+  void emit_forward(int li, Kernel k, bool host_sync = false);
+  void emit_backward(int li, Kernel k, bool host_sync = false);  // only when training
   // Marks input `which` of layer li as saved for backward (dedup per producer).
   void save_input(int li, std::size_t which);
   void save_output(int li) { saved[static_cast<std::size_t>(li)] = true; }
@@ -81,11 +82,20 @@ bool casts_dynamically(FormatId from, FormatId to);
 FormatId storage_of(FormatId f);  // tf32 is stored as fp32
 FormatId wider_of(FormatId a, FormatId b);
 
-// Per-kind rules (lowering_compute.cpp, lowering_memory.cpp).
+// A GEMM of the mode (its accumulator and output format) with `batch` independent products.
+Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int64_t n, std::int64_t k,
+            std::int64_t batch, Layout layout, Pass pass, FormatId in);
+// Autocast's cast of a layer's `weight_elements` fp32 weights to the GEMM format (and back for the
+// gradient); nothing outside autocast.
+void cast_weights(Context& c, int li, std::int64_t weight_elements);
+
+// Per-kind rules (lowering_compute.cpp, lowering_memory.cpp, lowering_moe.cpp, lowering_position_bias.cpp).
 void lower_conv2d(Context& c, int li);
 void lower_linear(Context& c, int li);
 void lower_matmul(Context& c, int li);
 void lower_attention(Context& c, int li);
 void lower_memory_layer(Context& c, int li);
+void lower_moe(Context& c, int li);
+void lower_position_bias(Context& c, int li);
 
 }  // namespace tcsim::workload::lowering_detail

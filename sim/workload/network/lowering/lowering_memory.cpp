@@ -234,6 +234,66 @@ void lower_gelu_tanh_eager(Context& c, int li, FormatId fmt) {
   c.save_extra(li, 3 * n * bytes_of(fmt));  // h, v and t
 }
 
+// Hugging Face's eager RMSNorm (T5LayerNorm, LlamaRMSNorm): x.to(fp32), variance = x.pow(2).mean(-1),
+// x * rsqrt(variance + eps), then weight * that (after a cast back to the input's format). One
+// kernel per op: pow, mean (a row reduction), add and rsqrt on the per-row values, the broadcast
+// multiply, the weight's. Backward, as autograd runs it: the weight product's two gradients (dY x w,
+// and dY x xn summed over the rows), the normalizing product's two (the gradient times the per-row
+// factor, and its product with x summed per row), rsqrt's gradient (three ops on the row values),
+// mean's (expanded and divided: a kernel of the input's size), pow's (x^1, times 2, times the
+// gradient) and the sum of x's two gradients.
+void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
+  const Layer& l = c.layer(li);
+  const std::int64_t n = c.output_elements(li), d = l.output.back(), r = n / std::max<std::int64_t>(1, d);
+  const double N = double(n), R = double(r), D = double(d);
+  const FormatId w = FormatId::fp32;  // the statistics run in fp32
+  const double xb = bytes_of(fmt), wb = bytes_of(w);
+  auto k = [&](const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double rd,
+               double wr) {
+    return memory_kernel(l.name + suffix, op, w, elements, row, 0, 0, 1, l.count, rd, wr);
+  };
+  const bool cast = fmt != w;
+  if (cast) c.emit_forward(li, cast_kernel(l.name + ".to_fp32", fmt, w, n, l.count));
+  c.emit_forward(li, k(".pow", "pow", n, 0, N * wb, N * wb));
+  c.emit_forward(li, k(".mean", "mean", r, d, N * wb, R * wb));
+  c.emit_forward(li, k(".add", "add", r, 0, R * wb, R * wb));
+  c.emit_forward(li, k(".rsqrt", "rsqrt", r, 0, R * wb, R * wb));
+  Kernel norm = k(".mul", "mul", n, 0, N * wb + R * wb, N * wb);
+  norm.memory.strided_dims = 2;
+  c.emit_forward(li, norm);
+  if (cast) c.emit_forward(li, cast_kernel(l.name + ".to_input", w, fmt, n, l.count));
+  Kernel scale = memory_kernel(l.name + ".mul_weight", "mul", fmt, n, 0, 0, 0, 1, l.count, N * xb + D * xb, N * xb);
+  scale.memory.strided_dims = 2;
+  c.emit_forward(li, scale);
+  c.out_format[static_cast<std::size_t>(li)] = fmt;
+
+  Kernel g_norm = scale;
+  g_norm.name = l.name + ".mul_weight.backward_input";
+  c.emit_backward(li, g_norm);
+  c.emit_backward(li, memory_kernel(l.name + ".mul_weight.backward_weight", "mul", fmt, n, 0, 0, 0, 1, l.count, 2 * N * xb, N * xb));
+  c.emit_backward(li, memory_kernel(l.name + ".weight_grad", "reduce_columns", fmt, d, r, 0, 0, R, l.count, N * xb, D * xb));
+  if (cast) c.emit_backward(li, cast_kernel(l.name + ".to_input.backward", fmt, w, n, l.count));
+  Kernel g_x = norm;
+  g_x.name = l.name + ".mul.backward_input";
+  c.emit_backward(li, g_x);
+  c.emit_backward(li, k(".mul.backward_factor", "mul", n, 0, 2 * N * wb, N * wb));
+  c.emit_backward(li, k(".mul.backward_reduce", "sum", r, d, N * wb, R * wb));
+  c.emit_backward(li, k(".rsqrt.backward_pow", "pow", r, 0, R * wb, R * wb));
+  c.emit_backward(li, k(".rsqrt.backward_mul", "mul", r, 0, R * wb, R * wb));
+  c.emit_backward(li, k(".rsqrt.backward", "mul", r, 0, 2 * R * wb, R * wb));
+  Kernel mean_g = k(".mean.backward", "div", n, 0, R * wb, N * wb);
+  mean_g.memory.strided_dims = 2;
+  c.emit_backward(li, mean_g);
+  c.emit_backward(li, k(".pow.backward_pow", "pow", n, 0, N * wb, N * wb));
+  c.emit_backward(li, k(".pow.backward_scale", "mul", n, 0, N * wb, N * wb));
+  c.emit_backward(li, k(".pow.backward", "mul", n, 0, 2 * N * wb, N * wb));
+  c.emit_backward(li, k(".grad_add", "add", n, 0, 2 * N * wb, N * wb));
+  if (cast) c.emit_backward(li, cast_kernel(l.name + ".to_fp32.backward", w, fmt, n, l.count));
+  // Kept: x (fp32), the per-row factor, the normalized x (the weight's gradient).
+  c.save_input(li, 0);
+  c.save_extra(li, R * wb + N * wb + (cast ? N * wb : 0));
+}
+
 }  // namespace
 
 void lower_memory_layer(Context& c, int li) {
@@ -270,7 +330,7 @@ void lower_memory_layer(Context& c, int li) {
   if (c.f.autocast && is_kept_fp32(kind)) c.cast_input(li, 0, c.f.kept_fp32);
   FormatId fmt = c.input_format(li, 0);
   if (c.f.autocast && is_kept_fp32(kind)) fmt = c.f.kept_fp32;
-  if (kind == LayerKind::add || kind == LayerKind::mul)
+  if ((kind == LayerKind::add || kind == LayerKind::mul) && l.inputs.size() == 2)
     fmt = wider_of(c.input_format(li, 0), c.input_format(li, 1));  // type promotion
   // Max pooling commutes with quantization: an engine pools the 8-bit tensor a quantizing conv
   // epilogue wrote, and the convolutions after it read that.
@@ -337,6 +397,11 @@ void lower_memory_layer(Context& c, int li) {
         const bool columns = c.layer(li).output.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc;
         bwd(".backward_reduce", columns ? "reduce_columns" : "reduce", ns, out / std::max<std::int64_t>(1, ns), dout,
             double(ns), 1);
+        return;
+      }
+      if (l.has_scalar) {  // x * scalar: the gradient is dY * scalar
+        fwd("", "mul", out, 0, dout, dout, 1);
+        bwd(".backward", "mul", out, 0, dout, dout, 1);
         return;
       }
       if (kind == LayerKind::mul) {
@@ -416,8 +481,13 @@ void lower_memory_layer(Context& c, int li) {
       c.save_input(li, 0);
       return;
     }
-    case LayerKind::layer_norm:
-    case LayerKind::rms_norm: {
+    case LayerKind::rms_norm:
+      if (l.rms_form == RmsNormForm::eager) {
+        lower_rms_norm_eager(c, li, fmt);
+        return;
+      }
+      [[fallthrough]];
+    case LayerKind::layer_norm: {
       const char* op = kind == LayerKind::layer_norm ? "layer_norm" : "rms_norm";
       fwd("", op, out, last, dout, dout, fpe);
       // PyTorch's layer-norm backward: the input gradient (row-wise) and the weight and bias

@@ -1,6 +1,7 @@
 #include "workload/network/reader/layer_fields.h"
 
 #include <cctype>
+#include <cmath>
 
 #include "common/error.h"
 #include "common/text/strings.h"
@@ -17,9 +18,12 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::conv2d: return {"out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias"};
     case LayerKind::linear: return {"out_features", "bias", "tied_to", "first_token", "tokens"};
     case LayerKind::matmul: return {"inputs", "m", "n", "k", "batch"};
-    case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "impl", "dropout"};
-    case LayerKind::add:
-    case LayerKind::mul: return {"inputs"};
+    case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "cross", "impl", "dropout"};
+    case LayerKind::add: return {"inputs"};
+    case LayerKind::mul: return {"inputs", "scalar"};
+    case LayerKind::rms_norm: return {"form"};
+    case LayerKind::moe: return {"experts", "ffn", "capacity", "activation", "dispatch", "dropout", "jitter"};
+    case LayerKind::position_bias: return {"heads", "buckets", "max_distance", "causal"};
     case LayerKind::dropout: return {"probability"};
     case LayerKind::gelu: return {"form"};
     case LayerKind::max_pool:
@@ -162,6 +166,56 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
         else throw InputError(f.at("impl"), "expected auto, fused or unfused, got '" + impl + "'");
       }
       if (f.has("dropout")) l.probability = read_probability(f, "dropout");
+      l.cross = f.flag("cross", false);
+      if (l.cross && l.causal) throw InputError(f.at("cross"), "cross-attention reads another sequence's keys: it cannot be causal");
+      return;
+    case LayerKind::mul:
+      if (f.has("scalar")) {
+        l.has_scalar = true;
+        l.scalar = read_number(f.node("scalar"), f.at("scalar"));
+        if (!std::isfinite(l.scalar)) throw InputError(f.at("scalar"), "expected a finite number");
+      }
+      return;
+    case LayerKind::rms_norm:
+      if (f.has("form")) {
+        const std::string form = read_text(f.node("form"), f.at("form"));
+        if (form == "fused") l.rms_form = RmsNormForm::fused;
+        else if (form == "eager") l.rms_form = RmsNormForm::eager;
+        else throw InputError(f.at("form"), "expected fused or eager, got '" + form + "'");
+      }
+      return;
+    case LayerKind::moe: {
+      l.experts = f.required_positive("experts");
+      l.ffn = f.required_positive("ffn");
+      l.capacity = f.positive("capacity", 0);  // 0: one expert's even share (shape inference)
+      if (f.has("activation")) {
+        const std::string a = read_text(f.node("activation"), f.at("activation"));
+        if (a == "relu") l.activation = LayerKind::relu;
+        else if (a == "gelu") l.activation = LayerKind::gelu;
+        else if (a == "silu") l.activation = LayerKind::silu;
+        else throw InputError(f.at("activation"), "expected relu, gelu or silu, got '" + a + "'");
+      }
+      if (f.has("dispatch")) {
+        const std::string d = read_text(f.node("dispatch"), f.at("dispatch"));
+        if (d == "routed") l.dispatch = MoeDispatch::routed;
+        else if (d == "padded") l.dispatch = MoeDispatch::padded;
+        else throw InputError(f.at("dispatch"), "expected routed or padded, got '" + d + "'");
+      }
+      if (f.has("dropout")) l.probability = read_probability(f, "dropout");
+      l.jitter = f.flag("jitter", false);
+      return;
+    }
+    case LayerKind::position_bias:
+      l.heads = f.required_positive("heads");
+      if (f.has("buckets")) {
+        l.buckets = f.integer("buckets");
+        if (l.buckets < 0 || l.buckets == 1)
+          throw InputError(f.at("buckets"), "expected 0 (no learned bias) or at least 2 buckets, got " + std::to_string(l.buckets));
+      } else {
+        l.buckets = 32;
+      }
+      l.max_distance = f.positive("max_distance", 128);
+      l.causal = f.flag("causal", false);
       return;
     case LayerKind::dropout:
       if (!f.has("probability")) f.missing("probability");
@@ -196,7 +250,7 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
 
 std::vector<std::string> all_kind_names() {
   std::vector<std::string> all;
-  for (int k = 0; k <= static_cast<int>(LayerKind::cross_entropy); ++k) all.push_back(to_string(static_cast<LayerKind>(k)));
+  for (int k = 0; k <= static_cast<int>(kLastLayerKind); ++k) all.push_back(to_string(static_cast<LayerKind>(k)));
   return all;
 }
 

@@ -59,6 +59,8 @@ class Inference {
   void linear();
   void matmul();
   void attention();
+  void moe();
+  void position_bias();
 
   Layer& l_;
   const std::vector<Shape>& in_;
@@ -124,29 +126,61 @@ void Inference::matmul() {
 }
 
 void Inference::attention() {
-  expect_inputs(1, 3);
-  if (in_.size() == 2) fail("inputs", "attention takes one input (fused QKV) or three (q, k, v), got 2");
+  expect_inputs(1, 4);
+  if (in_.size() == 2) fail("inputs", "attention takes one input (fused QKV), three (q, k, v) or four (q, k, v, score bias), got 2");
   expect_rank(in_[0], 2, "[tokens, features]");
   if (l_.heads % l_.kv_heads != 0)
     fail("kv_heads", "kv_heads " + std::to_string(l_.kv_heads) + " does not divide heads " + std::to_string(l_.heads));
   const std::int64_t q_width = l_.heads * l_.head_dim, kv_width = l_.kv_heads * l_.head_dim;
   const std::int64_t tokens = in_[0][0];
+  std::int64_t kv_tokens = tokens;
   if (in_.size() == 1) {
+    if (l_.cross) fail("cross", "cross-attention reads q, k and v from separate inputs: give inputs [q, k, v]");
     const std::int64_t fused = q_width + 2 * kv_width;
     if (in_[0][1] != fused)
       fail(input_field(), "a fused QKV input needs (heads + 2 kv_heads) * head_dim = " + std::to_string(fused) +
                               " features, got " + to_string(in_[0]));
   } else {
-    const Shape want_q{tokens, q_width}, want_kv{tokens, kv_width};
+    // Cross-attention: the keys and values have their own sequence's tokens.
+    if (l_.cross && in_[1].size() == 2) kv_tokens = in_[1][0];
+    const Shape want_q{tokens, q_width}, want_kv{kv_tokens, kv_width};
     if (in_[0] != want_q)
       fail("inputs", "q needs [tokens, heads * head_dim] = " + to_string(want_q) + ", got " + to_string(in_[0]));
     if (in_[1] != want_kv || in_[2] != want_kv)
-      fail("inputs", "k and v need [tokens, kv_heads * head_dim] = " + to_string(want_kv) + ", got " +
-                         to_string(in_[1]) + " and " + to_string(in_[2]));
+      fail("inputs", "k and v need [" + std::string(l_.cross ? "their tokens" : "tokens") + ", kv_heads * head_dim] = " +
+                         to_string(want_kv) + ", got " + to_string(in_[1]) + " and " + to_string(in_[2]) +
+                         (l_.cross ? "" : " (cross: true lets keys and values have another sequence's tokens)"));
   }
   l_.q_len = tokens;
-  if (__builtin_add_overflow(past_, tokens, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
+  if (l_.cross) l_.kv_len = kv_tokens;
+  else if (__builtin_add_overflow(past_, tokens, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
+  if (in_.size() == 4) {
+    const Shape want_bias{l_.heads, l_.q_len, l_.kv_len};
+    if (in_[3] != want_bias)
+      fail("inputs", "the score bias (fourth input) needs [heads, q tokens, kv tokens] = " + to_string(want_bias) +
+                         ", got " + to_string(in_[3]) + " (a position_bias layer's output)");
+  }
   l_.output = {tokens, q_width};
+}
+
+// A mixture of experts keeps its input's shape; the default capacity is one expert's even share of
+// the tokens (Switch Transformer's capacity factor 1).
+void Inference::moe() {
+  expect_inputs(1, 1);
+  expect_rank(in_[0], 2, "[tokens, features]");
+  l_.q_len = in_[0][0];
+  if (l_.capacity == 0) l_.capacity = (l_.q_len + l_.experts - 1) / l_.experts;
+  l_.output = in_[0];
+}
+
+// T5's relative position bias with the mask added: [heads, q, kv] per sample from the token ids
+// [seq] (or any [tokens, ...] tensor: its token count).
+void Inference::position_bias() {
+  expect_inputs(1, 1);
+  expect_non_scalar(in_[0]);
+  l_.q_len = in_[0][0];
+  if (__builtin_add_overflow(past_, l_.q_len, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
+  l_.output = {l_.heads, l_.q_len, l_.kv_len};
 }
 
 // add and mul: the same shape, or one input broadcast to the other's (numpy's rules on the
@@ -201,8 +235,17 @@ void Inference::run() {
     case LayerKind::linear: return linear();
     case LayerKind::matmul: return matmul();
     case LayerKind::attention: return attention();
-    case LayerKind::add:
+    case LayerKind::moe: return moe();
+    case LayerKind::position_bias: return position_bias();
     case LayerKind::mul:
+      if (l_.has_scalar) {  // x * scalar
+        expect_inputs(1, 1);
+        l_.output = in_[0];
+        return;
+      }
+      expect_inputs(2, 2);
+      return broadcast();
+    case LayerKind::add:
       expect_inputs(2, 2);
       return broadcast();
     case LayerKind::batch_norm:

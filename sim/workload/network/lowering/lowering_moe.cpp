@@ -1,0 +1,180 @@
+// Lowering of a mixture-of-experts layer as eager PyTorch runs Hugging Face's Switch Transformer
+// (SwitchTransformersTop1Router, SwitchTransformersSparseMLP): the router's kernels, then a Python
+// loop over the experts whose boolean-mask gathers and scatters size their outputs from the GPU's
+// data (`nonzero`: the host waits for the GPU), then the routing probability times the result.
+#include <algorithm>
+
+#include "workload/network/lowering/lowering_context.h"
+
+namespace tcsim::workload::lowering_detail {
+
+namespace {
+
+// The layer's kernels, with their bytes given directly (int64 indices, boolean masks and fp32
+// router probabilities beside activations of the mode's format).
+class MoeKernels {
+ public:
+  MoeKernels(Context& c, int li) : c_(c), li_(li), l_(c.layer(li)) {}
+
+  // An elementwise or reduction kernel: `elements` outputs (a reduction's rows of `row` inputs).
+  Kernel mem(const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double read_bytes,
+             double write_bytes, double flops = 1) const {
+    return memory_kernel(l_.name + suffix, op, FormatId::fp32, elements, row, 0, 0, flops, l_.count, read_bytes,
+                         write_bytes);
+  }
+  void fwd(const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double rd, double wr,
+           bool sync = false) {
+    c_.emit_forward(li_, mem(suffix, op, elements, row, rd, wr), sync);
+  }
+  void bwd(const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double rd, double wr,
+           bool sync = false) {
+    c_.emit_backward(li_, mem(suffix, op, elements, row, rd, wr), sync);
+  }
+  // torch.nonzero of a boolean mask over `n` elements selecting `chosen`: a count, read back by the
+  // host (it sizes the output), then the selection writing the int64 indices.
+  void nonzero(bool backward, const std::string& suffix, std::int64_t n, std::int64_t chosen, bool sync_before = false) {
+    auto emit = backward ? &MoeKernels::bwd : &MoeKernels::fwd;
+    (this->*emit)(suffix + ".nonzero_count", "reduce", 1, n, double(n), 8, sync_before);
+    (this->*emit)(suffix + ".nonzero", "nonzero", n, 0, double(n), 8.0 * double(chosen), true);
+  }
+
+ private:
+  Context& c_;
+  int li_;
+  const Layer& l_;
+};
+
+}  // namespace
+
+void lower_moe(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts, F = l.ffn;
+  const std::int64_t N = B * T;                    // tokens
+  const std::int64_t rows = B * l.expert_rows();   // each expert GEMM's rows
+  // Tokens each expert takes: the router's choices spread evenly, up to the capacity.
+  const std::int64_t chosen = B * std::min(l.capacity, (T + E - 1) / E);
+  const bool padded = l.dispatch == MoeDispatch::padded;
+  const bool training = c.opt.training;
+  const FormatId h = c.input_format(li, 0);
+  const FormatId gin = storage_of(c.f.gemm_in);
+  const double hb = bytes_of(h);
+  const double nd = double(N) * double(d), ne = double(N) * double(E);
+  c.cast_input(li, 0, gin);
+  cast_weights(c, li, l.params());
+  c.out_format[static_cast<std::size_t>(li)] = h;
+  MoeKernels k(c, li);
+
+  // The router (in fp32, HF's router_dtype): training's multiplicative jitter on its input, the
+  // classifier, softmax, the top-1 expert as a one-hot mask, its running count per expert over the
+  // sequence (cumsum) against the capacity, and each token's top probability.
+  if (training && l.jitter) {
+    k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
+    k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  }
+  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gin));
+  k.fwd(".router.softmax", "softmax", N * E, E, 4 * ne, 4 * ne);
+  k.fwd(".router.argmax", "reduce", N, E, 4 * ne, 8.0 * double(N));
+  k.fwd(".router.one_hot_zero", "fill", N * E, 0, 0, 8 * ne);
+  k.fwd(".router.one_hot", "scatter", N, 0, 8.0 * double(N), 8.0 * double(N));
+  k.fwd(".router.cumsum", "cumsum", N * E, 0, 8 * ne, 8 * ne);
+  k.fwd(".router.capacity_mask", "le", N * E, 0, 8 * ne, ne);
+  k.fwd(".router.mask", "mul", N * E, 0, 9 * ne, 8 * ne);
+  k.fwd(".router.max", "reduce", N, E, 4 * ne, 12.0 * double(N));
+
+  // Dispatch: the output starts as a copy of the input (tokens past the capacity keep it).
+  k.fwd(".argmax", "reduce", N, E, 8 * ne, 8.0 * double(N));
+  k.fwd(".clone", "copy", N * d, 0, nd * hb, nd * hb);
+  if (padded) k.fwd(".buffer_zero", "fill", rows * d, 0, 0, double(rows * d) * hb);
+  const double cd = double(chosen) * double(d);
+  auto expert_gemms_forward = [&](const std::string& e) {
+    c.emit_forward(li, gemm(c, e + ".wi", rows, F, d, 1, Layout::NT, Pass::forward, gin));
+    const std::int64_t a = rows * F;
+    k.fwd(e + ".act", to_string(l.activation), a, 0, double(a) * hb, double(a) * hb);
+    if (training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", h, a, l.count));
+    c.emit_forward(li, gemm(c, e + ".wo", rows, d, F, 1, Layout::NT, Pass::forward, gin));
+  };
+  for (std::int64_t x = 0; x < E; ++x) {
+    const std::string e = ".expert" + std::to_string(x);
+    const std::string full = l.name + e;
+    k.fwd(e + ".mask", "copy", N, 0, 8.0 * double(N), double(N));  // router_mask[:, :, e].bool()
+    if (padded) k.fwd(e + ".count", "reduce", 1, N, double(N), 8);  // torch.count_nonzero
+    k.nonzero(false, e + ".gather", N, chosen);
+    k.fwd(e + ".gather", "index", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
+    // padded: buffer[:num_chosen] = tokens; the slice bound is the count's .item()
+    if (padded) k.fwd(e + ".fill_buffer", "copy", chosen * d, 0, cd * hb, cd * hb, true);
+    expert_gemms_forward(full);
+    // next_states[mask] = out[:num_chosen] (padded: another .item()), an index_put through nonzero
+    k.nonzero(false, e + ".scatter", N, chosen, padded);
+    k.fwd(e + ".scatter", "index_put", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
+  }
+  // Each token's output times its routing probability (broadcast over the features).
+  Kernel combine = k.mem(".combine", "mul", N * d, 0, nd * hb + 4.0 * double(N), nd * hb);
+  combine.memory.strided_dims = 2;
+  c.emit_forward(li, combine);
+
+  if (!training) return;
+  // Backward, in autograd's order.
+  c.emit_backward(li, [&] {
+    Kernel g = combine;
+    g.name = l.name + ".combine.backward_a";
+    return g;
+  }());
+  k.bwd(".combine.backward_b", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  k.bwd(".combine.backward_reduce", "reduce", N, d, nd * hb, 4.0 * double(N));
+  for (std::int64_t x = E - 1; x >= 0; --x) {
+    const std::string e = ".expert" + std::to_string(x);
+    const std::string full = l.name + e;
+    // index_put_'s gradients: the values' is grad[mask] (nonzero, gather), the rest's is the
+    // gradient with those rows zeroed (a clone, nonzero, index_put of zeros).
+    k.nonzero(true, e + ".scatter.backward_values", N, chosen);
+    k.bwd(e + ".scatter.backward_values", "index", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
+    k.bwd(e + ".scatter.backward_self.clone", "copy", N * d, 0, nd * hb, nd * hb);
+    k.bwd(e + ".scatter.backward_self.zeros", "fill", chosen * d, 0, 0, cd * hb);
+    k.nonzero(true, e + ".scatter.backward_self", N, chosen);
+    k.bwd(e + ".scatter.backward_self", "index_put", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
+    if (padded) {  // out[:num_chosen]'s gradient into the buffer's rows (slice_backward)
+      k.bwd(e + ".slice.backward_zero", "fill", rows * d, 0, 0, double(rows * d) * hb);
+      k.bwd(e + ".slice.backward", "copy", chosen * d, 0, cd * hb, cd * hb);
+      // The buffer's rows past this expert's tokens were the previous expert's output: its gradient
+      // adds what flows back from the next expert's input.
+      if (x < E - 1) k.bwd(e + ".buffer.grad_accumulate", "add", rows * d, 0, 2.0 * double(rows * d) * hb, double(rows * d) * hb);
+    }
+    c.emit_backward(li, gemm(c, full + ".wo.dgrad", rows, F, d, 1, Layout::NN, Pass::data_grad, gin));
+    c.emit_backward(li, gemm(c, full + ".wo.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gin));
+    const std::int64_t a = rows * F;
+    if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(full + ".dropout.backward", h, a, l.count));
+    k.bwd(e + ".act.backward", to_string(l.activation), a, 0, 2.0 * double(a) * hb, double(a) * hb);
+    c.emit_backward(li, gemm(c, full + ".wi.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
+    c.emit_backward(li, gemm(c, full + ".wi.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
+    if (padded) {  // buffer[:num_chosen] = tokens (CopySlices): the tokens' gradient is the slice's
+      k.bwd(e + ".fill_buffer.backward", "copy", chosen * d, 0, cd * hb, cd * hb);
+      k.bwd(e + ".fill_buffer.backward_zero", "fill", chosen * d, 0, 0, cd * hb);
+    }
+    // x[mask]'s gradient: zeros of the input's size, then an accumulating index_put through nonzero.
+    k.bwd(e + ".gather.backward_zero", "fill", N * d, 0, 0, nd * hb);
+    k.nonzero(true, e + ".gather.backward", N, chosen);
+    k.bwd(e + ".gather.backward", "index_put", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
+  }
+  // The router's input gets the clone's, each gather's and the classifier's gradients.
+  k.bwd(".grad_accumulate", "add", N * d, 0, 2 * nd * hb, nd * hb);
+  Kernel acc = k.mem(".grad_accumulate_experts", "add", N * d, 0, 2 * nd * hb, nd * hb);
+  acc.count = l.count * E;
+  c.emit_backward(li, acc);
+  // max's gradient (zeros, then a scatter of the top probability's), softmax's, the classifier's.
+  k.bwd(".router.max.backward_zero", "fill", N * E, 0, 0, 4 * ne);
+  k.bwd(".router.max.backward", "scatter", N, 0, 12.0 * double(N), 4.0 * double(N));
+  k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, 4 * ne);
+  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gin));
+  if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+
+  // Kept for the backward: the input, the router's probabilities, the jitter noise, and per expert
+  // its input rows, activation output (and dropout mask and output).
+  c.save_input(li, 0);
+  double extra = 4 * ne + 8.0 * double(N) + (l.jitter ? nd * hb : 0);
+  const double rf = double(rows) * double(F);
+  extra += double(E) * (double(rows * d) * hb + rf * hb + (l.probability > 0 ? rf * (hb + 1) : 0));
+  c.save_extra(li, extra);
+}
+
+}  // namespace tcsim::workload::lowering_detail
