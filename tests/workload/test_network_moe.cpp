@@ -72,18 +72,31 @@ TEST_CASE("moe: parameters, MACs and the expert rows of each dispatch") {
   const Layer& p = layer(padded, "moe");
   CHECK(p.output == Shape{16, 32});
   CHECK(p.params() == 32 * 4 + 4 * 2 * 32 * 64);  // router + 4 experts, no biases
-  CHECK(p.expert_rows() == 3);                    // the capacity, padded
+  CHECK(p.expert_rows(1) == 3);                   // the capacity, padded
+  CHECK(p.expert_rows(2) == 6);
   // router over every token + each expert over its rows, for 2 samples
   CHECK(p.forward_macs(2) == doctest::Approx(2.0 * (16 * 32 * 4 + 4 * 3 * 2 * 32 * 64)));
   const Network routed = parse_network(moe_network("routed"), "m.yaml");
-  CHECK(layer(routed, "moe").expert_rows() == 3);  // min(capacity 3, 16 tokens / 4 experts)
+  CHECK(layer(routed, "moe").expert_rows(2) == 6);  // per sample min(capacity 3, 16 tokens / 4 experts)
+  // Mixtral's router: every token to its top 2 of 4 experts, SwiGLU experts (three matrices).
+  const Network topk = parse_network(token_network(R"(
+  - {name: emb, kind: embedding, vocab: 100, dim: 32}
+  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, activation: silu, gated: true}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)"), "m.yaml");
+  const Layer& t = layer(topk, "moe");
+  CHECK(t.top_k == 2);
+  CHECK(t.params() == 32 * 4 + 4 * 3 * 32 * 64);
+  CHECK(t.expert_rows(2) == 2 * 16 * 2 / 4);  // the batch's 32 tokens x 2 choices over 4 experts
+  CHECK(t.expert_rows(1) == 8);
+  CHECK(t.forward_macs(2) == doctest::Approx(2.0 * 16 * (32 * 4 + 2 * 3 * 32 * 64)));
   const Network wide = parse_network(token_network(R"(
   - {name: emb, kind: embedding, vocab: 100, dim: 32}
   - {name: moe, kind: moe, experts: 4, ffn: 64}
   - {name: loss, kind: cross_entropy, train_only: true}
 )"), "m.yaml");
   CHECK(layer(wide, "moe").capacity == 4);  // default: an even share, capacity factor 1
-  CHECK(layer(wide, "moe").expert_rows() == 4);
+  CHECK(layer(wide, "moe").expert_rows(1) == 4);
   CHECK(layer(wide, "moe").dispatch == MoeDispatch::routed);
 }
 
@@ -99,7 +112,7 @@ TEST_CASE("moe: the expert loop's gathers and scatters wait for the GPU (nonzero
     REQUIRE(f.gemms.size() == 1 + 4 * 2);  // the router, then wi and wo of each expert
     CHECK(f.gemms[0]->m == 2 * 16);         // the router over every token of both samples
     CHECK(f.gemms[0]->n == 4);
-    for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g]->m == 2 * 3);  // batch x rows
+    for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g]->m == 2 * 3);  // batch x capacity
     const Lowering train = lower_network(net, fp32(true));
     const Count t = count(net, train, "moe", StepPhase::forward);
     CHECK(t.kernels == f.kernels + 2 + 4);  // the router's jitter (noise, multiply), each expert's dropout
@@ -107,6 +120,32 @@ TEST_CASE("moe: the expert loop's gathers and scatters wait for the GPU (nonzero
     CHECK(b.syncs == 4 * 3);               // per expert: index_put's two gradients, the gather's
     CHECK(b.gemms.size() == 4 * 4 + 2);    // dgrad and wgrad of wi and wo, the router's two
   }
+}
+
+TEST_CASE("moe: the topk router (Mixtral) waits once per expert forward, never backward") {
+  const Network net = parse_network(token_network(R"(
+  - {name: emb, kind: embedding, vocab: 100, dim: 32}
+  - {name: moe, kind: moe, experts: 8, ffn: 64, router: topk, top_k: 2, activation: silu, gated: true}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)"), "m.yaml");
+  const Lowering train = lower_network(net, fp32(true));
+  const Count f = count(net, train, "moe", StepPhase::forward);
+  CHECK(f.syncs == 8);                    // torch.where on each expert's mask
+  REQUIRE(f.gemms.size() == 1 + 8 * 3);   // the router, then w1, w3 and w2 of each expert
+  for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g]->m == 2 * 16 * 2 / 8);  // 8 rows
+  const Count b = count(net, train, "moe", StepPhase::backward);
+  CHECK(b.syncs == 0);                    // the backward indexes with the saved int64 indices
+  CHECK(b.gemms.size() == 8 * 6 + 2);
+}
+
+TEST_CASE("network models: Mixtral-8x7B's parameters (Hugging Face) and forward MACs (closed form)") {
+  const Network net = read_network(test::source_dir() / "models" / "mixtral_8x7b.yaml", {.batch = 2, .seq = 128, .past = {}});
+  CHECK(net.params() == 46'702'792'704);
+  CHECK(net.reference_params == net.params());
+  const double h = 4096, kv = 1024, f = 14336, s = 128;
+  // per token: q, k, v, o; the router; 2 of 8 SwiGLU experts; attention over s keys; the LM head
+  const double per_token = 32 * (2 * h * h + 2 * h * kv + h * 8 + 2 * 3 * h * f + 2 * 32 * s * 128) + h * 32000;
+  CHECK(net.forward_macs() == doctest::Approx(2 * s * per_token).epsilon(1e-12));
 }
 
 TEST_CASE("position bias, score-biased and cross attention: shapes, kernels and gradients") {
@@ -173,6 +212,10 @@ TEST_CASE("moe, position bias and score-biased attention: bad input names the fi
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, activation: swish}").find("expected relu, gelu or silu") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 0, ffn: 64}").find("experts") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, ffn: 64}").find("experts: missing") != std::string::npos);
+  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, top_k: 5}").find("exceeds the 4 experts") != std::string::npos);
+  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, capacity: 8}").find("capacity applies to router: switch") != std::string::npos);
+  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, top_k: 2}").find("router: topk takes top_k") != std::string::npos);
+  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: hash}").find("expected switch or topk") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: b, kind: position_bias, input: input, heads: 4, buckets: 1}").find("buckets") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: m, kind: mul, scalar: 2, inputs: [emb, emb]}").find("takes 1 input") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: a, kind: attention, inputs: [emb, emb, emb], heads: 2, head_dim: 16, causal: true, cross: true}").find("cannot be causal") != std::string::npos);
@@ -202,7 +245,7 @@ TEST_CASE("network models: the Switch Transformer's parameters and MACs (closed 
     CHECK(net.forward_macs() == doctest::Approx(per_sample * double(net.batch)).epsilon(1e-12));
     CHECK(layer(net, "decoder.cross_attn").kv_len == net.seq);
     CHECK(layer(net, "decoder.cross_attn").inputs.size() == 4);
-    CHECK(layer(net, "encoder.moe").expert_rows() == 64);
+    CHECK(layer(net, "encoder.moe").expert_rows(net.batch) == 64 * net.batch);
     CHECK(layer(net, "lm_head").tied_to == "shared");
   }
 }

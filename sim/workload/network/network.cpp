@@ -41,7 +41,7 @@ T parameters(const Layer& l) {
     case LayerKind::rms_norm:  // scale only
       return v(l.input.back());
     case LayerKind::moe:  // the router (d x experts, no bias) and each expert's two linears (no biases)
-      return v(l.input.back()) * v(l.experts) + v(l.experts) * T(2) * v(l.input.back()) * v(l.ffn);
+      return v(l.input.back()) * v(l.experts) + v(l.experts) * v(l.expert_matrices()) * v(l.input.back()) * v(l.ffn);
     case LayerKind::position_bias:  // a bias per bucket and head
       return v(l.buckets) * v(l.heads);
     default:
@@ -69,19 +69,24 @@ double Layer::forward_macs(std::int64_t batch) const {
       // the unfused path computes every score, and FLOP counters count them all).
       return b * 2.0 * static_cast<double>(heads) * static_cast<double>(q_len) * static_cast<double>(kv_len) *
              static_cast<double>(head_dim);
-    case LayerKind::moe:
-      // The router over every token, and each expert's two linears over the rows it runs on.
-      return b * static_cast<double>(q_len) * static_cast<double>(input.back()) * static_cast<double>(experts) +
-             b * static_cast<double>(experts) * static_cast<double>(expert_rows()) * 2.0 *
-                 static_cast<double>(input.back()) * static_cast<double>(ffn);
+    case LayerKind::moe: {
+      // The router over every token, and each expert's linears over the rows it runs on (topk:
+      // every token through top_k experts).
+      const double routing = b * static_cast<double>(q_len) * static_cast<double>(input.back()) * static_cast<double>(experts);
+      const double per_row = static_cast<double>(expert_matrices()) * static_cast<double>(input.back()) * static_cast<double>(ffn);
+      if (router == MoeRouter::topk) return routing + b * static_cast<double>(q_len) * static_cast<double>(top_k) * per_row;
+      return routing + static_cast<double>(experts) * static_cast<double>(expert_rows(batch)) * per_row;
+    }
     default:
       return 0;
   }
 }
 
-std::int64_t Layer::expert_rows() const {
-  if (dispatch == MoeDispatch::padded) return capacity;
-  return std::min(capacity, (q_len + experts - 1) / std::max<std::int64_t>(1, experts));
+std::int64_t Layer::expert_rows(std::int64_t batch) const {
+  const std::int64_t e = std::max<std::int64_t>(1, experts);
+  if (dispatch == MoeDispatch::padded) return batch * capacity;
+  if (router == MoeRouter::topk) return (batch * q_len * top_k + e - 1) / e;
+  return batch * std::min(capacity, (q_len + e - 1) / e);
 }
 
 std::int64_t Network::params() const {

@@ -52,6 +52,11 @@ enum class RmsNormForm { fused, eager };
 // Switch's capacity-padded dispatch; NeuSight's patched SwitchTransformersSparseMLP.forward).
 enum class MoeDispatch { routed, padded };
 
+// moe: the router. switch: Switch Transformer's top-1 with an expert capacity (Hugging Face's
+// SwitchTransformersTop1Router); topk: softmax, the top_k experts per token, their weights
+// renormalised, no capacity (Hugging Face's MixtralSparseMoeBlock).
+enum class MoeRouter { switch_top1, topk };
+
 struct Layer {
   std::string name;
   LayerKind kind = LayerKind::linear;
@@ -125,9 +130,14 @@ struct Layer {
   LayerKind activation = LayerKind::relu;
   MoeDispatch dispatch = MoeDispatch::routed;
   bool jitter = false;
-  // Tokens each expert runs on per sample: the capacity (padded), or the tokens spread evenly over
-  // the experts up to the capacity (routed).
-  std::int64_t expert_rows() const;
+  MoeRouter router = MoeRouter::switch_top1;
+  std::int64_t top_k = 1;   // experts per token (topk router)
+  bool gated = false;       // experts w2(act(w1 x) * w3 x) (SwiGLU), else w2(act(w1 x))
+  // Tokens each expert runs on for `batch` samples: batch x the capacity (padded); the tokens
+  // spread evenly over the experts, up to each sample's capacity (switch, routed); the batch's
+  // tokens' top_k choices spread evenly (topk).
+  std::int64_t expert_rows(std::int64_t batch) const;
+  std::int64_t expert_matrices() const { return gated ? 3 : 2; }
 
   // position_bias (T5's relative attention bias): `buckets` learned biases per head looked up by
   // the bucketed distance key - query (0: none, a zero bias: T5's cross-attention), up to

@@ -45,13 +45,11 @@ std::vector<ParamTensor> param_tensors(const Layer& l) {
     case LayerKind::batch_norm:
     case LayerKind::layer_norm: return {{"weight", p / 2, false}, {"bias", p / 2, false}};
     case LayerKind::rms_norm: return {{"weight", p, false}};
-    case LayerKind::moe: {  // the router's weight, then each expert's two (no biases)
+    case LayerKind::moe: {  // the router's weight, then each expert's two or three (no biases)
       const std::int64_t router = l.input.back() * l.experts, expert = l.input.back() * l.ffn;
       std::vector<ParamTensor> t = {{"router.weight", router, true}};
-      for (std::int64_t e = 0; e < l.experts; ++e) {
-        t.push_back({"expert.wi.weight", expert, true});
-        t.push_back({"expert.wo.weight", expert, true});
-      }
+      for (std::int64_t e = 0; e < l.experts; ++e)
+        for (std::int64_t m = 0; m < l.expert_matrices(); ++m) t.push_back({"expert.weight", expert, true});
       return t;
     }
     default: return {{"weight", p, true}};

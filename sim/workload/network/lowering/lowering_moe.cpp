@@ -44,13 +44,126 @@ class MoeKernels {
   const Layer& l_;
 };
 
+// One expert's feed-forward network over `rows` tokens, forward: w1 (and w3 when gated), the
+// activation (times w3's output when gated), training's dropout, w2. Names `<layer>.expertN.w1` ...
+void expert_forward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gin) {
+  const Layer& l = c.layer(li);
+  const std::int64_t d = l.input.back(), F = l.ffn, a = rows * F;
+  const double ab = double(a) * bytes_of(h);
+  c.emit_forward(li, gemm(c, e + ".w1", rows, F, d, 1, Layout::NT, Pass::forward, gin));
+  if (l.gated) c.emit_forward(li, gemm(c, e + ".w3", rows, F, d, 1, Layout::NT, Pass::forward, gin));
+  const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
+  c.emit_forward(li, memory_kernel(e + ".act", to_string(l.activation), h, a, 0, 0, 0, act_flops, l.count, ab, ab));
+  if (l.gated) c.emit_forward(li, memory_kernel(e + ".gate_mul", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+  if (c.opt.training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", h, a, l.count));
+  c.emit_forward(li, gemm(c, e + ".w2", rows, d, F, 1, Layout::NT, Pass::forward, gin));
+}
+
+// Its backward in autograd's order; kept for it: the input rows, the activation's input and output
+// (and w3's output), the dropout mask and output.
+void expert_backward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gin) {
+  const Layer& l = c.layer(li);
+  const std::int64_t d = l.input.back(), F = l.ffn, a = rows * F;
+  const double ab = double(a) * bytes_of(h);
+  c.emit_backward(li, gemm(c, e + ".w2.dgrad", rows, F, d, 1, Layout::NN, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, e + ".w2.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gin));
+  if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(e + ".dropout.backward", h, a, l.count));
+  if (l.gated) {
+    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_a", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_b", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+  }
+  const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
+  c.emit_backward(li, memory_kernel(e + ".act.backward", to_string(l.activation), h, a, 0, 0, 0, act_flops, l.count, 2 * ab, ab));
+  if (l.gated) {
+    c.emit_backward(li, gemm(c, e + ".w3.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
+    c.emit_backward(li, gemm(c, e + ".w3.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
+  }
+  c.emit_backward(li, gemm(c, e + ".w1.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, e + ".w1.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
+  if (l.gated) {  // the input's two gradients
+    const double rd = double(rows * d) * bytes_of(h);
+    c.emit_backward(li, memory_kernel(e + ".grad_add", "add", h, rows * d, 0, 0, 0, 1, l.count, 2 * rd, rd));
+  }
+  c.save_extra(li, double(rows * d) * bytes_of(h) + ab * (l.gated ? 3 : 1) + (l.probability > 0 ? double(a) * (bytes_of(h) + 1) : 0));
+}
+
+// Hugging Face's MixtralSparseMoeBlock: softmax over the experts, the top_k and their weights
+// renormalised, then per expert torch.where on its one-hot mask (nonzero: the host waits), a gather
+// of its tokens, the expert times each token's weight, and index_add_ into the zeroed output.
+// Backward needs no sync: the saved indices are int64.
+void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin) {
+  const Layer& l = c.layer(li);
+  const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts, K = l.top_k;
+  const std::int64_t N = B * T, rows = l.expert_rows(B);
+  const double hb = bytes_of(h), nd = double(N) * double(d), ne = double(N) * double(E), nk = double(N) * double(K);
+  const double rd = double(rows) * double(d);
+  const bool training = c.opt.training;
+  if (training && l.jitter) {
+    k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
+    k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  }
+  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gin));
+  k.fwd(".router.softmax", "softmax", N * E, E, ne * hb, 4 * ne);
+  k.fwd(".router.topk", "reduce", N * K, E, 4 * ne, 12 * nk);
+  k.fwd(".router.sum", "reduce", N, K, 4 * nk, 4.0 * double(N));
+  k.fwd(".router.normalise", "div", N * K, 0, 4 * nk + 4.0 * double(N), 4 * nk);
+  if (h != FormatId::fp32) c.emit_forward(li, cast_kernel(l.name + ".router.cast", FormatId::fp32, h, N * K, l.count));
+  k.fwd(".output_zero", "fill", N * d, 0, 0, nd * hb);
+  k.fwd(".one_hot_zero", "fill", N * K * E, 0, 0, 8 * nk * double(E));
+  k.fwd(".one_hot", "scatter", N * K, 0, 8 * nk, 8 * nk);
+  for (std::int64_t x = 0; x < E; ++x) {
+    const std::string e = ".expert" + std::to_string(x);
+    k.nonzero(false, e + ".where", N * K, rows);  // torch.where(mask): the token and slot indices
+    k.fwd(e + ".gather", "index", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
+    expert_forward(c, li, l.name + e, rows, h, gin);
+    k.fwd(e + ".weight_gather", "index", rows, 0, 16.0 * double(rows) + double(rows) * hb, double(rows) * hb);
+    Kernel weigh = k.mem(e + ".weigh", "mul", rows * d, 0, rd * hb + double(rows) * hb, rd * hb);
+    weigh.memory.strided_dims = 2;
+    c.emit_forward(li, weigh);
+    k.fwd(e + ".index_add", "index_add", rows * d, 0, 2 * rd * hb + 8.0 * double(rows), rd * hb);
+  }
+  if (!training) return;
+  for (std::int64_t x = E - 1; x >= 0; --x) {
+    const std::string e = ".expert" + std::to_string(x);
+    k.bwd(e + ".index_add.backward", "index", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
+    Kernel weigh = k.mem(e + ".weigh.backward_a", "mul", rows * d, 0, rd * hb + double(rows) * hb, rd * hb);
+    weigh.memory.strided_dims = 2;
+    c.emit_backward(li, weigh);
+    k.bwd(e + ".weigh.backward_b", "mul", rows * d, 0, 2 * rd * hb, rd * hb);
+    k.bwd(e + ".weigh.backward_reduce", "reduce", rows, d, rd * hb, double(rows) * hb);
+    k.bwd(e + ".weight_gather.backward_zero", "fill", N * K, 0, 0, nk * hb);
+    k.bwd(e + ".weight_gather.backward", "index_put", rows, 0, 16.0 * double(rows) + double(rows) * hb, double(rows) * hb);
+    expert_backward(c, li, l.name + e, rows, h, gin);
+    k.bwd(e + ".gather.backward_zero", "fill", N * d, 0, 0, nd * hb);
+    k.bwd(e + ".gather.backward", "index_put", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
+  }
+  // The routing weights' gradients (one per expert) and the input's (the gathers' and the router's).
+  Kernel acc_w = k.mem(".routing_weights.grad_accumulate", "add", N * K, 0, 2 * nk * hb, nk * hb);
+  acc_w.count = l.count * std::max<std::int64_t>(1, E - 1);
+  c.emit_backward(li, acc_w);
+  Kernel acc = k.mem(".grad_accumulate", "add", N * d, 0, 2 * nd * hb, nd * hb);
+  acc.count = l.count * E;
+  c.emit_backward(li, acc);
+  k.bwd(".router.normalise.backward", "div", N * K, 0, 8 * nk + 4.0 * double(N), 4 * nk);
+  k.bwd(".router.normalise.backward_reduce", "reduce", N, K, 8 * nk, 4.0 * double(N));
+  k.bwd(".router.sum.backward", "add", N * K, 0, 4 * nk + 4.0 * double(N), 4 * nk);
+  k.bwd(".router.topk.backward_zero", "fill", N * E, 0, 0, 4 * ne);
+  k.bwd(".router.topk.backward", "scatter", N * K, 0, 12 * nk, 4 * nk);
+  k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, ne * hb);
+  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gin));
+  if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  c.save_input(li, 0);
+  c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * E) + (l.jitter ? nd * hb : 0));
+}
+
 }  // namespace
 
 void lower_moe(Context& c, int li) {
   const Layer& l = c.layer(li);
-  const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts, F = l.ffn;
+  const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts;
   const std::int64_t N = B * T;                    // tokens
-  const std::int64_t rows = B * l.expert_rows();   // each expert GEMM's rows
+  const std::int64_t rows = l.expert_rows(B);        // each expert GEMM's rows
   // Tokens each expert takes: the router's choices spread evenly, up to the capacity.
   const std::int64_t chosen = B * std::min(l.capacity, (T + E - 1) / E);
   const bool padded = l.dispatch == MoeDispatch::padded;
@@ -63,6 +176,7 @@ void lower_moe(Context& c, int li) {
   cast_weights(c, li, l.params());
   c.out_format[static_cast<std::size_t>(li)] = h;
   MoeKernels k(c, li);
+  if (l.router == MoeRouter::topk) return lower_topk_moe(c, li, k, h, gin);
 
   // The router (in fp32, HF's router_dtype): training's multiplicative jitter on its input, the
   // classifier, softmax, the top-1 expert as a one-hot mask, its running count per expert over the
@@ -86,13 +200,6 @@ void lower_moe(Context& c, int li) {
   k.fwd(".clone", "copy", N * d, 0, nd * hb, nd * hb);
   if (padded) k.fwd(".buffer_zero", "fill", rows * d, 0, 0, double(rows * d) * hb);
   const double cd = double(chosen) * double(d);
-  auto expert_gemms_forward = [&](const std::string& e) {
-    c.emit_forward(li, gemm(c, e + ".wi", rows, F, d, 1, Layout::NT, Pass::forward, gin));
-    const std::int64_t a = rows * F;
-    k.fwd(e + ".act", to_string(l.activation), a, 0, double(a) * hb, double(a) * hb);
-    if (training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", h, a, l.count));
-    c.emit_forward(li, gemm(c, e + ".wo", rows, d, F, 1, Layout::NT, Pass::forward, gin));
-  };
   for (std::int64_t x = 0; x < E; ++x) {
     const std::string e = ".expert" + std::to_string(x);
     const std::string full = l.name + e;
@@ -102,7 +209,7 @@ void lower_moe(Context& c, int li) {
     k.fwd(e + ".gather", "index", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
     // padded: buffer[:num_chosen] = tokens; the slice bound is the count's .item()
     if (padded) k.fwd(e + ".fill_buffer", "copy", chosen * d, 0, cd * hb, cd * hb, true);
-    expert_gemms_forward(full);
+    expert_forward(c, li, full, rows, h, gin);
     // next_states[mask] = out[:num_chosen] (padded: another .item()), an index_put through nonzero
     k.nonzero(false, e + ".scatter", N, chosen, padded);
     k.fwd(e + ".scatter", "index_put", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
@@ -139,13 +246,7 @@ void lower_moe(Context& c, int li) {
       // adds what flows back from the next expert's input.
       if (x < E - 1) k.bwd(e + ".buffer.grad_accumulate", "add", rows * d, 0, 2.0 * double(rows * d) * hb, double(rows * d) * hb);
     }
-    c.emit_backward(li, gemm(c, full + ".wo.dgrad", rows, F, d, 1, Layout::NN, Pass::data_grad, gin));
-    c.emit_backward(li, gemm(c, full + ".wo.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gin));
-    const std::int64_t a = rows * F;
-    if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(full + ".dropout.backward", h, a, l.count));
-    k.bwd(e + ".act.backward", to_string(l.activation), a, 0, 2.0 * double(a) * hb, double(a) * hb);
-    c.emit_backward(li, gemm(c, full + ".wi.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
-    c.emit_backward(li, gemm(c, full + ".wi.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
+    expert_backward(c, li, full, rows, h, gin);
     if (padded) {  // buffer[:num_chosen] = tokens (CopySlices): the tokens' gradient is the slice's
       k.bwd(e + ".fill_buffer.backward", "copy", chosen * d, 0, cd * hb, cd * hb);
       k.bwd(e + ".fill_buffer.backward_zero", "fill", chosen * d, 0, 0, cd * hb);
@@ -168,13 +269,10 @@ void lower_moe(Context& c, int li) {
   c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gin));
   if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
 
-  // Kept for the backward: the input, the router's probabilities, the jitter noise, and per expert
-  // its input rows, activation output (and dropout mask and output).
+  // Kept for the backward (besides the experts'): the input, the router's probabilities and
+  // choices, the jitter noise.
   c.save_input(li, 0);
-  double extra = 4 * ne + 8.0 * double(N) + (l.jitter ? nd * hb : 0);
-  const double rf = double(rows) * double(F);
-  extra += double(E) * (double(rows * d) * hb + rf * hb + (l.probability > 0 ? rf * (hb + 1) : 0));
-  c.save_extra(li, extra);
+  c.save_extra(li, 4 * ne + 8.0 * double(N) + (l.jitter ? nd * hb : 0));
 }
 
 }  // namespace tcsim::workload::lowering_detail

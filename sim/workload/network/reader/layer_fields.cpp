@@ -22,7 +22,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::add: return {"inputs"};
     case LayerKind::mul: return {"inputs", "scalar"};
     case LayerKind::rms_norm: return {"form"};
-    case LayerKind::moe: return {"experts", "ffn", "capacity", "activation", "dispatch", "dropout", "jitter"};
+    case LayerKind::moe: return {"experts", "ffn", "router", "top_k", "capacity", "activation", "gated", "dispatch", "dropout", "jitter"};
     case LayerKind::position_bias: return {"heads", "buckets", "max_distance", "causal"};
     case LayerKind::dropout: return {"probability"};
     case LayerKind::gelu: return {"form"};
@@ -203,6 +203,24 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       }
       if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       l.jitter = f.flag("jitter", false);
+      l.gated = f.flag("gated", false);
+      if (f.has("router")) {
+        const std::string r = read_text(f.node("router"), f.at("router"));
+        if (r == "switch") l.router = MoeRouter::switch_top1;
+        else if (r == "topk") l.router = MoeRouter::topk;
+        else throw InputError(f.at("router"), "expected switch or topk, got '" + r + "'");
+      }
+      if (l.router == MoeRouter::switch_top1) {
+        if (f.has("top_k") && f.integer("top_k") != 1)
+          throw InputError(f.at("top_k"), "the switch router sends each token to one expert; router: topk takes top_k");
+      } else {
+        l.top_k = f.positive("top_k", 2);
+        if (l.top_k > l.experts)
+          throw InputError(f.at("top_k"), "top_k " + std::to_string(l.top_k) + " exceeds the " + std::to_string(l.experts) + " experts");
+        if (f.has("capacity")) throw InputError(f.at("capacity"), "the topk router drops no tokens: capacity applies to router: switch");
+        if (l.dispatch == MoeDispatch::padded)
+          throw InputError(f.at("dispatch"), "the topk router's loop runs each expert on its own tokens: dispatch: padded applies to router: switch");
+      }
       return;
     }
     case LayerKind::position_bias:

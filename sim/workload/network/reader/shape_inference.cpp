@@ -169,7 +169,7 @@ void Inference::moe() {
   expect_inputs(1, 1);
   expect_rank(in_[0], 2, "[tokens, features]");
   l_.q_len = in_[0][0];
-  if (l_.capacity == 0) l_.capacity = (l_.q_len + l_.experts - 1) / l_.experts;
+  if (l_.capacity == 0 && l_.router == MoeRouter::switch_top1) l_.capacity = (l_.q_len + l_.experts - 1) / l_.experts;
   l_.output = in_[0];
 }
 
