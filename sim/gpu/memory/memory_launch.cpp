@@ -604,6 +604,21 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     l.kernel = "multi_tensor_apply (512 threads x 65536-element chunks, " + std::to_string(l.ctas) + " CTAs)";
     return l;
   }
+  if (op == "cumsum" && s.row_length > 0) {
+    // ATen's scan along a dimension other than the innermost (native/cuda/ScanUtils.cuh,
+    // tensor_kernel_scan_outer_dim): a thread per column walks the scanned dimension alone, and
+    // each step's load waits for the step before (its store may alias the next load): row_length
+    // dependent round trips, however many columns run beside it.
+    const std::int64_t columns = ceil_div(s.elements, r);
+    MemoryLaunch l;
+    l.threads_per_cta = int(std::min<std::int64_t>(512, columns));
+    l.ctas = ceil_div(columns, std::int64_t(l.threads_per_cta));
+    l.dependent_loads = double(r);
+    l.scalar_loop = true;
+    l.kernel = "tensor_kernel_scan_outer_dim (a thread per column, " + std::to_string(r) + " serial steps, " +
+               std::to_string(l.ctas) + " CTAs)";
+    return l;
+  }
   if (reduction) {
     // reduce_kernel (native/cuda/Reduce.cuh): each output's row reduced by up to 512 threads, 4-element
     // vectors, then a block reduction; short rows share a CTA (setReduceConfig's block_height packs

@@ -1152,3 +1152,22 @@ TEST_CASE("memory kernel: torch.cat of a KV cache (CatArrayBatchedCopy, non-cont
   // Far slower than a copy of the same bytes at the bandwidth (b16: 269 MB read and written).
   CHECK(b16.time_s > 4 * run_memory_kernel(g, memory_kernel("copy", 16 * 32 * 1025 * 128, 0, 1, FormatId::fp16)).time_s);
 }
+
+TEST_CASE("memory kernel: a cumsum along a dimension other than the innermost is a serial walk per column") {
+  // A Switch router's running count per expert: [2 samples, 2048 tokens, 4 experts] int64, scanned
+  // along the tokens (ATen's tensor_kernel_scan_outer_dim: a thread per column, 2048 steps each).
+  const GpuConfig g = gpu::test::shipped("a100");
+  Kernel k = memory_kernel("cumsum", 2 * 2048 * 4, 2048, 1, FormatId::fp32);
+  k.bytes_read = k.bytes_written = 8 * 2 * 2048 * 4;  // int64
+  const MemoryLaunch l = memory_launch(g, k);
+  CHECK(l.ctas == 1);
+  CHECK(l.threads_per_cta == 8);
+  CHECK(l.dependent_loads == 2048);
+  const KernelResult serial = run_memory_kernel(g, k);
+  CHECK(serial.bound == "latency");
+  // At least a round trip to L2 (its near partition) per step.
+  CHECK(serial.cycles >= 2048 * g.l2_latency);
+  // Without the scanned length it is an elementwise op over 16384 elements: microseconds.
+  k.memory.row_length = 0;
+  CHECK(run_memory_kernel(g, k).time_s * 20 < serial.time_s);
+}

@@ -190,7 +190,7 @@ void lower_moe(Context& c, int li) {
   k.fwd(".router.argmax", "reduce", N, E, 4 * ne, 8.0 * double(N));
   k.fwd(".router.one_hot_zero", "fill", N * E, 0, 0, 8 * ne);
   k.fwd(".router.one_hot", "scatter", N, 0, 8.0 * double(N), 8.0 * double(N));
-  k.fwd(".router.cumsum", "cumsum", N * E, 0, 8 * ne, 8 * ne);
+  k.fwd(".router.cumsum", "cumsum", N * E, T, 8 * ne, 8 * ne);  // along the sequence: a serial scan
   k.fwd(".router.capacity_mask", "le", N * E, 0, 8 * ne, ne);
   k.fwd(".router.mask", "mul", N * E, 0, 9 * ne, 8 * ne);
   k.fwd(".router.max", "reduce", N, E, 4 * ne, 12.0 * double(N));
