@@ -401,3 +401,21 @@ layers:
   const double idle_launches = (e.step_time_s - e.gpu_time_s) / acc.host;
   CHECK(idle_launches == doctest::Approx(1 + 3 * 2 * 2));
 }
+
+TEST_CASE("network estimate: CUDA graphs cannot capture a step that reads values back between kernels") {
+  CountingAccelerator acc;
+  const char* net_text = R"(version: 1
+kind: network
+name: moe
+task: tokens
+defaults: {batch: 2, seq: 8}
+layers:
+  - {name: emb, kind: embedding, vocab: 50, dim: 16}
+  - {name: moe, kind: moe, experts: 2, ffn: 32, router: topk, top_k: 1}
+)";
+  const auto net = workload::parse_network(net_text, "moe.yaml");
+  NetworkRunOptions opt;
+  opt.cuda_graphs = true;
+  CHECK_THROWS_WITH_AS(estimate_network(acc, net, opt), doctest::Contains("layer 'moe' (moe.yaml:8) reads values back"),
+                       InputError);
+}

@@ -118,6 +118,15 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     for (auto& l : n.layers)
       if (l.kind == LayerKind::attention) l.impl = opt.attention;
   workload::Lowering low = workload::lower_network(n, lo);
+  // A CUDA graph replays fixed launches: a step that sizes tensors from the GPU's data between its
+  // kernels (a mixture of experts' nonzero and .item()) cannot be captured as one.
+  if (opt.cuda_graphs)
+    for (const auto& k : low.kernels)
+      if (k.host_sync && k.layer >= 0) {
+        const workload::Layer& l = n.layers[std::size_t(k.layer)];
+        throw InputError("--cuda-graphs", "layer '" + l.name + "' (" + l.where + ") reads values back to the host between its kernels (" +
+                                              k.kernel.name + ": nonzero or .item()), which one CUDA graph cannot capture; drop --cuda-graphs");
+      }
 
   NetworkEstimate e;
   e.network = net.name;

@@ -286,11 +286,14 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
                         "them (fused batch norm + ReLU and batch norm + add + ReLU kernels)");
   for (const Layer& l : net.layers)
     if (l.kind == LayerKind::attention) {
-      const bool fused = l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention);
+      const bool biased = l.inputs.size() == 4;  // a score bias keeps attention unfused
+      const bool fused =
+          !biased && (l.impl == AttentionImpl::fused || (l.impl == AttentionImpl::automatic && options.fused_attention));
       out.notes.push_back(std::string("attention runs ") +
                           (fused ? "as one fused (FlashAttention-style) kernel"
-                                 : "unfused: two batched GEMMs, scale, mask and softmax kernels (eager PyTorch)") +
-                          (l.impl == AttentionImpl::automatic && !options.fused_attention
+                                 : biased ? "unfused: two batched GEMMs, the score bias's add and softmax kernels (eager PyTorch)"
+                                          : "unfused: two batched GEMMs, scale, mask and softmax kernels (eager PyTorch)") +
+                          (!biased && l.impl == AttentionImpl::automatic && !options.fused_attention
                                ? " (no fused kernel on this accelerator in this precision)"
                                : ""));
       break;

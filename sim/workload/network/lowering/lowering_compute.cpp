@@ -192,8 +192,10 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   // T5 adds a score bias of the scores' size (position bias plus mask: the fourth input) in place
   // of the scale and the mask; its gradient is the scores' own (autograd adds the bias's readers').
   const bool score_bias = l.inputs.size() == 4;
-  if (score_bias) {
-    c.emit_forward(li, mem(".score_bias", "add", act, scores, 0, 2, 1, 1));
+  if (score_bias) {  // the bias in its own format (a T5 table's: fp32 under autocast)
+    const double bias_bytes = double(scores) * bytes_of(c.input_format(li, 3));
+    c.emit_forward(li, memory_kernel(l.name + ".score_bias", "add", act, scores, 0, double(scores), double(scores), 1,
+                                     l.count, bias_bytes));
   } else {
     c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
     c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
