@@ -377,22 +377,19 @@ TEST_CASE("network estimate: a precision the accelerator lacks is an input error
   }
 }
 
+namespace {
+// A token network (batch 2, seq 8): an embedding, then these layers.
+workload::Network moe_network(const std::string& layers) {
+  return workload::parse_network("version: 1\nkind: network\nname: moe\ntask: tokens\ndefaults: {batch: 2, seq: 8}\nlayers:\n"
+                                 "  - {name: emb, kind: embedding, vocab: 50, dim: 16}\n" + layers,
+                                 "moe.yaml");
+}
+}  // namespace
+
 TEST_CASE("network estimate: a host sync in a repeat block waits in every copy (a mixture of experts' nonzero)") {
   CountingAccelerator acc;
   acc.host = 0.2e-6;  // shorter than every kernel: the GPU waits for the host only after a sync
-  const char* net_text = R"(version: 1
-kind: network
-name: moe
-task: tokens
-defaults: {batch: 2, seq: 8}
-layers:
-  - {name: emb, kind: embedding, vocab: 50, dim: 16}
-  - repeat: 3
-    name: block
-    layers:
-      - {name: moe, kind: moe, experts: 2, ffn: 32}
-)";
-  const auto net = workload::parse_network(net_text, "moe.yaml");
+  const auto net = moe_network("  - repeat: 3\n    name: block\n    layers:\n      - {name: moe, kind: moe, experts: 2, ffn: 32}\n");
   NetworkRunOptions opt;
   const NetworkEstimate e = estimate_network(acc, net, opt);
   // Routed dispatch: each expert's gather and scatter wait on nonzero: 2 x 2 syncs per copy, 3 copies.
@@ -404,16 +401,7 @@ layers:
 
 TEST_CASE("network estimate: CUDA graphs cannot capture a step that reads values back between kernels") {
   CountingAccelerator acc;
-  const char* net_text = R"(version: 1
-kind: network
-name: moe
-task: tokens
-defaults: {batch: 2, seq: 8}
-layers:
-  - {name: emb, kind: embedding, vocab: 50, dim: 16}
-  - {name: moe, kind: moe, experts: 2, ffn: 32, router: topk, top_k: 1}
-)";
-  const auto net = workload::parse_network(net_text, "moe.yaml");
+  const auto net = moe_network("  - {name: moe, kind: moe, experts: 2, ffn: 32, router: topk, top_k: 1}\n");
   NetworkRunOptions opt;
   opt.cuda_graphs = true;
   CHECK_THROWS_WITH_AS(estimate_network(acc, net, opt), doctest::Contains("layer 'moe' (moe.yaml:8) reads values back"),

@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 #include "common/error.h"
 #include "common/text/strings.h"
@@ -94,6 +96,22 @@ double read_probability(const Fields& f, const std::string& key) {
   return p;
 }
 
+// An enumerated field: the value named by its YAML spelling, `fallback` when the key is absent, an
+// error listing the spellings otherwise.
+template <class T>
+T read_choice(const Fields& f, const std::string& key, std::initializer_list<std::pair<const char*, T>> names, T fallback) {
+  if (!f.has(key)) return fallback;
+  const std::string text = read_text(f.node(key), f.at(key));
+  std::string expected;
+  std::size_t i = 0;
+  for (const auto& [name, value] : names) {
+    if (text == name) return value;
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(name);
+    ++i;
+  }
+  throw InputError(f.at(key), "expected " + expected + ", got '" + text + "'");
+}
+
 void check_name(const std::string& name, const std::string& where) {
   bool ok = !name.empty();
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
@@ -158,13 +176,9 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.kv_heads = f.positive("kv_heads", l.heads);
       l.head_dim = f.required_positive("head_dim");
       l.causal = f.flag("causal", false);
-      if (f.has("impl")) {
-        const std::string impl = read_text(f.node("impl"), f.at("impl"));
-        if (impl == "auto") l.impl = AttentionImpl::automatic;
-        else if (impl == "fused") l.impl = AttentionImpl::fused;
-        else if (impl == "unfused") l.impl = AttentionImpl::unfused;
-        else throw InputError(f.at("impl"), "expected auto, fused or unfused, got '" + impl + "'");
-      }
+      l.impl = read_choice(f, "impl",
+                           {{"auto", AttentionImpl::automatic}, {"fused", AttentionImpl::fused}, {"unfused", AttentionImpl::unfused}},
+                           AttentionImpl::automatic);
       if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       l.cross = f.flag("cross", false);
       if (l.cross && l.causal) throw InputError(f.at("cross"), "cross-attention reads another sequence's keys: it cannot be causal");
@@ -177,39 +191,19 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       }
       return;
     case LayerKind::rms_norm:
-      if (f.has("form")) {
-        const std::string form = read_text(f.node("form"), f.at("form"));
-        if (form == "fused") l.rms_form = RmsNormForm::fused;
-        else if (form == "eager") l.rms_form = RmsNormForm::eager;
-        else throw InputError(f.at("form"), "expected fused or eager, got '" + form + "'");
-      }
+      l.rms_form = read_choice(f, "form", {{"fused", RmsNormForm::fused}, {"eager", RmsNormForm::eager}}, RmsNormForm::fused);
       return;
     case LayerKind::moe: {
       l.experts = f.required_positive("experts");
       l.ffn = f.required_positive("ffn");
       l.capacity = f.positive("capacity", 0);  // 0: one expert's even share (shape inference)
-      if (f.has("activation")) {
-        const std::string a = read_text(f.node("activation"), f.at("activation"));
-        if (a == "relu") l.activation = LayerKind::relu;
-        else if (a == "gelu") l.activation = LayerKind::gelu;
-        else if (a == "silu") l.activation = LayerKind::silu;
-        else throw InputError(f.at("activation"), "expected relu, gelu or silu, got '" + a + "'");
-      }
-      if (f.has("dispatch")) {
-        const std::string d = read_text(f.node("dispatch"), f.at("dispatch"));
-        if (d == "routed") l.dispatch = MoeDispatch::routed;
-        else if (d == "padded") l.dispatch = MoeDispatch::padded;
-        else throw InputError(f.at("dispatch"), "expected routed or padded, got '" + d + "'");
-      }
+      l.activation = read_choice(f, "activation",
+                                 {{"relu", LayerKind::relu}, {"gelu", LayerKind::gelu}, {"silu", LayerKind::silu}}, LayerKind::relu);
+      l.dispatch = read_choice(f, "dispatch", {{"routed", MoeDispatch::routed}, {"padded", MoeDispatch::padded}}, MoeDispatch::routed);
       if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       l.jitter = f.flag("jitter", false);
       l.gated = f.flag("gated", false);
-      if (f.has("router")) {
-        const std::string r = read_text(f.node("router"), f.at("router"));
-        if (r == "switch") l.router = MoeRouter::switch_top1;
-        else if (r == "topk") l.router = MoeRouter::topk;
-        else throw InputError(f.at("router"), "expected switch or topk, got '" + r + "'");
-      }
+      l.router = read_choice(f, "router", {{"switch", MoeRouter::switch_top1}, {"topk", MoeRouter::topk}}, MoeRouter::switch_top1);
       if (l.router == MoeRouter::switch_top1) {
         if (f.has("top_k") && f.integer("top_k") != 1)
           throw InputError(f.at("top_k"), "the switch router sends each token to one expert; router: topk takes top_k");
@@ -240,12 +234,7 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.probability = read_probability(f, "probability");
       return;
     case LayerKind::gelu:
-      if (f.has("form")) {
-        const std::string form = read_text(f.node("form"), f.at("form"));
-        if (form == "erf") l.gelu_form = GeluForm::erf;
-        else if (form == "tanh_eager") l.gelu_form = GeluForm::tanh_eager;
-        else throw InputError(f.at("form"), "expected erf or tanh_eager, got '" + form + "'");
-      }
+      l.gelu_form = read_choice(f, "form", {{"erf", GeluForm::erf}, {"tanh_eager", GeluForm::tanh_eager}}, GeluForm::erf);
       return;
     case LayerKind::reshape: {
       if (!f.has("shape")) f.missing("shape");
