@@ -1,7 +1,8 @@
 // Lowering of a mixture-of-experts layer as eager PyTorch runs Hugging Face's Switch Transformer
-// (SwitchTransformersTop1Router, SwitchTransformersSparseMLP): the router's kernels, then a Python
-// loop over the experts whose boolean-mask gathers and scatters size their outputs from the GPU's
-// data (`nonzero`: the host waits for the GPU), then the routing probability times the result.
+// (SwitchTransformersTop1Router, SwitchTransformersSparseMLP) or Mixtral (MixtralSparseMoeBlock):
+// the router's kernels, then a Python loop over the experts whose gathers and scatters size their
+// outputs from the GPU's data (`nonzero`, `torch.where`: the host waits for the GPU), then the
+// routing weights applied to the result.
 #include <algorithm>
 
 #include "workload/network/lowering/lowering_context.h"
@@ -157,27 +158,20 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
   c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * E) + (l.jitter ? nd * hb : 0));
 }
 
-}  // namespace
-
-void lower_moe(Context& c, int li) {
+// Hugging Face's Switch Transformer (SwitchTransformersTop1Router, SwitchTransformersSparseMLP;
+// `padded`: NeuSight's patched forward): the top-1 router with its capacity, then per expert a
+// boolean-mask gather, the expert, and a scatter into a copy of the input, each through nonzero.
+void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin) {
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts;
   const std::int64_t N = B * T;                    // tokens
-  const std::int64_t rows = l.expert_rows(B);        // each expert GEMM's rows
+  const std::int64_t rows = l.expert_rows(B);      // each expert GEMM's rows
   // Tokens each expert takes: the router's choices spread evenly, up to the capacity.
   const std::int64_t chosen = B * std::min(l.capacity, (T + E - 1) / E);
   const bool padded = l.dispatch == MoeDispatch::padded;
   const bool training = c.opt.training;
-  const FormatId h = c.input_format(li, 0);
-  const FormatId gin = storage_of(c.f.gemm_in);
   const double hb = bytes_of(h);
   const double nd = double(N) * double(d), ne = double(N) * double(E);
-  c.cast_input(li, 0, gin);
-  cast_weights(c, li, l.params());
-  c.out_format[static_cast<std::size_t>(li)] = h;
-  MoeKernels k(c, li);
-  if (l.router == MoeRouter::topk) return lower_topk_moe(c, li, k, h, gin);
-
   // The router (in fp32, HF's router_dtype): training's multiplicative jitter on its input, the
   // classifier, softmax, the top-1 expert as a one-hot mask, its running count per expert over the
   // sequence (cumsum) against the capacity, and each token's top probability.
@@ -221,11 +215,9 @@ void lower_moe(Context& c, int li) {
 
   if (!training) return;
   // Backward, in autograd's order.
-  c.emit_backward(li, [&] {
-    Kernel g = combine;
-    g.name = l.name + ".combine.backward_a";
-    return g;
-  }());
+  Kernel combine_grad = combine;
+  combine_grad.name = l.name + ".combine.backward_a";
+  c.emit_backward(li, combine_grad);
   k.bwd(".combine.backward_b", "mul", N * d, 0, 2 * nd * hb, nd * hb);
   k.bwd(".combine.backward_reduce", "reduce", N, d, nd * hb, 4.0 * double(N));
   for (std::int64_t x = E - 1; x >= 0; --x) {
@@ -273,6 +265,20 @@ void lower_moe(Context& c, int li) {
   // choices, the jitter noise.
   c.save_input(li, 0);
   c.save_extra(li, 4 * ne + 8.0 * double(N) + (l.jitter ? nd * hb : 0));
+}
+
+}  // namespace
+
+void lower_moe(Context& c, int li) {
+  const Layer& l = c.layer(li);
+  const FormatId h = c.input_format(li, 0);
+  const FormatId gin = storage_of(c.f.gemm_in);
+  c.cast_input(li, 0, gin);
+  cast_weights(c, li, l.params());
+  c.out_format[static_cast<std::size_t>(li)] = h;
+  MoeKernels k(c, li);
+  if (l.router == MoeRouter::topk) lower_topk_moe(c, li, k, h, gin);
+  else lower_switch_moe(c, li, k, h, gin);
 }
 
 }  // namespace tcsim::workload::lowering_detail
