@@ -249,3 +249,26 @@ TEST_CASE("network models: the Switch Transformer's parameters and MACs (closed 
     CHECK(layer(net, "lm_head").tied_to == "shared");
   }
 }
+
+TEST_CASE("moe: the experts' GEMMs run in the mode's GEMM format; autocast casts each expert's rows in and out") {
+  const Network net = parse_network(moe_network("routed"), "m.yaml");
+  for (const Precision p : {Precision::tf32, Precision::amp_bf16}) {
+    LoweringOptions o;
+    o.precision = p;
+    o.training = true;
+    const Lowering low = lower_network(net, o);
+    const Count f = count(net, low, "moe", StepPhase::forward);
+    const FormatId want = p == Precision::tf32 ? FormatId::tf32 : FormatId::bf16;
+    for (const Kernel* g : f.gemms) CHECK(g->a_format == want);
+    int casts_in = 0, casts_out = 0;
+    for (const auto& k : low.kernels) {
+      const std::string& n = k.kernel.name;
+      casts_in += n.find(".cast_in") != std::string::npos && n.find("expert") != std::string::npos ? 1 : 0;
+      casts_out += n.find(".cast_out") != std::string::npos ? 1 : 0;
+    }
+    // tf32 keeps fp32 tensors: no casts; autocast casts each of the 4 experts' rows to bf16 and its
+    // output back to the fp32 stream, forward and backward.
+    CHECK(casts_in == (p == Precision::tf32 ? 0 : 4 * 2));
+    CHECK(casts_out == (p == Precision::tf32 ? 0 : 4 * 2));
+  }
+}

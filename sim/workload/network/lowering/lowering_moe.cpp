@@ -45,54 +45,65 @@ class MoeKernels {
   const Layer& l_;
 };
 
-// One expert's feed-forward network over `rows` tokens, forward: w1 (and w3 when gated), the
-// activation (times w3's output when gated), training's dropout, w2. Names `<layer>.expertN.w1` ...
-void expert_forward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gin) {
+// One expert's feed-forward network over `rows` tokens gathered in the layer's input format `h`,
+// forward: their cast to the GEMM format (autocast, quantized modes), w1 (and w3 when gated), the
+// activation (times w3's output when gated) and training's dropout in the mode's activation format,
+// w2, and its output's cast back to `h` (HF's `.to(dtype)` before the scatter). Names
+// `<layer>.expertN.w1` ...
+void expert_forward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gemm_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t d = l.input.back(), F = l.ffn, a = rows * F;
-  const double ab = double(a) * bytes_of(h);
-  c.emit_forward(li, gemm(c, e + ".w1", rows, F, d, 1, Layout::NT, Pass::forward, gin));
-  if (l.gated) c.emit_forward(li, gemm(c, e + ".w3", rows, F, d, 1, Layout::NT, Pass::forward, gin));
+  const FormatId in = storage_of(gemm_fmt), act = storage_of(c.f.activation);
+  const double ab = double(a) * bytes_of(act);
+  if (in != h)
+    c.emit_forward(li, c.f.quantized_inputs ? quantize_kernel(e + ".quantize_in", h, in, rows * d, l.count)
+                                            : cast_kernel(e + ".cast_in", h, in, rows * d, l.count));
+  c.emit_forward(li, gemm(c, e + ".w1", rows, F, d, 1, Layout::NT, Pass::forward, gemm_fmt));
+  if (l.gated) c.emit_forward(li, gemm(c, e + ".w3", rows, F, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
-  c.emit_forward(li, memory_kernel(e + ".act", to_string(l.activation), h, a, 0, 0, 0, act_flops, l.count, ab, ab));
-  if (l.gated) c.emit_forward(li, memory_kernel(e + ".gate_mul", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
-  if (c.opt.training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", h, a, l.count));
-  c.emit_forward(li, gemm(c, e + ".w2", rows, d, F, 1, Layout::NT, Pass::forward, gin));
+  c.emit_forward(li, memory_kernel(e + ".act", to_string(l.activation), act, a, 0, 0, 0, act_flops, l.count, ab, ab));
+  if (l.gated) c.emit_forward(li, memory_kernel(e + ".gate_mul", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+  if (c.opt.training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", act, a, l.count));
+  if (c.f.quantized_inputs) c.emit_forward(li, quantize_kernel(e + ".quantize_hidden", act, in, a, l.count));
+  c.emit_forward(li, gemm(c, e + ".w2", rows, d, F, 1, Layout::NT, Pass::forward, gemm_fmt));
+  if (act != h) c.emit_forward(li, cast_kernel(e + ".cast_out", act, h, rows * d, l.count));
 }
 
 // Its backward in autograd's order; kept for it: the input rows, the activation's input and output
 // (and w3's output), the dropout mask and output.
-void expert_backward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gin) {
+void expert_backward(Context& c, int li, const std::string& e, std::int64_t rows, FormatId h, FormatId gemm_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t d = l.input.back(), F = l.ffn, a = rows * F;
-  const double ab = double(a) * bytes_of(h);
-  c.emit_backward(li, gemm(c, e + ".w2.dgrad", rows, F, d, 1, Layout::NN, Pass::data_grad, gin));
-  c.emit_backward(li, gemm(c, e + ".w2.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gin));
-  if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(e + ".dropout.backward", h, a, l.count));
+  const FormatId in = storage_of(gemm_fmt), act = storage_of(c.f.activation);
+  const double ab = double(a) * bytes_of(act);
+  if (act != h) c.emit_backward(li, cast_kernel(e + ".cast_out.backward", h, act, rows * d, l.count));
+  c.emit_backward(li, gemm(c, e + ".w2.dgrad", rows, F, d, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+  c.emit_backward(li, gemm(c, e + ".w2.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
+  if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(e + ".dropout.backward", act, a, l.count));
   if (l.gated) {
-    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_a", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
-    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_b", "mul", h, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_a", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_b", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
   }
   const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
-  c.emit_backward(li, memory_kernel(e + ".act.backward", to_string(l.activation), h, a, 0, 0, 0, act_flops, l.count, 2 * ab, ab));
+  c.emit_backward(li, memory_kernel(e + ".act.backward", to_string(l.activation), act, a, 0, 0, 0, act_flops, l.count, 2 * ab, ab));
   if (l.gated) {
-    c.emit_backward(li, gemm(c, e + ".w3.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
-    c.emit_backward(li, gemm(c, e + ".w3.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
+    c.emit_backward(li, gemm(c, e + ".w3.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+    c.emit_backward(li, gemm(c, e + ".w3.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   }
-  c.emit_backward(li, gemm(c, e + ".w1.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gin));
-  c.emit_backward(li, gemm(c, e + ".w1.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gin));
-  if (l.gated) {  // the input's two gradients
-    const double rd = double(rows * d) * bytes_of(h);
-    c.emit_backward(li, memory_kernel(e + ".grad_add", "add", h, rows * d, 0, 0, 0, 1, l.count, 2 * rd, rd));
-  }
-  c.save_extra(li, double(rows * d) * bytes_of(h) + ab * (l.gated ? 3 : 1) + (l.probability > 0 ? double(a) * (bytes_of(h) + 1) : 0));
+  c.emit_backward(li, gemm(c, e + ".w1.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+  c.emit_backward(li, gemm(c, e + ".w1.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
+  const double rd = double(rows * d) * bytes_of(in);
+  if (l.gated)  // the input's two gradients
+    c.emit_backward(li, memory_kernel(e + ".grad_add", "add", in, rows * d, 0, 0, 0, 1, l.count, 2 * rd, rd));
+  if (in != h) c.emit_backward(li, cast_kernel(e + ".cast_in.backward", in, h, rows * d, l.count));
+  c.save_extra(li, rd + ab * (l.gated ? 3 : 1) + (l.probability > 0 ? double(a) * (bytes_of(act) + 1) : 0));
 }
 
 // Hugging Face's MixtralSparseMoeBlock: softmax over the experts, the top_k and their weights
 // renormalised, then per expert torch.where on its one-hot mask (nonzero: the host waits), a gather
 // of its tokens, the expert times each token's weight, and index_add_ into the zeroed output.
 // Backward needs no sync: the saved indices are int64.
-void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin) {
+void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts, K = l.top_k;
   const std::int64_t N = B * T, rows = l.expert_rows(B);
@@ -103,7 +114,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
     k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
     k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
   }
-  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gin));
+  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   k.fwd(".router.softmax", "softmax", N * E, E, ne * hb, 4 * ne);
   k.fwd(".router.topk", "reduce", N * K, E, 4 * ne, 12 * nk);
   k.fwd(".router.sum", "reduce", N, K, 4 * nk, 4.0 * double(N));
@@ -116,7 +127,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
     const std::string e = ".expert" + std::to_string(x);
     k.nonzero(false, e + ".where", N * K, rows);  // torch.where(mask): the token and slot indices
     k.fwd(e + ".gather", "index", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
-    expert_forward(c, li, l.name + e, rows, h, gin);
+    expert_forward(c, li, l.name + e, rows, h, gemm_fmt);
     k.fwd(e + ".weight_gather", "index", rows, 0, 16.0 * double(rows) + double(rows) * hb, double(rows) * hb);
     Kernel weigh = k.mem(e + ".weigh", "mul", rows * d, 0, rd * hb + double(rows) * hb, rd * hb);
     weigh.memory.strided_dims = 2;
@@ -134,7 +145,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
     k.bwd(e + ".weigh.backward_reduce", "reduce", rows, d, rd * hb, double(rows) * hb);
     k.bwd(e + ".weight_gather.backward_zero", "fill", N * K, 0, 0, nk * hb);
     k.bwd(e + ".weight_gather.backward", "index_put", rows, 0, 16.0 * double(rows) + double(rows) * hb, double(rows) * hb);
-    expert_backward(c, li, l.name + e, rows, h, gin);
+    expert_backward(c, li, l.name + e, rows, h, gemm_fmt);
     k.bwd(e + ".gather.backward_zero", "fill", N * d, 0, 0, nd * hb);
     k.bwd(e + ".gather.backward", "index_put", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
   }
@@ -151,8 +162,8 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
   k.bwd(".router.topk.backward_zero", "fill", N * E, 0, 0, 4 * ne);
   k.bwd(".router.topk.backward", "scatter", N * K, 0, 12 * nk, 4 * nk);
   k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, ne * hb);
-  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gin));
-  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
   c.save_input(li, 0);
   c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * E) + (l.jitter ? nd * hb : 0));
@@ -161,7 +172,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin)
 // Hugging Face's Switch Transformer (SwitchTransformersTop1Router, SwitchTransformersSparseMLP;
 // `padded`: NeuSight's patched forward): the top-1 router with its capacity, then per expert a
 // boolean-mask gather, the expert, and a scatter into a copy of the input, each through nonzero.
-void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gin) {
+void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts;
   const std::int64_t N = B * T;                    // tokens
@@ -179,7 +190,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gi
     k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
     k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
   }
-  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gin));
+  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   k.fwd(".router.softmax", "softmax", N * E, E, 4 * ne, 4 * ne);
   k.fwd(".router.argmax", "reduce", N, E, 4 * ne, 8.0 * double(N));
   k.fwd(".router.one_hot_zero", "fill", N * E, 0, 0, 8 * ne);
@@ -203,7 +214,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gi
     k.fwd(e + ".gather", "index", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
     // padded: buffer[:num_chosen] = tokens; the slice bound is the count's .item()
     if (padded) k.fwd(e + ".fill_buffer", "copy", chosen * d, 0, cd * hb, cd * hb, true);
-    expert_forward(c, li, full, rows, h, gin);
+    expert_forward(c, li, full, rows, h, gemm_fmt);
     // next_states[mask] = out[:num_chosen] (padded: another .item()), an index_put through nonzero
     k.nonzero(false, e + ".scatter", N, chosen, padded);
     k.fwd(e + ".scatter", "index_put", chosen * d, 0, cd * hb + 8.0 * double(chosen), cd * hb);
@@ -238,7 +249,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gi
       // adds what flows back from the next expert's input.
       if (x < E - 1) k.bwd(e + ".buffer.grad_accumulate", "add", rows * d, 0, 2.0 * double(rows * d) * hb, double(rows * d) * hb);
     }
-    expert_backward(c, li, full, rows, h, gin);
+    expert_backward(c, li, full, rows, h, gemm_fmt);
     if (padded) {  // buffer[:num_chosen] = tokens (CopySlices): the tokens' gradient is the slice's
       k.bwd(e + ".fill_buffer.backward", "copy", chosen * d, 0, cd * hb, cd * hb);
       k.bwd(e + ".fill_buffer.backward_zero", "fill", chosen * d, 0, 0, cd * hb);
@@ -257,8 +268,8 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gi
   k.bwd(".router.max.backward_zero", "fill", N * E, 0, 0, 4 * ne);
   k.bwd(".router.max.backward", "scatter", N, 0, 12.0 * double(N), 4.0 * double(N));
   k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, 4 * ne);
-  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gin));
-  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gin));
+  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
 
   // Kept for the backward (besides the experts'): the input, the router's probabilities and
@@ -272,13 +283,13 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gi
 void lower_moe(Context& c, int li) {
   const Layer& l = c.layer(li);
   const FormatId h = c.input_format(li, 0);
-  const FormatId gin = storage_of(c.f.gemm_in);
-  c.cast_input(li, 0, gin);
+  const FormatId gemm_fmt = c.f.gemm_in;
+  c.cast_input(li, 0, storage_of(gemm_fmt));  // for the router's classifier (autocast, quantized modes)
   cast_weights(c, li, l.params());
   c.out_format[static_cast<std::size_t>(li)] = h;
   MoeKernels k(c, li);
-  if (l.router == MoeRouter::topk) lower_topk_moe(c, li, k, h, gin);
-  else lower_switch_moe(c, li, k, h, gin);
+  if (l.router == MoeRouter::topk) lower_topk_moe(c, li, k, h, gemm_fmt);
+  else lower_switch_moe(c, li, k, h, gemm_fmt);
 }
 
 }  // namespace tcsim::workload::lowering_detail
