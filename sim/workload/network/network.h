@@ -122,10 +122,10 @@ struct Layer {
   // scale and the mask.
   bool cross = false;
 
-  // moe (Switch Transformer's top-1 router, then `experts` feed-forward networks d -> ffn -> d):
-  // capacity = tokens an expert takes per sample (the router drops the rest); activation between
-  // the two linears (relu, gelu or silu); dropout = its probability after the activation in
-  // training; jitter = the router's multiplicative input noise in training.
+  // moe (a router, then `experts` feed-forward networks d -> ffn -> d): capacity = tokens an
+  // expert takes per sample under the switch router (it drops the rest); activation after the
+  // first linear (relu, gelu or silu); dropout = its probability after the activation in training;
+  // jitter = the router's multiplicative input noise in training.
   std::int64_t experts = 0, ffn = 0, capacity = 0;
   LayerKind activation = LayerKind::relu;
   MoeDispatch dispatch = MoeDispatch::routed;
