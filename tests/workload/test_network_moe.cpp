@@ -216,6 +216,7 @@ TEST_CASE("moe, position bias and score-biased attention: bad input names the fi
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, capacity: 8}").find("capacity applies to router: switch") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, top_k: 2}").find("router: topk takes top_k") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: hash}").find("expected switch or topk") != std::string::npos);
+  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, dispatch: grouped}").find("takes router: topk") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: b, kind: position_bias, input: input, heads: 4, buckets: 1}").find("buckets") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: m, kind: mul, scalar: 2, inputs: [emb, emb]}").find("takes 1 input") != std::string::npos);
   CHECK(error_of(emb + "\n  - {name: a, kind: attention, inputs: [emb, emb, emb], heads: 2, head_dim: 16, causal: true, cross: true}").find("cannot be causal") != std::string::npos);
@@ -271,4 +272,41 @@ TEST_CASE("moe: the experts' GEMMs run in the mode's GEMM format; autocast casts
     CHECK(casts_in == (p == Precision::tf32 ? 0 : 4 * 2));
     CHECK(casts_out == (p == Precision::tf32 ? 0 : 4 * 2));
   }
+}
+
+TEST_CASE("moe: only the experts a decode step's tokens choose run; dispatch: grouped is one kernel per linear, no sync") {
+  const std::string grouped = token_network(R"(
+  - {name: emb, kind: embedding, vocab: 100, dim: 32}
+  - {name: moe, kind: moe, experts: 8, ffn: 64, router: topk, top_k: 2, activation: silu, gated: true, dispatch: DISPATCH}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)");
+  auto with = [&](const std::string& dispatch) {
+    std::string text = grouped;
+    text.replace(text.find("DISPATCH"), 8, dispatch);
+    return text;
+  };
+  // Batch 2, one token each (a decode step): 4 (token, expert) choices reach at most 4 of the 8 experts.
+  NetworkVariables decode;
+  decode.seq = 1;
+  const Network routed = parse_network(with("routed"), "m.yaml", decode);
+  CHECK(layer(routed, "moe").active_experts(2) == 4);
+  CHECK(layer(routed, "moe").expert_rows(2) == 1);
+  const Count r = count(routed, lower_network(routed, fp32(false)), "moe", StepPhase::forward);
+  CHECK(r.syncs == 8);                  // every expert's torch.where
+  CHECK(r.gemms.size() == 1 + 4 * 3);   // the router, then the 4 experts with tokens
+  const Network net = parse_network(with("grouped"), "m.yaml", decode);
+  const Count g = count(net, lower_network(net, fp32(false)), "moe", StepPhase::forward);
+  CHECK(g.syncs == 0);
+  REQUIRE(g.gemms.size() == 3);         // the router, w1 and w3 stacked, w2
+  CHECK(g.gemms[1]->batch == 4);        // a grouped GEMM over the experts with tokens
+  CHECK(g.gemms[1]->n == 2 * 64);
+  CHECK(g.gemms[2]->batch == 4);
+  CHECK(g.gemms[2]->m == 1);
+  // At seq 16 every expert gets tokens: 2 x 16 x 2 / 8 = 8 rows each.
+  const Network prefill = parse_network(with("grouped"), "m.yaml");
+  const Count p = count(prefill, lower_network(prefill, fp32(false)), "moe", StepPhase::forward);
+  CHECK(p.gemms[1]->batch == 8);
+  CHECK(p.gemms[1]->m == 8);
+  CHECK_THROWS_WITH_AS(lower_network(prefill, fp32(true)), doctest::Contains("dispatch: grouped is an inference engine's"),
+                       InputError);
 }

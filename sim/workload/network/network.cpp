@@ -82,10 +82,18 @@ double Layer::forward_macs(std::int64_t batch) const {
   }
 }
 
+std::int64_t Layer::active_experts(std::int64_t batch) const {
+  if (router != MoeRouter::topk) return experts;
+  return std::max<std::int64_t>(1, std::min(experts, batch * q_len * top_k));
+}
+
 std::int64_t Layer::expert_rows(std::int64_t batch) const {
   const std::int64_t e = std::max<std::int64_t>(1, experts);
   if (dispatch == MoeDispatch::padded) return batch * capacity;
-  if (router == MoeRouter::topk) return (batch * q_len * top_k + e - 1) / e;
+  if (router == MoeRouter::topk) {
+    const std::int64_t active = active_experts(batch);
+    return (batch * q_len * top_k + active - 1) / active;
+  }
   return batch * std::min(capacity, (q_len + e - 1) / e);
 }
 

@@ -49,8 +49,10 @@ enum class RmsNormForm { fused, eager };
 // moe: how the tokens reach the experts. routed: each expert runs on the tokens its router sent it
 // (Hugging Face's SwitchTransformersSparseMLP loop: a boolean-mask gather and scatter per expert);
 // padded: each expert runs on a buffer of capacity x batch rows, filled with its tokens (GShard's and
-// Switch's capacity-padded dispatch; NeuSight's patched SwitchTransformersSparseMLP.forward).
-enum class MoeDispatch { routed, padded };
+// Switch's capacity-padded dispatch; NeuSight's patched SwitchTransformersSparseMLP.forward);
+// grouped: an inference engine's fused MoE kernels (vLLM's fused_moe): the tokens sorted by expert
+// on the GPU, then one grouped GEMM kernel over every expert per linear, no host sync.
+enum class MoeDispatch { routed, padded, grouped };
 
 // moe: the router. switch: Switch Transformer's top-1 with an expert capacity (Hugging Face's
 // SwitchTransformersTop1Router); topk: softmax, the top_k experts per token, their weights
@@ -135,8 +137,11 @@ struct Layer {
   bool gated = false;       // experts w2(act(w1 x) * w3 x) (SwiGLU), else w2(act(w1 x))
   // Tokens each expert runs on for `batch` samples: batch x the capacity (padded); the tokens
   // spread evenly over the experts, up to each sample's capacity (switch, routed); the batch's
-  // tokens' top_k choices spread evenly (topk).
+  // tokens' top_k choices spread evenly over the experts they reach (topk).
   std::int64_t expert_rows(std::int64_t batch) const;
+  // Experts that get tokens: all of them, except under the topk router when the batch makes fewer
+  // (token, expert) choices than there are experts (a decode step: 2 of Mixtral's 8 at batch 1).
+  std::int64_t active_experts(std::int64_t batch) const;
   std::int64_t expert_matrices() const { return gated ? 3 : 2; }
 
   // position_bias (T5's relative attention bias): `buckets` learned biases per head looked up by

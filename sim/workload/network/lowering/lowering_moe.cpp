@@ -5,6 +5,7 @@
 // routing weights applied to the result.
 #include <algorithm>
 
+#include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
 
 namespace tcsim::workload::lowering_detail {
@@ -123,9 +124,13 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
   k.fwd(".output_zero", "fill", N * d, 0, 0, nd * hb);
   k.fwd(".one_hot_zero", "fill", N * K * E, 0, 0, 8 * nk * double(E));
   k.fwd(".one_hot", "scatter", N * K, 0, 8 * nk, 8 * nk);
+  // Every expert's torch.where(mask) waits for the GPU; one with no tokens stops there (HF's
+  // `if top_x.shape[0] == 0: continue`).
+  const std::int64_t active = l.active_experts(B);
   for (std::int64_t x = 0; x < E; ++x) {
     const std::string e = ".expert" + std::to_string(x);
-    k.nonzero(false, e + ".where", N * K, rows);  // torch.where(mask): the token and slot indices
+    k.nonzero(false, e + ".where", N * K, x < active ? rows : 0);  // the token and slot indices
+    if (x >= active) continue;
     k.fwd(e + ".gather", "index", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
     expert_forward(c, li, l.name + e, rows, h, gemm_fmt);
     k.fwd(e + ".weight_gather", "index", rows, 0, 16.0 * double(rows) + double(rows) * hb, double(rows) * hb);
@@ -135,7 +140,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
     k.fwd(e + ".index_add", "index_add", rows * d, 0, 2 * rd * hb + 8.0 * double(rows), rd * hb);
   }
   if (!training) return;
-  for (std::int64_t x = E - 1; x >= 0; --x) {
+  for (std::int64_t x = active - 1; x >= 0; --x) {
     const std::string e = ".expert" + std::to_string(x);
     k.bwd(e + ".index_add.backward", "index", rows * d, 0, rd * hb + 8.0 * double(rows), rd * hb);
     Kernel weigh = k.mem(e + ".weigh.backward_a", "mul", rows * d, 0, rd * hb + double(rows) * hb, rd * hb);
@@ -151,10 +156,10 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
   }
   // The routing weights' gradients (one per expert) and the input's (the gathers' and the router's).
   Kernel acc_w = k.mem(".routing_weights.grad_accumulate", "add", N * K, 0, 2 * nk * hb, nk * hb);
-  acc_w.count = l.count * std::max<std::int64_t>(1, E - 1);
+  acc_w.count = l.count * std::max<std::int64_t>(1, active - 1);
   c.emit_backward(li, acc_w);
   Kernel acc = k.mem(".grad_accumulate", "add", N * d, 0, 2 * nd * hb, nd * hb);
-  acc.count = l.count * E;
+  acc.count = l.count * active;
   c.emit_backward(li, acc);
   k.bwd(".router.normalise.backward", "div", N * K, 0, 8 * nk + 4.0 * double(N), 4 * nk);
   k.bwd(".router.normalise.backward_reduce", "reduce", N, K, 8 * nk, 4.0 * double(N));
@@ -166,7 +171,44 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
   c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
   c.save_input(li, 0);
-  c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * E) + (l.jitter ? nd * hb : 0));
+  c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * active) + (l.jitter ? nd * hb : 0));
+}
+
+// An inference engine's fused MoE (vLLM's fused_moe, model_executor/layers/fused_moe): the router's
+// GEMM, one topk_softmax kernel (softmax, top-k, renormalisation), moe_align_block_size (the
+// (token, expert) pairs sorted by expert and padded to the GEMM's row block), a grouped GEMM over
+// every expert for w1 (w1 and w3 stacked when gated), the activation (silu_and_mul when gated), a
+// grouped GEMM for w2 with the routing weights applied in its epilogue, and moe_sum over each token's
+// top_k outputs. The GPU sizes everything: no host sync. Inference only.
+void lower_grouped_moe(Context& c, int li, FormatId h, FormatId gemm_fmt) {
+  const Layer& l = c.layer(li);
+  if (c.opt.training)
+    throw InputError(l.where, "layer '" + l.name + "': dispatch: grouped is an inference engine's fused MoE kernel; "
+                              "train with dispatch: routed");
+  const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts, K = l.top_k, F = l.ffn;
+  const std::int64_t N = B * T, rows = l.expert_rows(B), pairs = N * K;
+  const double hb = bytes_of(h), ne = double(N) * double(E), nk = double(pairs);
+  auto mem = [&](const std::string& suffix, const char* op, FormatId f, std::int64_t n, std::int64_t row, double rd, double wr) {
+    c.emit_forward(li, memory_kernel(l.name + suffix, op, f, n, row, 0, 0, 1, l.count, rd, wr));
+  };
+  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
+  mem(".topk_softmax", "softmax", FormatId::fp32, N * E, E, ne * hb, 8 * nk);
+  mem(".align_block_size", "moe_align", FormatId::fp32, pairs, 0, 4 * nk, 8 * nk + 4.0 * double(l.active_experts(B) * rows));
+  const std::int64_t up = l.gated ? 2 * F : F;
+  // Only the experts with tokens run (the grid covers the sorted tokens' blocks).
+  const std::int64_t active = l.active_experts(B);
+  c.emit_forward(li, gemm(c, l.name + ".experts.w1", rows, up, d, active, Layout::NT, Pass::forward, gemm_fmt));
+  const FormatId act = storage_of(c.f.activation);
+  const std::int64_t hidden = active * rows * F;
+  const double ab = double(hidden) * bytes_of(act);
+  if (l.gated)
+    mem(".experts.act_and_mul", l.activation == LayerKind::silu ? "silu_and_mul" : "gelu_and_mul", act, hidden, F, 2 * ab, ab);
+  else
+    mem(".experts.act", to_string(l.activation), act, hidden, 0, ab, ab);
+  if (c.f.quantized_inputs)
+    c.emit_forward(li, quantize_kernel(l.name + ".experts.quantize_hidden", act, storage_of(gemm_fmt), hidden, l.count));
+  c.emit_forward(li, gemm(c, l.name + ".experts.w2", rows, d, F, active, Layout::NT, Pass::forward, gemm_fmt));
+  mem(".moe_sum", "reduce", h, N * d, K, nk * double(d) * hb, double(N * d) * hb);
 }
 
 // Hugging Face's Switch Transformer (SwitchTransformersTop1Router, SwitchTransformersSparseMLP;
@@ -288,7 +330,8 @@ void lower_moe(Context& c, int li) {
   cast_weights(c, li, l.params());
   c.out_format[static_cast<std::size_t>(li)] = h;
   MoeKernels k(c, li);
-  if (l.router == MoeRouter::topk) lower_topk_moe(c, li, k, h, gemm_fmt);
+  if (l.dispatch == MoeDispatch::grouped) lower_grouped_moe(c, li, h, gemm_fmt);
+  else if (l.router == MoeRouter::topk) lower_topk_moe(c, li, k, h, gemm_fmt);
   else lower_switch_moe(c, li, k, h, gemm_fmt);
 }
 

@@ -199,7 +199,9 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.capacity = f.positive("capacity", 0);  // 0: one expert's even share (shape inference)
       l.activation = read_choice(f, "activation",
                                  {{"relu", LayerKind::relu}, {"gelu", LayerKind::gelu}, {"silu", LayerKind::silu}}, LayerKind::relu);
-      l.dispatch = read_choice(f, "dispatch", {{"routed", MoeDispatch::routed}, {"padded", MoeDispatch::padded}}, MoeDispatch::routed);
+      l.dispatch = read_choice(f, "dispatch",
+                               {{"routed", MoeDispatch::routed}, {"padded", MoeDispatch::padded}, {"grouped", MoeDispatch::grouped}},
+                               MoeDispatch::routed);
       if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       l.jitter = f.flag("jitter", false);
       l.gated = f.flag("gated", false);
@@ -207,6 +209,8 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       if (l.router == MoeRouter::switch_top1) {
         if (f.has("top_k") && f.integer("top_k") != 1)
           throw InputError(f.at("top_k"), "the switch router sends each token to one expert; router: topk takes top_k");
+        if (l.dispatch == MoeDispatch::grouped)
+          throw InputError(f.at("dispatch"), "dispatch: grouped (an inference engine's fused MoE kernels) takes router: topk");
       } else {
         l.top_k = f.positive("top_k", 2);
         if (l.top_k > l.experts)
