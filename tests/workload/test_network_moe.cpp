@@ -208,18 +208,29 @@ TEST_CASE("moe, position bias and score-biased attention: bad input names the fi
     return "";
   };
   const std::string emb = "\n  - {name: emb, kind: embedding, vocab: 100, dim: 32}";
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, dispatch: scattered}").find("moe': dispatch") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, activation: swish}").find("expected relu, gelu or silu") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 0, ffn: 64}").find("experts") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, ffn: 64}").find("experts: missing") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, top_k: 5}").find("exceeds the 4 experts") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: topk, capacity: 8}").find("capacity applies to router: switch") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, top_k: 2}").find("router: topk takes top_k") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, router: hash}").find("expected switch or topk") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: moe, kind: moe, experts: 4, ffn: 64, dispatch: grouped}").find("takes router: topk") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: b, kind: position_bias, input: input, heads: 4, buckets: 1}").find("buckets") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: m, kind: mul, scalar: 2, inputs: [emb, emb]}").find("takes 1 input") != std::string::npos);
-  CHECK(error_of(emb + "\n  - {name: a, kind: attention, inputs: [emb, emb, emb], heads: 2, head_dim: 16, causal: true, cross: true}").find("cannot be causal") != std::string::npos);
+  struct Bad {
+    const char* layer;     // one layer after the embedding
+    const char* message;   // a part of the error it must give
+  };
+  const Bad cases[] = {
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, dispatch: scattered}", "moe': dispatch"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, activation: swish}", "expected relu, gelu or silu"},
+      {"{name: moe, kind: moe, experts: 0, ffn: 64}", "experts"},
+      {"{name: moe, kind: moe, ffn: 64}", "experts: missing"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, router: topk, top_k: 5}", "exceeds the 4 experts"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, router: topk, capacity: 8}", "capacity applies to router: switch"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, top_k: 2}", "router: topk takes top_k"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, router: hash}", "expected switch or topk"},
+      {"{name: moe, kind: moe, experts: 4, ffn: 64, dispatch: grouped}", "takes router: topk"},
+      {"{name: b, kind: position_bias, input: input, heads: 4, buckets: 1}", "buckets"},
+      {"{name: m, kind: mul, scalar: 2, inputs: [emb, emb]}", "takes 1 input"},
+      {"{name: a, kind: attention, inputs: [emb, emb, emb], heads: 2, head_dim: 16, causal: true, cross: true}", "cannot be causal"},
+  };
+  for (const Bad& b : cases) {
+    const std::string layer_text = b.layer;  // a named copy: INFO captures it
+    INFO(layer_text);
+    CHECK(error_of(emb + "\n  - " + layer_text).find(b.message) != std::string::npos);
+  }
   // A bias of the wrong shape (8 heads for a 2-head attention).
   const std::string e = error_of(emb + "\n  - {name: b, kind: position_bias, input: input, heads: 8}" +
                                  "\n  - {name: a, kind: attention, inputs: [emb, emb, emb, b], heads: 2, head_dim: 16}");
