@@ -38,7 +38,7 @@ LoweringOptions fp32(bool training) {
 
 struct Count {
   int kernels = 0, syncs = 0;
-  std::vector<const Kernel*> gemms;
+  std::vector<Kernel> gemms;
 };
 // The forward (or backward) kernels of layer `name` in a lowering: how many, how many make the
 // host wait, and the GEMMs.
@@ -48,7 +48,7 @@ Count count(const Network& net, const Lowering& low, const std::string& name, St
     if (k.layer < 0 || net.layers[std::size_t(k.layer)].name != name || k.phase != phase) continue;
     ++c.kernels;
     c.syncs += k.host_sync ? 1 : 0;
-    if (k.kernel.kind == Kernel::Kind::gemm) c.gemms.push_back(&k.kernel);
+    if (k.kernel.kind == Kernel::Kind::gemm) c.gemms.push_back(k.kernel);
   }
   return c;
 }
@@ -109,16 +109,16 @@ TEST_CASE("moe: the expert loop's gathers and scatters wait for the GPU (nonzero
     const Count f = count(net, infer, "moe", StepPhase::forward);
     // per expert: nonzero for the gather and the scatter; padded adds the slices' two .item()s
     CHECK(f.syncs == 4 * (d == "padded" ? 4 : 2));
-    REQUIRE(f.gemms.size() == 1 + 4 * 2);  // the router, then wi and wo of each expert
-    CHECK(f.gemms[0]->m == 2 * 16);         // the router over every token of both samples
-    CHECK(f.gemms[0]->n == 4);
-    for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g]->m == 2 * 3);  // batch x capacity
+    REQUIRE(f.gemms.size() == 1 + 4 * 2);  // the router, then w1 and w2 of each expert
+    CHECK(f.gemms[0].m == 2 * 16);         // the router over every token of both samples
+    CHECK(f.gemms[0].n == 4);
+    for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g].m == 2 * 3);  // batch x capacity
     const Lowering train = lower_network(net, fp32(true));
     const Count t = count(net, train, "moe", StepPhase::forward);
     CHECK(t.kernels == f.kernels + 2 + 4);  // the router's jitter (noise, multiply), each expert's dropout
     const Count b = count(net, train, "moe", StepPhase::backward);
     CHECK(b.syncs == 4 * 3);               // per expert: index_put's two gradients, the gather's
-    CHECK(b.gemms.size() == 4 * 4 + 2);    // dgrad and wgrad of wi and wo, the router's two
+    CHECK(b.gemms.size() == 4 * 4 + 2);    // dgrad and wgrad of w1 and w2, the router's two
   }
 }
 
@@ -132,7 +132,7 @@ TEST_CASE("moe: the topk router (Mixtral) waits once per expert forward, never b
   const Count f = count(net, train, "moe", StepPhase::forward);
   CHECK(f.syncs == 8);                    // torch.where on each expert's mask
   REQUIRE(f.gemms.size() == 1 + 8 * 3);   // the router, then w1, w3 and w2 of each expert
-  for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g]->m == 2 * 16 * 2 / 8);  // 8 rows
+  for (std::size_t g = 1; g < f.gemms.size(); ++g) CHECK(f.gemms[g].m == 2 * 16 * 2 / 8);  // 8 rows
   const Count b = count(net, train, "moe", StepPhase::backward);
   CHECK(b.syncs == 0);                    // the backward indexes with the saved int64 indices
   CHECK(b.gemms.size() == 8 * 6 + 2);
@@ -271,7 +271,7 @@ TEST_CASE("moe: the experts' GEMMs run in the mode's GEMM format; autocast casts
     const Lowering low = lower_network(net, o);
     const Count f = count(net, low, "moe", StepPhase::forward);
     const FormatId want = p == Precision::tf32 ? FormatId::tf32 : FormatId::bf16;
-    for (const Kernel* g : f.gemms) CHECK(g->a_format == want);
+    for (const Kernel& g : f.gemms) CHECK(g.a_format == want);
     int casts_in = 0, casts_out = 0;
     for (const auto& k : low.kernels) {
       const std::string& n = k.kernel.name;
@@ -309,15 +309,15 @@ TEST_CASE("moe: only the experts a decode step's tokens choose run; dispatch: gr
   const Count g = count(net, lower_network(net, fp32(false)), "moe", StepPhase::forward);
   CHECK(g.syncs == 0);
   REQUIRE(g.gemms.size() == 3);         // the router, w1 and w3 stacked, w2
-  CHECK(g.gemms[1]->batch == 4);        // a grouped GEMM over the experts with tokens
-  CHECK(g.gemms[1]->n == 2 * 64);
-  CHECK(g.gemms[2]->batch == 4);
-  CHECK(g.gemms[2]->m == 1);
+  CHECK(g.gemms[1].batch == 4);        // a grouped GEMM over the experts with tokens
+  CHECK(g.gemms[1].n == 2 * 64);
+  CHECK(g.gemms[2].batch == 4);
+  CHECK(g.gemms[2].m == 1);
   // At seq 16 every expert gets tokens: 2 x 16 x 2 / 8 = 8 rows each.
   const Network prefill = parse_network(with("grouped"), "m.yaml");
   const Count p = count(prefill, lower_network(prefill, fp32(false)), "moe", StepPhase::forward);
-  CHECK(p.gemms[1]->batch == 8);
-  CHECK(p.gemms[1]->m == 8);
+  CHECK(p.gemms[1].batch == 8);
+  CHECK(p.gemms[1].m == 8);
   CHECK_THROWS_WITH_AS(lower_network(prefill, fp32(true)), doctest::Contains("dispatch: grouped is an inference engine's"),
                        InputError);
 }
