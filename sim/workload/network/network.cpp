@@ -87,14 +87,17 @@ std::int64_t Layer::active_experts(std::int64_t batch) const {
   return std::max<std::int64_t>(1, std::min(experts, batch * q_len * top_k));
 }
 
-std::int64_t Layer::expert_rows(std::int64_t batch) const {
-  const std::int64_t e = std::max<std::int64_t>(1, experts);
-  if (dispatch == MoeDispatch::padded) return batch * capacity;
+std::int64_t Layer::routed_rows(std::int64_t batch) const {
   if (router == MoeRouter::topk) {
     const std::int64_t active = active_experts(batch);
     return (batch * q_len * top_k + active - 1) / active;
   }
+  const std::int64_t e = std::max<std::int64_t>(1, experts);
   return batch * std::min(capacity, (q_len + e - 1) / e);
+}
+
+std::int64_t Layer::expert_rows(std::int64_t batch) const {
+  return dispatch == MoeDispatch::padded ? batch * capacity : routed_rows(batch);
 }
 
 std::int64_t Network::params() const {

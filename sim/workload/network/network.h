@@ -139,6 +139,9 @@ struct Layer {
   // spread evenly over the experts, up to each sample's capacity (switch, routed); the batch's
   // tokens' top_k choices spread evenly over the experts they reach (topk).
   std::int64_t expert_rows(std::int64_t batch) const;
+  // Tokens the router sends each expert for `batch` samples (what its gather and scatter move):
+  // expert_rows but for padded dispatch, whose GEMMs run on the whole buffer.
+  std::int64_t routed_rows(std::int64_t batch) const;
   // Experts that get tokens: all of them, except under the topk router when the batch makes fewer
   // (token, expert) choices than there are experts (a decode step: 2 of Mixtral's 8 at batch 1).
   std::int64_t active_experts(std::int64_t batch) const;

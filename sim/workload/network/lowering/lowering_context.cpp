@@ -31,6 +31,12 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
   return k;
 }
 
+Kernel bytes_kernel(const std::string& name, const std::string& op, FormatId format, std::int64_t elements,
+                    std::int64_t row_length, double read_bytes, double write_bytes, double flops_per_elem,
+                    std::int64_t count) {
+  return memory_kernel(name, op, format, elements, row_length, 0, 0, flops_per_elem, count, read_bytes, write_bytes);
+}
+
 Kernel cast_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count) {
   Kernel k = memory_kernel(name, "cast", to, n, 0, 0, double(n), 1, count, bytes_of(from) * double(n));
   k.memory.cast = casts_dynamically(from, to);  // else vectorized like any copy

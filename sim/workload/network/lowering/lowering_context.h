@@ -67,6 +67,12 @@ Kernel memory_kernel(const std::string& name, const std::string& op, FormatId fo
                      std::int64_t row_length, double read_elems, double write_elems, double flops_per_elem,
                      std::int64_t count, double extra_read_bytes = 0, double extra_write_bytes = 0);
 
+// The same with its traffic given in bytes (int64 indices, boolean masks, operands of several
+// formats); `format` sets the element width the launch assumes.
+Kernel bytes_kernel(const std::string& name, const std::string& op, FormatId format, std::int64_t elements,
+                    std::int64_t row_length, double read_bytes, double write_bytes, double flops_per_elem,
+                    std::int64_t count);
+
 // An inference engine's quantization of `n` activations from `from` to the 8-bit `to`.
 Kernel quantize_kernel(const std::string& name, FormatId from, FormatId to, std::int64_t n, std::int64_t count);
 // A conversion of `n` elements from `from` to `to` (autocast, gradient casts back).

@@ -249,9 +249,7 @@ void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
   const FormatId w = FormatId::fp32;  // the statistics run in fp32
   const double xb = bytes_of(fmt), wb = bytes_of(w);
   auto k = [&](const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double rd,
-               double wr) {
-    return memory_kernel(l.name + suffix, op, w, elements, row, 0, 0, 1, l.count, rd, wr);
-  };
+               double wr) { return bytes_kernel(l.name + suffix, op, w, elements, row, rd, wr, 1, l.count); };
   const bool cast = fmt != w;
   if (cast) c.emit_forward(li, cast_kernel(l.name + ".to_fp32", fmt, w, n, l.count));
   c.emit_forward(li, k(".pow", "pow", n, 0, N * wb, N * wb));
@@ -262,7 +260,7 @@ void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
   norm.memory.strided_dims = 2;
   c.emit_forward(li, norm);
   if (cast) c.emit_forward(li, cast_kernel(l.name + ".to_input", w, fmt, n, l.count));
-  Kernel scale = memory_kernel(l.name + ".mul_weight", "mul", fmt, n, 0, 0, 0, 1, l.count, N * xb + D * xb, N * xb);
+  Kernel scale = bytes_kernel(l.name + ".mul_weight", "mul", fmt, n, 0, N * xb + D * xb, N * xb, 1, l.count);
   scale.memory.strided_dims = 2;
   c.emit_forward(li, scale);
   c.out_format[static_cast<std::size_t>(li)] = fmt;
@@ -270,8 +268,8 @@ void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
   Kernel g_norm = scale;
   g_norm.name = l.name + ".mul_weight.backward_input";
   c.emit_backward(li, g_norm);
-  c.emit_backward(li, memory_kernel(l.name + ".mul_weight.backward_weight", "mul", fmt, n, 0, 0, 0, 1, l.count, 2 * N * xb, N * xb));
-  c.emit_backward(li, memory_kernel(l.name + ".weight_grad", "reduce_columns", fmt, d, r, 0, 0, R, l.count, N * xb, D * xb));
+  c.emit_backward(li, bytes_kernel(l.name + ".mul_weight.backward_weight", "mul", fmt, n, 0, 2 * N * xb, N * xb, 1, l.count));
+  c.emit_backward(li, bytes_kernel(l.name + ".weight_grad", "reduce_columns", fmt, d, r, N * xb, D * xb, R, l.count));
   if (cast) c.emit_backward(li, cast_kernel(l.name + ".to_input.backward", fmt, w, n, l.count));
   Kernel g_x = norm;
   g_x.name = l.name + ".mul.backward_input";

@@ -20,9 +20,8 @@ class MoeKernels {
 
   // An elementwise or reduction kernel: `elements` outputs (a reduction's rows of `row` inputs).
   Kernel mem(const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double read_bytes,
-             double write_bytes, double flops = 1) const {
-    return memory_kernel(l_.name + suffix, op, FormatId::fp32, elements, row, 0, 0, flops, l_.count, read_bytes,
-                         write_bytes);
+             double write_bytes) const {
+    return bytes_kernel(l_.name + suffix, op, FormatId::fp32, elements, row, read_bytes, write_bytes, 1, l_.count);
   }
   void fwd(const std::string& suffix, const char* op, std::int64_t elements, std::int64_t row, double rd, double wr,
            bool sync = false) {
@@ -38,6 +37,25 @@ class MoeKernels {
     auto emit = backward ? &MoeKernels::bwd : &MoeKernels::fwd;
     (this->*emit)(suffix + ".nonzero_count", "reduce", 1, n, double(n), 8, sync_before);
     (this->*emit)(suffix + ".nonzero", "nonzero", n, 0, double(n), 8.0 * double(chosen), true);
+  }
+  // What both routers start with: training's multiplicative jitter on the input (HF's
+  // router_jitter_noise) and the classifier over every token.
+  void router_forward(FormatId h, FormatId gemm_fmt) {
+    const std::int64_t N = c_.batch * l_.q_len, d = l_.input.back();
+    const double nd = double(N) * double(d) * bytes_of(h);
+    if (c_.opt.training && l_.jitter) {
+      fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd);
+      fwd(".router.jitter", "mul", N * d, 0, 2 * nd, nd);
+    }
+    c_.emit_forward(li_, gemm(c_, l_.name + ".router", N, l_.experts, d, 1, Layout::NT, Pass::forward, gemm_fmt));
+  }
+  // And end their backward with: the classifier's gradients, the jitter's.
+  void router_backward(FormatId h, FormatId gemm_fmt) {
+    const std::int64_t N = c_.batch * l_.q_len, d = l_.input.back(), E = l_.experts;
+    const double nd = double(N) * double(d) * bytes_of(h);
+    c_.emit_backward(li_, gemm(c_, l_.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gemm_fmt));
+    c_.emit_backward(li_, gemm(c_, l_.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
+    if (l_.jitter) bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd, nd);
   }
 
  private:
@@ -62,8 +80,8 @@ void expert_forward(Context& c, int li, const std::string& e, std::int64_t rows,
   c.emit_forward(li, gemm(c, e + ".w1", rows, F, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   if (l.gated) c.emit_forward(li, gemm(c, e + ".w3", rows, F, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
-  c.emit_forward(li, memory_kernel(e + ".act", to_string(l.activation), act, a, 0, 0, 0, act_flops, l.count, ab, ab));
-  if (l.gated) c.emit_forward(li, memory_kernel(e + ".gate_mul", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+  c.emit_forward(li, bytes_kernel(e + ".act", to_string(l.activation), act, a, 0, ab, ab, act_flops, l.count));
+  if (l.gated) c.emit_forward(li, bytes_kernel(e + ".gate_mul", "mul", act, a, 0, 2 * ab, ab, 1, l.count));
   if (c.opt.training && l.probability > 0) c.emit_forward(li, dropout_kernel(e + ".dropout", act, a, l.count));
   if (c.f.quantized_inputs) c.emit_forward(li, quantize_kernel(e + ".quantize_hidden", act, in, a, l.count));
   c.emit_forward(li, gemm(c, e + ".w2", rows, d, F, 1, Layout::NT, Pass::forward, gemm_fmt));
@@ -82,11 +100,11 @@ void expert_backward(Context& c, int li, const std::string& e, std::int64_t rows
   c.emit_backward(li, gemm(c, e + ".w2.wgrad", d, F, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   if (l.probability > 0) c.emit_backward(li, dropout_backward_kernel(e + ".dropout.backward", act, a, l.count));
   if (l.gated) {
-    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_a", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
-    c.emit_backward(li, memory_kernel(e + ".gate_mul.backward_b", "mul", act, a, 0, 0, 0, 1, l.count, 2 * ab, ab));
+    c.emit_backward(li, bytes_kernel(e + ".gate_mul.backward_a", "mul", act, a, 0, 2 * ab, ab, 1, l.count));
+    c.emit_backward(li, bytes_kernel(e + ".gate_mul.backward_b", "mul", act, a, 0, 2 * ab, ab, 1, l.count));
   }
   const double act_flops = l.activation == LayerKind::relu ? 1 : 8;
-  c.emit_backward(li, memory_kernel(e + ".act.backward", to_string(l.activation), act, a, 0, 0, 0, act_flops, l.count, 2 * ab, ab));
+  c.emit_backward(li, bytes_kernel(e + ".act.backward", to_string(l.activation), act, a, 0, 2 * ab, ab, act_flops, l.count));
   if (l.gated) {
     c.emit_backward(li, gemm(c, e + ".w3.dgrad", rows, d, F, 1, Layout::NN, Pass::data_grad, gemm_fmt));
     c.emit_backward(li, gemm(c, e + ".w3.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
@@ -95,7 +113,7 @@ void expert_backward(Context& c, int li, const std::string& e, std::int64_t rows
   c.emit_backward(li, gemm(c, e + ".w1.wgrad", F, d, rows, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
   const double rd = double(rows * d) * bytes_of(in);
   if (l.gated)  // the input's two gradients
-    c.emit_backward(li, memory_kernel(e + ".grad_add", "add", in, rows * d, 0, 0, 0, 1, l.count, 2 * rd, rd));
+    c.emit_backward(li, bytes_kernel(e + ".grad_add", "add", in, rows * d, 0, 2 * rd, rd, 1, l.count));
   if (in != h) c.emit_backward(li, cast_kernel(e + ".cast_in.backward", in, h, rows * d, l.count));
   c.save_extra(li, rd + ab * (l.gated ? 3 : 1) + (l.probability > 0 ? double(a) * (bytes_of(act) + 1) : 0));
 }
@@ -111,11 +129,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
   const double hb = bytes_of(h), nd = double(N) * double(d), ne = double(N) * double(E), nk = double(N) * double(K);
   const double rd = double(rows) * double(d);
   const bool training = c.opt.training;
-  if (training && l.jitter) {
-    k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
-    k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
-  }
-  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
+  k.router_forward(h, gemm_fmt);
   k.fwd(".router.softmax", "softmax", N * E, E, ne * hb, 4 * ne);
   k.fwd(".router.topk", "reduce", N * K, E, 4 * ne, 12 * nk);
   k.fwd(".router.sum", "reduce", N, K, 4 * nk, 4.0 * double(N));
@@ -167,9 +181,7 @@ void lower_topk_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId gemm
   k.bwd(".router.topk.backward_zero", "fill", N * E, 0, 0, 4 * ne);
   k.bwd(".router.topk.backward", "scatter", N * K, 0, 12 * nk, 4 * nk);
   k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, ne * hb);
-  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gemm_fmt));
-  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
-  if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  k.router_backward(h, gemm_fmt);
   c.save_input(li, 0);
   c.save_extra(li, 4 * ne + 12 * nk + 16.0 * double(rows * active) + (l.jitter ? nd * hb : 0));
 }
@@ -189,14 +201,14 @@ void lower_grouped_moe(Context& c, int li, FormatId h, FormatId gemm_fmt) {
   const std::int64_t N = B * T, rows = l.expert_rows(B), pairs = N * K;
   const double hb = bytes_of(h), ne = double(N) * double(E), nk = double(pairs);
   auto mem = [&](const std::string& suffix, const char* op, FormatId f, std::int64_t n, std::int64_t row, double rd, double wr) {
-    c.emit_forward(li, memory_kernel(l.name + suffix, op, f, n, row, 0, 0, 1, l.count, rd, wr));
+    c.emit_forward(li, bytes_kernel(l.name + suffix, op, f, n, row, rd, wr, 1, l.count));
   };
   c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
   mem(".topk_softmax", "softmax", FormatId::fp32, N * E, E, ne * hb, 8 * nk);
-  mem(".align_block_size", "moe_align", FormatId::fp32, pairs, 0, 4 * nk, 8 * nk + 4.0 * double(l.active_experts(B) * rows));
-  const std::int64_t up = l.gated ? 2 * F : F;
   // Only the experts with tokens run (the grid covers the sorted tokens' blocks).
   const std::int64_t active = l.active_experts(B);
+  mem(".align_block_size", "moe_align", FormatId::fp32, pairs, 0, 4 * nk, 8 * nk + 4.0 * double(active * rows));
+  const std::int64_t up = l.gated ? 2 * F : F;
   c.emit_forward(li, gemm(c, l.name + ".experts.w1", rows, up, d, active, Layout::NT, Pass::forward, gemm_fmt));
   const FormatId act = storage_of(c.f.activation);
   const std::int64_t hidden = active * rows * F;
@@ -219,8 +231,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId ge
   const std::int64_t B = c.batch, T = l.q_len, d = l.input.back(), E = l.experts;
   const std::int64_t N = B * T;                    // tokens
   const std::int64_t rows = l.expert_rows(B);      // each expert GEMM's rows
-  // Tokens each expert takes: the router's choices spread evenly, up to the capacity.
-  const std::int64_t chosen = B * std::min(l.capacity, (T + E - 1) / E);
+  const std::int64_t chosen = l.routed_rows(B);    // tokens each expert takes
   const bool padded = l.dispatch == MoeDispatch::padded;
   const bool training = c.opt.training;
   const double hb = bytes_of(h);
@@ -228,11 +239,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId ge
   // The router (in fp32, HF's router_dtype): training's multiplicative jitter on its input, the
   // classifier, softmax, the top-1 expert as a one-hot mask, its running count per expert over the
   // sequence (cumsum) against the capacity, and each token's top probability.
-  if (training && l.jitter) {
-    k.fwd(".router.jitter_noise", "uniform", N * d, 0, 0, nd * hb);
-    k.fwd(".router.jitter", "mul", N * d, 0, 2 * nd * hb, nd * hb);
-  }
-  c.emit_forward(li, gemm(c, l.name + ".router", N, E, d, 1, Layout::NT, Pass::forward, gemm_fmt));
+  k.router_forward(h, gemm_fmt);
   k.fwd(".router.softmax", "softmax", N * E, E, 4 * ne, 4 * ne);
   k.fwd(".router.argmax", "reduce", N, E, 4 * ne, 8.0 * double(N));
   k.fwd(".router.one_hot_zero", "fill", N * E, 0, 0, 8 * ne);
@@ -310,9 +317,7 @@ void lower_switch_moe(Context& c, int li, MoeKernels& k, FormatId h, FormatId ge
   k.bwd(".router.max.backward_zero", "fill", N * E, 0, 0, 4 * ne);
   k.bwd(".router.max.backward", "scatter", N, 0, 12.0 * double(N), 4.0 * double(N));
   k.bwd(".router.softmax.backward", "softmax_backward", N * E, E, 8 * ne, 4 * ne);
-  c.emit_backward(li, gemm(c, l.name + ".router.dgrad", N, d, E, 1, Layout::NN, Pass::data_grad, gemm_fmt));
-  c.emit_backward(li, gemm(c, l.name + ".router.wgrad", E, d, N, 1, Layout::TN, Pass::weight_grad, gemm_fmt));
-  if (l.jitter) k.bwd(".router.jitter.backward", "mul", N * d, 0, 2 * nd * hb, nd * hb);
+  k.router_backward(h, gemm_fmt);
 
   // Kept for the backward (besides the experts'): the input, the router's probabilities and
   // choices, the jitter noise.

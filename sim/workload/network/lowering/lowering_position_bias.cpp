@@ -18,10 +18,10 @@ void lower_position_bias(Context& c, int li) {
   const double fb = bytes_of(fmt);
   c.out_format[static_cast<std::size_t>(li)] = fmt;
   auto fwd = [&](const std::string& suffix, const char* op, std::int64_t n, std::int64_t row, double rd, double wr) {
-    c.emit_forward(li, memory_kernel(l.name + suffix, op, FormatId::fp32, n, row, 0, 0, 1, l.count, rd, wr));
+    c.emit_forward(li, bytes_kernel(l.name + suffix, op, FormatId::fp32, n, row, rd, wr, 1, l.count));
   };
   auto bwd = [&](const std::string& suffix, const char* op, std::int64_t n, std::int64_t row, double rd, double wr) {
-    c.emit_backward(li, memory_kernel(l.name + suffix, op, FormatId::fp32, n, row, 0, 0, 1, l.count, rd, wr));
+    c.emit_backward(li, bytes_kernel(l.name + suffix, op, FormatId::fp32, n, row, rd, wr, 1, l.count));
   };
 
   if (l.buckets > 0) {
@@ -74,8 +74,8 @@ void lower_position_bias(Context& c, int li) {
     fwd(".mask.mul_min", "mul", B * kv, 0, fb * double(B * kv), fb * double(B * kv));
   }
   // position_bias + mask, broadcast to [batch, heads, q, kv].
-  Kernel add = memory_kernel(l.name + ".add_mask", "add", FormatId::fp32, B * H * P, 0, 0, 0, 1, l.count,
-                             (p * double(H) + (l.causal ? bp : double(B * kv))) * fb, bp * double(H) * fb);
+  Kernel add = bytes_kernel(l.name + ".add_mask", "add", FormatId::fp32, B * H * P, 0,
+                            (p * double(H) + (l.causal ? bp : double(B * kv))) * fb, bp * double(H) * fb, 1, l.count);
   add.memory.strided_dims = 2;
   c.emit_forward(li, add);
 
