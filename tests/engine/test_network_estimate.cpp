@@ -98,6 +98,31 @@ TEST_CASE("network estimate: the launch queue makes short kernels host-bound; CU
   CHECK(g.step_time_s < e.step_time_s / 4);
 }
 
+TEST_CASE("network estimate: cuDNN launches a recurrent layer's per-step kernels inside one op, at no host cost of theirs") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;  // longer than any kernel: charged per launch, the step would be host-bound
+  const auto net = workload::parse_network(R"(version: 1
+kind: network
+name: lstm
+task: sequence
+input: [16]
+defaults: {batch: 2, seq: 50}
+layers:
+  - {name: lstm, kind: rnn, cell: lstm, hidden: 16}
+)", "lstm.yaml");
+  NetworkRunOptions opt;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  CHECK(e.launches == 1 + 2 * 50);  // the input GEMM, then a recurrent GEMM and a cell kernel per step
+  CHECK(e.host_time_s == doctest::Approx(10e-6));  // the one op's dispatch
+  CHECK(e.step_time_s == doctest::Approx(10e-6 + 51 * 1e-6 + 50 * 0.5e-6));
+  CHECK_FALSE(e.host_bound);
+  opt.training = true;
+  opt.optimizer_step = false;
+  const NetworkEstimate t = estimate_network(acc, net, opt);
+  CHECK(t.host_time_s == doctest::Approx(2 * 10e-6));  // _cudnn_rnn and _cudnn_rnn_backward
+  CHECK_FALSE(t.host_bound);
+}
+
 TEST_CASE("network estimate: an eager training step's forward ops cost the host autograd's factor; backward and inference do not") {
   CountingAccelerator acc;
   acc.host = 10e-6;  // host-bound: the step is the host's time

@@ -14,6 +14,7 @@
 #include "engine/network/network_validation.h"
 #include "engine/validation/validation_metrics.h"
 #include "test_support.h"
+#include "workload/network/reader/network_reader.h"
 
 using namespace tcsim;
 using namespace tcsim::engine;
@@ -403,4 +404,78 @@ TEST_CASE("network validation: the lent Hopper VMs' eager training steps, with a
     }
     CHECK(rep.groups.front().errors.mape_pct < s.max_mape);
   }
+}
+
+TEST_CASE("network validation: a DeepBench recurrent-layer CSV is one-layer networks, its cell and precision from the file name") {
+  const fs::path dir = test::temp_dir("deepbench_rnn");
+  const std::string header =
+      "source,Hidden units,N,Timesteps,Time Forward (msec),Time Backward wrt Inputs (msec),Time Backward wrt Weights (msec)\n";
+  const fs::path file = dir / "v100_train_fp16_recurrent_layers_gru.csv";
+  std::ofstream(file) << header << "DeepSpeech,64,8,10,0.5,0.3,0.2\n";
+  CHECK(workload::is_deepbench_rnn_csv(file));
+  const auto rows = workload::read_deepbench_rnn_csv(file);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].measured_forward_s == doctest::Approx(0.5e-3));
+  CHECK(rows[0].measured_backward_s == doctest::Approx(0.5e-3));  // both backward calls
+  CHECK(rows[0].measured_s == doctest::Approx(1.0e-3));
+  CHECK(rows[0].batch == 8);
+  CHECK(rows[0].seq == 10);
+  CHECK(rows[0].precision == workload::Precision::fp16);
+  CHECK(rows[0].group == "deepbench gru fp16");
+  CHECK_FALSE(rows[0].optimizer_step);
+  const workload::Network net = workload::parse_network(rows[0].model_yaml, rows[0].origin, {8, 10, std::nullopt});
+  REQUIRE(net.layers.size() == 1);
+  CHECK(net.layers[0].rnn_cell == workload::RnnCell::gru);
+  CHECK(net.layers[0].skip_input);
+  CHECK(net.layers[0].hidden == 64);
+
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100.yaml");
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  REQUIRE(rep.rows.size() == 1);
+  CHECK(rep.rows[0].simulated);
+  CHECK(rep.rows[0].predicted_forward_s > 0);
+  CHECK(rep.rows[0].predicted_s == doctest::Approx(rep.rows[0].predicted_forward_s + rep.rows[0].predicted_backward_s).epsilon(0.05));
+  CHECK(rep.rows[0].note.empty());  // NeuSight's forward-after-empty_cache note is not DeepBench's
+
+  // Bad input: a name that says no cell, a time that is not one.
+  const fs::path unnamed = dir / "v100_train_fp16_recurrent.csv";
+  std::ofstream(unnamed) << header << "x,64,8,10,0.5,0.3,0.2\n";
+  CHECK_THROWS_WITH_AS(workload::read_deepbench_rnn_csv(unnamed), doctest::Contains("cannot tell the cell and precision"), InputError);
+  const fs::path bad = dir / "v100_train_fp32_recurrent_layers_lstm.csv";
+  std::ofstream(bad) << header << "x,64,8,10,fast,0.3,0.2\n";
+  CHECK_THROWS_WITH_AS(workload::read_deepbench_rnn_csv(bad), doctest::Contains((bad.string() + ":2: Time Forward (msec)").c_str()),
+                       InputError);
+}
+
+TEST_CASE("network validation: DeepBench's V100 recurrent layers, held out (skipped without shared/)" * doctest::test_suite("accuracy")) {
+  const fs::path dir = test::shared_dir() / "data/deepbench";
+  if (!fs::exists(dir)) {
+    MESSAGE("shared/data/deepbench not found: skipping");
+    return;
+  }
+  std::vector<workload::MeasuredNetworkRow> rows;
+  for (const char* p : {"fp16", "fp32"})
+    for (const char* cell : {"vanilla", "lstm", "gru"}) {
+      auto r = workload::read_deepbench_rnn_csv(dir / (std::string("v100_train_") + p + "_recurrent_layers_" + cell + ".csv"));
+      rows.insert(rows.end(), r.begin(), r.end());
+    }
+  CHECK(rows.size() == 106);
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100.yaml");
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+  std::vector<double> m_all, p_all, m_long, p_long, m_gru32, p_gru32;
+  for (const auto& r : rep.rows) {
+    REQUIRE(r.simulated);
+    m_all.push_back(r.measured.measured_s), p_all.push_back(r.predicted_s);
+    if (r.measured.measured_s >= 10e-3) m_long.push_back(r.measured.measured_s), p_long.push_back(r.predicted_s);
+    if (r.measured.group == "deepbench gru fp32") m_gru32.push_back(r.measured.measured_s), p_gru32.push_back(r.predicted_s);
+  }
+  // Today (nothing fitted): all 106 rows 28.0% MAPE, bias -26.2%: the per-step GEMM and cell kernel
+  // as cuBLAS-like kernels leave DeepBench's short, small-hidden layers 2-3x faster than measured
+  // (sim/workload/README.md, "Recurrent layers"); the 59 rows of at least 10 ms 16.5%; GRU fp32 8.7%.
+  const ErrorSummary all = summarize_errors(m_all, p_all), lng = summarize_errors(m_long, p_long), gru = summarize_errors(m_gru32, p_gru32);
+  MESSAGE("all " << all.mape_pct << "%, >= 10 ms " << lng.mape_pct << "% (" << lng.rows << " rows), GRU fp32 " << gru.mape_pct << "%");
+  CHECK(all.mape_pct < 30);
+  CHECK(lng.rows == 59);
+  CHECK(lng.mape_pct < 18);
+  CHECK(gru.mape_pct < 10);
 }

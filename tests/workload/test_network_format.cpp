@@ -312,7 +312,7 @@ TEST_CASE("network format: bad variables") {
   CHECK(error_of(text, v) == "n.yaml: past: expected a KV-cache length of 0 or more, got -1");
   v = {};
   v.seq = 8;
-  CHECK(error_of(image_net(kConv), v).rfind("n.yaml:4: task: seq and past apply to token networks", 0) == 0);
+  CHECK(error_of(image_net(kConv), v).rfind("n.yaml:4: task: seq and past apply to token and sequence networks", 0) == 0);
 }
 
 TEST_CASE("network format: read_network reads a file and names it in errors") {

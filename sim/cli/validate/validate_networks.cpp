@@ -17,7 +17,7 @@ namespace tcsim::cli {
 
 bool is_network_measurement(const std::string& file) {
   return workload::is_neusight_model_json(file) || workload::is_dle_throughput_csv(file) ||
-         workload::is_torch_steps_csv(file);
+         workload::is_torch_steps_csv(file) || workload::is_deepbench_rnn_csv(file);
 }
 
 int validate_network_files(const NetworkValidateRequest& req) {
@@ -32,9 +32,12 @@ int validate_network_files(const NetworkValidateRequest& req) {
     } else if (workload::is_torch_steps_csv(f)) {
       auto r = workload::read_torch_steps_csv(f);
       rows.insert(rows.end(), r.begin(), r.end());
+    } else if (workload::is_deepbench_rnn_csv(f)) {
+      auto r = workload::read_deepbench_rnn_csv(f);
+      rows.insert(rows.end(), r.begin(), r.end());
     } else {
-      throw InputError(f, "not a whole-network measurement (NeuSight model JSON, NVIDIA throughput CSV or "
-                          "torch_profile.py steps CSV); "
+      throw InputError(f, "not a whole-network measurement (NeuSight model JSON, NVIDIA throughput CSV, "
+                          "torch_profile.py steps CSV or DeepBench recurrent-layer CSV); "
                           "validate kernel measurements in a separate run");
     }
   }

@@ -197,6 +197,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
   const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
   auto host_factor = [&](const KernelEstimate& k) {
+    if (k.lowered.library_launch) return 0.0;
     return k.lowered.phase == workload::StepPhase::forward ? autograd : 1.0;
   };
   std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last

@@ -32,7 +32,7 @@ double predicted_pass_s(const NetworkValidationRow& r, bool forward) {
 constexpr double kForwardShareFlag = 1.25;
 
 std::string passes_note(const NetworkValidationRow& r) {
-  if (!passes(r) || r.predicted_forward_s <= 0 || r.predicted_backward_s <= 0 || r.measured.measured_backward_s <= 0)
+  if (!passes(r) || !r.measured.forward_after_empty_cache || r.predicted_forward_s <= 0 || r.predicted_backward_s <= 0 || r.measured.measured_backward_s <= 0)
     return "";
   const double measured = r.measured.measured_forward_s / r.measured.measured_backward_s;
   const double predicted = r.predicted_forward_s / r.predicted_backward_s;
@@ -53,7 +53,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
     if (!m.skip_reason.empty()) r.skip_reason = m.skip_reason;
     else if (!workload::same_gpu(m.gpu, acc.name()))
       r.skip_reason = "measured on " + m.gpu + ", the config is " + acc.name();
-    else if (!std::filesystem::exists(model))
+    else if (m.model_yaml.empty() && !std::filesystem::exists(model))
       r.skip_reason = "no " + model.string() + " (the network is not shipped)";
     if (r.skip_reason.empty()) {
       NetworkRunOptions opt;
@@ -81,7 +81,8 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         if (m.past > 0) vars.past = m.past;
         workload::Network net;
         try {
-          net = workload::read_network(model, vars);
+          net = m.model_yaml.empty() ? workload::read_network(model, vars)
+                                     : workload::parse_network(m.model_yaml, m.origin, vars);
         } catch (const InputError& e) {
           // The measured row asked for what the model file cannot be (a KV cache on an image network):
           // name the measurement as well as the model file.

@@ -39,6 +39,7 @@ constexpr KindName kKinds[] = {
     {LayerKind::cross_entropy, "cross_entropy"},
     {LayerKind::moe, "moe"},
     {LayerKind::position_bias, "position_bias"},
+    {LayerKind::rnn, "rnn"},
 };
 
 }  // namespace
@@ -46,6 +47,26 @@ constexpr KindName kKinds[] = {
 const char* to_string(LayerKind kind) {
   for (const auto& k : kKinds)
     if (k.kind == kind) return k.name;
+  return "?";
+}
+
+int rnn_gates(RnnCell cell) {
+  switch (cell) {
+    case RnnCell::lstm: return 4;
+    case RnnCell::gru: return 3;
+    case RnnCell::tanh:
+    case RnnCell::relu: return 1;
+  }
+  return 1;
+}
+
+const char* to_string(RnnCell cell) {
+  switch (cell) {
+    case RnnCell::lstm: return "lstm";
+    case RnnCell::gru: return "gru";
+    case RnnCell::tanh: return "tanh";
+    case RnnCell::relu: return "relu";
+  }
   return "?";
 }
 

@@ -144,6 +144,7 @@ std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::
   const double fw = seconds("fw_latency"), bw = seconds("bwall_latency");
   if (r.training && fw > 0 && bw > 0 && std::abs(fw + bw - r.measured_s) <= 1e-3 * r.measured_s)
     r.measured_forward_s = fw, r.measured_backward_s = bw;
+  r.forward_after_empty_cache = true;  // trace.py's measure_e2e
   r.label = r.model + (r.training ? " train" : " infer") + " seq " + std::to_string(r.seq) + " batch " +
             std::to_string(r.batch) + " fp32 (NeuSight, " + r.gpu + ")";
   r.group = "neusight " + r.model + (r.training ? " train" : " infer");

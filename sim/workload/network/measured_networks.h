@@ -4,6 +4,7 @@
 //    e2e_latency in ms of one FP32 step; training = forward + loss.backward(), no optimizer step);
 //  - NVIDIA DeepLearningExamples throughputs (../shared/data/networks/dle_single_gpu.csv: img/s or
 //    seq/s of whole training steps, optimizer and input pipeline included);
+//  - DeepBench's recurrent layers on the V100 (../shared/data/deepbench/*recurrent_layers*.csv);
 //  - tcsim's own PyTorch step timings (validation/gpu/torch_profile.py --time-steps, e.g.
 //    validation/measured/H100/profiles/<model>_<precision>[_cl]_b<batch>_steps.csv: CUDA-event ms of
 //    whole training steps with Adam, GradScaler under amp-fp16; the median step is the measurement).
@@ -24,6 +25,9 @@ namespace tcsim::workload {
 struct MeasuredNetworkRow {
   std::string origin;        // "file" or "file:line"
   std::string model;         // models/<model>.yaml
+  // Non-empty: the network itself (YAML text in models/README.md's format), for measurements of a
+  // single layer that no shipped model holds (DeepBench's RNNs); `model` then only names it.
+  std::string model_yaml;
   std::string label;         // e.g. "bert_large train seq 512 batch 2 fp32 (NeuSight)"
   std::string group;         // metrics group, e.g. "neusight bert_large train"
   std::string gpu;           // the GPU as the data names it
@@ -48,6 +52,9 @@ struct MeasuredNetworkRow {
   // The step's forward and backward passes as measured separately (NeuSight's fw_latency and
   // bwall_latency, which sum to its e2e_latency); 0: not measured.
   double measured_forward_s = 0, measured_backward_s = 0;
+  // The forward pass was timed right after gc.collect() and torch.cuda.empty_cache() (NeuSight's
+  // measure_e2e): validation flags a forward that is long against its backward.
+  bool forward_after_empty_cache = false;
   std::string skip_reason;   // non-empty: not comparable as published
   // Non-empty: what the measurement says of itself that bears on the comparison (a step-to-step
   // spread that shows a busy host); printed beside the error, the row is still compared.
@@ -57,6 +64,7 @@ struct MeasuredNetworkRow {
 bool is_neusight_model_json(const std::filesystem::path& file);  // by name and the e2e_latency key
 bool is_dle_throughput_csv(const std::filesystem::path& file);   // by header
 bool is_torch_steps_csv(const std::filesystem::path& file);      // by name (*_steps.csv) and header comment
+bool is_deepbench_rnn_csv(const std::filesystem::path& file);    // by header (Hidden units, N, Timesteps, times)
 
 std::vector<MeasuredNetworkRow> read_neusight_model_json(const std::filesystem::path& file);
 std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::path& file);
@@ -65,6 +73,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
 // BERT-base is not models/bert_base.yaml and is skipped, with the reason); `pass infer`, `kv_len N`
 // and `cuda_graphs` describe inference steps.
 std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path& file);
+// DeepBench's recurrent layers (measured_deepbench_rnn.cpp): one row per layer, its network given
+// inline (one `rnn` layer, cuDNN's skip-input mode), forward = the forward call, backward = the
+// data and weight gradient calls; the cell and precision come from the file name.
+std::vector<MeasuredNetworkRow> read_deepbench_rnn_csv(const std::filesystem::path& file);
 
 // True when a measurement's GPU ("A100-80GB (DGX A100)", "Tesla V100-PCIE-32GB", "V100-PCIE-32GB")
 // is the accelerator named `accelerator` ("A100-SXM4-80GB", "V100-PCIe-32GB"): the same family and,

@@ -44,6 +44,13 @@ T parameters(const Layer& l) {
       return v(l.input.back()) * v(l.experts) + v(l.experts) * v(l.expert_matrices()) * v(l.input.back()) * v(l.ffn);
     case LayerKind::position_bias:  // a bias per bucket and head
       return v(l.buckets) * v(l.heads);
+    case LayerKind::rnn: {  // per layer and direction: gates x hidden rows of input and recurrent weights, two biases
+      const T rows = v(rnn_gates(l.rnn_cell)) * v(l.hidden);
+      T total = T(0);
+      for (std::int64_t layer = 0; layer < l.rnn_layers; ++layer)
+        total += v(l.rnn_directions()) * (rows * (v(l.rnn_input_weights(layer)) + v(l.hidden)) + (l.bias ? T(2) * rows : T(0)));
+      return total;
+    }
     default:
       return T(0);
   }
@@ -69,6 +76,16 @@ double Layer::forward_macs(std::int64_t batch) const {
       // the unfused path computes every score, and FLOP counters count them all).
       return b * 2.0 * static_cast<double>(heads) * static_cast<double>(q_len) * static_cast<double>(kv_len) *
              static_cast<double>(head_dim);
+    case LayerKind::rnn: {
+      // Every step's input and recurrent products, per layer and direction (skip_input: no input
+      // product in the first layer).
+      const double rows = static_cast<double>(rnn_gates(rnn_cell)) * static_cast<double>(hidden);
+      double per_step = 0;
+      for (std::int64_t layer = 0; layer < rnn_layers; ++layer)
+        per_step += static_cast<double>(rnn_directions()) * rows *
+                    static_cast<double>(rnn_input_weights(layer) + hidden);
+      return b * static_cast<double>(q_len) * per_step;
+    }
     case LayerKind::moe: {
       // The router over every token, and each expert's linears over the rows it runs on (topk:
       // every token through top_k experts).

@@ -22,8 +22,10 @@ enum class LayerKind {
   softmax, embedding, rope, cross_entropy,
   // mixture of experts (a router and expert feed-forward networks); T5's attention score bias
   moe, position_bias,
+  // recurrent layers (LSTM, GRU, Elman RNN) as cuDNN runs them
+  rnn,
 };
-constexpr LayerKind kLastLayerKind = LayerKind::position_bias;
+constexpr LayerKind kLastLayerKind = LayerKind::rnn;
 
 // The YAML spelling ("conv2d", "layer_norm", ...), and back (false for an unknown name).
 const char* to_string(LayerKind kind);
@@ -58,6 +60,14 @@ enum class MoeDispatch { routed, padded, grouped };
 // SwitchTransformersTop1Router); topk: softmax, the top_k experts per token, their weights
 // renormalised, no capacity (Hugging Face's MixtralSparseMoeBlock).
 enum class MoeRouter { switch_top1, topk };
+
+// rnn: the cell, as cuDNN (and PyTorch's nn.LSTM / nn.GRU / nn.RNN) defines it. lstm: four gates
+// (input, forget, cell, output) and a cell state; gru: three (reset, update, new), the reset gate
+// applied to the recurrent product plus its bias (cuDNN's and PyTorch's form); tanh and relu: the
+// Elman cell, one gate.
+enum class RnnCell { lstm, gru, tanh, relu };
+int rnn_gates(RnnCell cell);         // 4, 3, 1, 1
+const char* to_string(RnnCell cell);  // "lstm", "gru", "tanh", "relu"
 
 struct Layer {
   std::string name;
@@ -152,6 +162,20 @@ struct Layer {
   // `max_distance`; `causal`: one-directional buckets and a causal mask (a decoder's). `heads`.
   std::int64_t buckets = 0, max_distance = 128;
 
+  // rnn: `rnn_layers` stacked layers of `hidden` units over an input [seq, features] (seq = q_len),
+  // each layer's input the previous layer's output; `bidirectional`: a forward and a backward
+  // direction per layer, their outputs concatenated; `bias` (cuDNN's double bias: the input's and
+  // the recurrent product's); `skip_input`: cuDNN's CUDNN_SKIP_INPUT, the first layer has no input
+  // weights and adds its input, whose width must be `hidden`, to every gate (DeepBench's RNNs).
+  RnnCell rnn_cell = RnnCell::lstm;
+  std::int64_t hidden = 0, rnn_layers = 1;
+  bool bidirectional = false, skip_input = false;
+  std::int64_t rnn_directions() const { return bidirectional ? 2 : 1; }
+  // The input width of stacked layer `layer` (0: the layer's input; then the previous layer's output).
+  std::int64_t rnn_layer_input(std::int64_t layer) const { return layer == 0 ? input.back() : rnn_directions() * hidden; }
+  // Input-weight columns of stacked layer `layer` (0 for the first under skip_input).
+  std::int64_t rnn_input_weights(std::int64_t layer) const { return layer == 0 && skip_input ? 0 : rnn_layer_input(layer); }
+
   // Trainable parameters of one copy (0 for weightless ops; a tied layer counts only its own bias).
   std::int64_t params() const;
   // The same count in long double: a size check's (it cannot overflow).
@@ -164,7 +188,9 @@ struct Network {
   std::string name;
   std::string file;          // the models/*.yaml it came from
   std::string source;        // where the definition comes from (paper, torchvision, HF config)
-  std::string task;          // "image" (input [C, H, W]) or "tokens" (input [seq])
+  // "image" (input [C, H, W]), "tokens" (input [seq] token ids) or "sequence" (input [seq, features]:
+  // feature vectors such as audio frames, read by recurrent layers)
+  std::string task;
   std::int64_t batch = 1, seq = 0, past = 0;  // bound variables (seq, past: token models)
   Shape input;               // per-sample network input
   std::string optimizer = "sgd";  // training: sgd (with momentum), adam or adamw

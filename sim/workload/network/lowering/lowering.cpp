@@ -52,6 +52,17 @@ std::vector<ParamTensor> param_tensors(const Layer& l) {
         for (std::int64_t m = 0; m < l.expert_matrices(); ++m) t.push_back({"expert.weight", expert, true});
       return t;
     }
+    case LayerKind::rnn: {  // nn.LSTM's weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k} per direction
+      const std::int64_t rows = rnn_gates(l.rnn_cell) * l.hidden;
+      std::vector<ParamTensor> t;
+      for (std::int64_t j = 0; j < l.rnn_layers; ++j)
+        for (std::int64_t d = 0; d < l.rnn_directions(); ++d) {
+          if (l.rnn_input_weights(j) > 0) t.push_back({"weight_ih", rows * l.rnn_input_weights(j), true});
+          t.push_back({"weight_hh", rows * l.hidden, true});
+          if (l.bias) t.insert(t.end(), {{"bias_ih", rows, false}, {"bias_hh", rows, false}});
+        }
+      return t;
+    }
     default: return {{"weight", p, true}};
   }
 }
@@ -216,6 +227,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
       case LayerKind::attention: lower_attention(c, i); break;
       case LayerKind::moe: lower_moe(c, i); break;
       case LayerKind::position_bias: lower_position_bias(c, i); break;
+      case LayerKind::rnn: lower_rnn(c, i); break;
       default: lower_memory_layer(c, i); break;
     }
   }

@@ -29,6 +29,9 @@ struct LoweredKernel {
   // Every launch of it waits for the GPU before it and the host waits for it to finish (a blocking
   // copy back to the host: `.cpu()`), so its launches run one at a time, host and GPU in turn.
   bool sync_each = false;
+  // Launched by a library inside the framework op of the kernel before it (cuDNN's RNN steps): the
+  // host pays the op's dispatch once, at its first kernel, not per launch.
+  bool library_launch = false;
 };
 
 struct LoweringOptions {

@@ -117,7 +117,8 @@ FormatId Context::input_format(int li, std::size_t which) const {
   const int p = which < l.inputs.size() ? l.inputs[which] : -1;
   if (p >= 0) return out_format[static_cast<std::size_t>(p)];
   if (net.task == "tokens") return FormatId::int32;  // token ids (their bytes are counted by the embedding)
-  // Images arrive in fp32 under autocast (the first layer casts them), else in the mode's format.
+  // Images and feature sequences arrive in fp32 under autocast (the first layer casts them), else
+  // in the mode's format.
   return f.autocast ? FormatId::fp32 : storage_of(f.activation);
 }
 

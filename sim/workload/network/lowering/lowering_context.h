@@ -95,7 +95,8 @@ Kernel gemm(const Context& c, const std::string& name, std::int64_t m, std::int6
 // gradient); nothing outside autocast.
 void cast_weights(Context& c, int li, std::int64_t weight_elements);
 
-// Per-kind rules (lowering_compute.cpp, lowering_memory.cpp, lowering_moe.cpp, lowering_position_bias.cpp).
+// Per-kind rules (lowering_compute.cpp, lowering_memory.cpp, lowering_moe.cpp, lowering_position_bias.cpp,
+// lowering_rnn.cpp).
 void lower_conv2d(Context& c, int li);
 void lower_linear(Context& c, int li);
 void lower_matmul(Context& c, int li);
@@ -103,5 +104,6 @@ void lower_attention(Context& c, int li);
 void lower_memory_layer(Context& c, int li);
 void lower_moe(Context& c, int li);
 void lower_position_bias(Context& c, int li);
+void lower_rnn(Context& c, int li);
 
 }  // namespace tcsim::workload::lowering_detail

@@ -26,6 +26,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::rms_norm: return {"form"};
     case LayerKind::moe: return {"experts", "ffn", "router", "top_k", "capacity", "activation", "gated", "dispatch", "dropout", "jitter"};
     case LayerKind::position_bias: return {"heads", "buckets", "max_distance", "causal"};
+    case LayerKind::rnn: return {"cell", "hidden", "layers", "bidirectional", "bias", "input_mode"};
     case LayerKind::dropout: return {"probability"};
     case LayerKind::gelu: return {"form"};
     case LayerKind::max_pool:
@@ -232,6 +233,17 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       }
       l.max_distance = f.positive("max_distance", 128);
       l.causal = f.flag("causal", false);
+      return;
+    case LayerKind::rnn:
+      if (!f.has("cell")) f.missing("cell");
+      l.rnn_cell = read_choice(f, "cell",
+                               {{"lstm", RnnCell::lstm}, {"gru", RnnCell::gru}, {"tanh", RnnCell::tanh}, {"relu", RnnCell::relu}},
+                               RnnCell::lstm);
+      l.hidden = f.required_positive("hidden");
+      l.rnn_layers = f.positive("layers", 1);
+      l.bidirectional = f.flag("bidirectional", false);
+      l.bias = f.flag("bias", true);
+      l.skip_input = read_choice(f, "input_mode", {{"linear", false}, {"skip", true}}, false);
       return;
     case LayerKind::dropout:
       if (!f.has("probability")) f.missing("probability");

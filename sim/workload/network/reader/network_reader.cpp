@@ -81,8 +81,9 @@ void Reader::header(const YAML::Node& root) {
   if (root["source"]) net_.source = read_text(root["source"], at(root["source"], "source"));
   if (!root["task"]) throw InputError(location(file_, 1, "task"), "missing (image or tokens)");
   net_.task = read_text(root["task"], at(root["task"], "task"));
-  if (net_.task != "image" && net_.task != "tokens")
-    throw InputError(at(root["task"], "task"), "expected image (input [C, H, W]) or tokens (input [seq] token ids), got '" + net_.task + "'");
+  if (net_.task != "image" && net_.task != "tokens" && net_.task != "sequence")
+    throw InputError(at(root["task"], "task"), "expected image (input [C, H, W]), tokens (input [seq] token ids) or sequence "
+                                               "(input [seq, features]), got '" + net_.task + "'");
   if (root["optimizer"]) {
     net_.optimizer = read_text(root["optimizer"], at(root["optimizer"], "optimizer"));
     if (net_.optimizer != "sgd" && net_.optimizer != "adam" && net_.optimizer != "adamw")
@@ -91,12 +92,12 @@ void Reader::header(const YAML::Node& root) {
 }
 
 void Reader::bind_variables(const YAML::Node& root) {
-  const bool tokens = net_.task == "tokens";
+  const bool tokens = net_.task != "image";  // token and sequence networks take seq (and past)
   std::optional<std::int64_t> batch = vars_.batch, seq = vars_.seq, past = vars_.past;
   if (const YAML::Node d = root["defaults"]) {
     if (!d.IsMap()) throw InputError(at(d, "defaults"), "expected a map such as {batch: 256}");
     check_keys(d, tokens ? std::vector<std::string>{"batch", "seq", "past"} : std::vector<std::string>{"batch"},
-               tokens ? "defaults (token networks)" : "defaults (image networks take only batch)",
+               tokens ? "defaults (token and sequence networks)" : "defaults (image networks take only batch)",
                [&](const std::string& key, long line) { return location(file_, line, "defaults." + key); });
     const Names none;
     if (!batch && d["batch"]) batch = read_int(d["batch"], none, at(d["batch"], "defaults.batch"));
@@ -104,7 +105,7 @@ void Reader::bind_variables(const YAML::Node& root) {
     if (!past && d["past"]) past = read_int(d["past"], none, at(d["past"], "defaults.past"));
   }
   if (!tokens && (vars_.seq || vars_.past))
-    throw InputError(at(root["task"], "task"), "seq and past apply to token networks; '" + net_.name + "' is an image network");
+    throw InputError(at(root["task"], "task"), "seq and past apply to token and sequence networks; '" + net_.name + "' is an image network");
   net_.batch = batch.value_or(1);
   if (net_.batch <= 0) throw InputError(location(file_, 0, "batch"), "expected a positive batch size, got " + std::to_string(net_.batch));
   names_["batch"] = net_.batch;
@@ -283,6 +284,13 @@ Network Reader::read(const std::string& text) {
       net_.input.push_back(read_int(d, names_, at(in, "input")));
       if (net_.input.back() <= 0) throw InputError(at(in, "input"), "expected positive dimensions, got " + std::to_string(net_.input.back()));
     }
+  } else if (net_.task == "sequence") {
+    const YAML::Node in = root["input"];
+    if (!in) throw InputError(location(file_, 1, "input"), "missing (a sequence network's features per step: [features])");
+    if (!in.IsSequence() || in.size() != 1) throw InputError(at(in, "input"), "expected [features], e.g. [161]: each step's input width");
+    const std::int64_t features = read_int(in[0], names_, at(in, "input"));
+    if (features <= 0) throw InputError(at(in, "input"), "expected a positive width, got " + std::to_string(features));
+    net_.input = {net_.seq, features};
   } else {
     if (root["input"]) throw InputError(at(root["input"], "input"), "a token network's input is [seq] token ids; remove `input:`");
     net_.input = {net_.seq};

@@ -61,6 +61,7 @@ class Inference {
   void attention();
   void moe();
   void position_bias();
+  void rnn();
 
   Layer& l_;
   const std::vector<Shape>& in_;
@@ -183,6 +184,18 @@ void Inference::position_bias() {
   l_.output = {l_.heads, l_.q_len, l_.kv_len};
 }
 
+// A recurrent layer reads [seq, features] and writes every step's hidden state, both directions'
+// side by side. cuDNN's skip-input mode adds the input to the gates as it is: it must be hidden wide.
+void Inference::rnn() {
+  expect_inputs(1, 1);
+  expect_rank(in_[0], 2, "[seq, features]");
+  if (l_.skip_input && in_[0][1] != l_.hidden)
+    fail("input_mode", "input_mode: skip adds the input to the gates as it is: its " + std::to_string(in_[0][1]) +
+                           " features must equal hidden " + std::to_string(l_.hidden));
+  l_.q_len = in_[0][0];
+  l_.output = {in_[0][0], l_.rnn_directions() * l_.hidden};
+}
+
 // add and mul: the same shape, or one input broadcast to the other's (numpy's rules on the
 // per-sample shapes, aligned from the right: a squeeze-and-excitation scale [C, 1, 1] times
 // [C, H, W]). The output is the larger input's shape: an op that would enlarge both is an error.
@@ -237,6 +250,7 @@ void Inference::run() {
     case LayerKind::attention: return attention();
     case LayerKind::moe: return moe();
     case LayerKind::position_bias: return position_bias();
+    case LayerKind::rnn: return rnn();
     case LayerKind::mul:
       if (l_.has_scalar) {  // x * scalar
         expect_inputs(1, 1);
