@@ -58,7 +58,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 18);
+  CHECK(n == 19);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {

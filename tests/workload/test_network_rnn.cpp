@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "test_support.h"
 #include "workload/network/lowering/lowering.h"
 #include "workload/network/reader/network_reader.h"
 
@@ -26,10 +27,12 @@ struct Kernels {
   std::int64_t op_launches = 0;        // launches that are not a library's own (LoweredKernel::library_launch)
   std::int64_t input_gemms = 0;        // GEMMs over every step at once (count 1)
 };
-Kernels kernels(const Lowering& low, StepPhase phase) {
+// The kernels of the network's rnn layer in a phase.
+Kernels kernels(const Lowering& low, StepPhase phase, const Network* net = nullptr) {
   Kernels k;
   for (const auto& l : low.kernels) {
-    if (l.layer != 0 || l.phase != phase) continue;
+    const bool rnn = net ? l.layer >= 0 && net->layers[std::size_t(l.layer)].kind == LayerKind::rnn : l.layer == 0;
+    if (!rnn || l.phase != phase) continue;
     k.launches += l.kernel.count;
     if (l.kernel.kind == Kernel::Kind::gemm) {
       k.gemm_launches += l.kernel.count;
@@ -172,4 +175,25 @@ TEST_CASE("task: sequence takes seq from the defaults or the caller, and feature
   CHECK(n.seq == 11);
   CHECK(n.input == Shape{11, 10});
   CHECK(n.layers[0].output == Shape{11, 4});
+}
+
+TEST_CASE("models/lstm_lm.yaml: PyTorch's word_language_model (medium, tied): parameters and MACs in closed form") {
+  const Network net = read_network(test::source_dir() / "models" / "lstm_lm.yaml");
+  // Embedding 33278 x 650; two LSTM layers of 4 x 650 x (650 + 650) weights and 2 x 4 x 650 biases;
+  // the decoder's bias (its weight is the embedding's).
+  const std::int64_t lstm = 2 * (4 * 650 * (650 + 650) + 2 * 4 * 650);
+  CHECK(net.params() == 33278 * 650 + lstm + 33278);
+  CHECK(net.params() == net.reference_params);
+  CHECK(net.batch == 20);
+  CHECK(net.seq == 35);
+  // Per token: both layers' input and recurrent products, then the decoder.
+  CHECK(net.forward_macs() == doctest::Approx(20.0 * 35 * (2 * 4 * 650 * (650 + 650) + 650.0 * 33278)));
+  // Training: cuDNN's dropout between the two layers, forward and backward.
+  LoweringOptions o = mode(Precision::fp32, true);
+  const Lowering low = lower_network(net, o);
+  int dropouts = 0;
+  for (const auto& k : low.kernels)
+    if (k.kernel.name.rfind("rnn.l0.dropout", 0) == 0) ++dropouts;
+  CHECK(dropouts == 2);
+  CHECK(kernels(lower_network(net, mode(Precision::fp32, false)), StepPhase::forward, &net).launches == 2 * (1 + 2 * 35));
 }

@@ -167,6 +167,8 @@ struct Layer {
   // direction per layer, their outputs concatenated; `bias` (cuDNN's double bias: the input's and
   // the recurrent product's); `skip_input`: cuDNN's CUDNN_SKIP_INPUT, the first layer has no input
   // weights and adds its input, whose width must be `hidden`, to every gate (DeepBench's RNNs).
+  // `probability` (the `dropout` field): training's dropout on each stacked layer's output but the
+  // last (nn.LSTM's dropout, run by cuDNN between the layers).
   RnnCell rnn_cell = RnnCell::lstm;
   std::int64_t hidden = 0, rnn_layers = 1;
   bool bidirectional = false, skip_input = false;

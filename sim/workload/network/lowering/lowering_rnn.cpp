@@ -77,6 +77,8 @@ void lower_rnn(Context& c, int li) {
     return r;
   };
 
+  // cuDNN's dropout between stacked layers (training): on every layer's output but the last.
+  auto dropped = [&](std::int64_t j) { return c.opt.training && l.probability > 0 && j + 1 < l.rnn_layers; };
   for (std::int64_t j = 0; j < l.rnn_layers; ++j) {
     const std::string n = l.name + ".l" + std::to_string(j);
     const std::int64_t I = l.rnn_layer_input(j);
@@ -93,6 +95,7 @@ void lower_rnn(Context& c, int li) {
     const double writes = (1.0 + (lstm ? 1.0 : 0.0) + (c.opt.training ? double(G) : 0.0)) * state;
     emit(true, memory_kernel(n + "." + cell, cell, act, B * H, 0, reads, writes, cell_flops(l.rnn_cell, false), steps,
                              (l.bias ? 2.0 : 0.0) * double(GH) * bytes_of(act)));
+    if (dropped(j)) emit(true, dropout_kernel(n + ".dropout", act, B * T * D * H, l.count));
   }
   if (!c.opt.training) return;
 
@@ -100,6 +103,7 @@ void lower_rnn(Context& c, int li) {
   for (std::int64_t j = l.rnn_layers; j-- > 0;) {
     const std::string n = l.name + ".l" + std::to_string(j);
     const std::int64_t I = l.rnn_layer_input(j);
+    if (dropped(j)) emit(false, dropout_backward_kernel(n + ".dropout.backward", act, B * T * D * H, l.count));
     // The output's and the recurrent gradient, the kept gates, c_t and c_{t-1}, dc in; the gates'
     // gradients (and dc_{t-1}) out.
     const double reads = (2.0 + double(G) + (lstm ? 3.0 : 0.0)) * state;
@@ -139,8 +143,9 @@ void lower_rnn(Context& c, int li) {
   c.save_input(li, 0);
   c.save_output(li);
   const double seq_state = double(T) * double(D) * state;
-  c.save_extra(li, (double(l.rnn_layers) * (double(G) + (lstm ? 1.0 : 0.0)) + double(l.rnn_layers - 1)) * seq_state *
-                       bytes_of(act));
+  const double dropped_layers = l.probability > 0 ? double(l.rnn_layers - 1) : 0.0;  // their outputs after dropout
+  c.save_extra(li, (double(l.rnn_layers) * (double(G) + (lstm ? 1.0 : 0.0)) + double(l.rnn_layers - 1) + dropped_layers) *
+                       seq_state * bytes_of(act));
 }
 
 }  // namespace tcsim::workload::lowering_detail

@@ -26,7 +26,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::rms_norm: return {"form"};
     case LayerKind::moe: return {"experts", "ffn", "router", "top_k", "capacity", "activation", "gated", "dispatch", "dropout", "jitter"};
     case LayerKind::position_bias: return {"heads", "buckets", "max_distance", "causal"};
-    case LayerKind::rnn: return {"cell", "hidden", "layers", "bidirectional", "bias", "input_mode"};
+    case LayerKind::rnn: return {"cell", "hidden", "layers", "bidirectional", "bias", "input_mode", "dropout"};
     case LayerKind::dropout: return {"probability"};
     case LayerKind::gelu: return {"form"};
     case LayerKind::max_pool:
@@ -244,6 +244,7 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       l.bidirectional = f.flag("bidirectional", false);
       l.bias = f.flag("bias", true);
       l.skip_input = read_choice(f, "input_mode", {{"linear", false}, {"skip", true}}, false);
+      if (f.has("dropout")) l.probability = read_probability(f, "dropout");
       return;
     case LayerKind::dropout:
       if (!f.has("probability")) f.missing("probability");
