@@ -31,7 +31,7 @@ workload::Precision precision_option(const std::string& text, const char* option
 void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dynamic_cache) {
   std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
             << " step, batch " << e.batch;
-  if (e.tokens) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
+  if (e.sequence) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
   if (e.tokens && dynamic_cache) std::cout << " (Hugging Face DynamicCache: torch.cat every step)";
   std::cout << ", " << e.precision << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
   std::cout << io::format_text_table(io::select_columns(
@@ -70,7 +70,7 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dyn
 void print_compare(const std::vector<engine::NetworkEstimate>& modes) {
   const auto& e = modes.front();
   std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
-            << " step, batch " << e.batch << (e.tokens ? ", seq " + std::to_string(e.seq) : "") << "\n\n";
+            << " step, batch " << e.batch << (e.sequence ? ", seq " + std::to_string(e.seq) : "") << "\n\n";
   std::cout << io::format_text_table(engine::network_compare_table(modes));
   std::cout << "\nWhere the time goes, per layer kind (time_us and speedup per mode):\n"
             << io::format_text_table(engine::network_compare_by_kind_table(modes));

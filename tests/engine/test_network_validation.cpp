@@ -57,6 +57,7 @@ TEST_CASE("network validation: NeuSight's forward and backward passes are compar
   REQUIRE(both.size() == 1);
   CHECK(both[0].measured_forward_s == doctest::Approx(0.010));
   CHECK(both[0].measured_backward_s == doctest::Approx(0.020));
+  CHECK(both[0].forward_after_empty_cache);
   // Passes that do not add up to the step, or inference: the step only.
   CHECK(workload::read_neusight_model_json(write("bert_base-train-128-4.json",
                                                  R"({"e2e_latency": 30.0, "fw_latency": 10.0, "bwall_latency": 25.0})"))[0]
@@ -97,6 +98,7 @@ TEST_CASE("network validation: a NeuSight forward timed far longer than its back
   m.seq = 128;
   m.group = "neusight bert_base train";
   m.measured_s = 0.05;
+  m.forward_after_empty_cache = true;  // NeuSight's protocol (read_neusight_model_json sets it)
   std::vector<workload::MeasuredNetworkRow> rows(2, m);
   // The model's own forward/backward split, then a forward as long as the backward.
   const NetworkValidationReport probe = validate_networks(*a.accelerator, {m}, test::source_dir() / "models", 1);
@@ -114,6 +116,9 @@ TEST_CASE("network validation: a NeuSight forward timed far longer than its back
   CHECK(rep.rows.at(1).note.find("torch.cuda.empty_cache()") != std::string::npos);
   const io::Table t = network_validation_rows_table(rep);
   CHECK(std::any_of(t.columns.begin(), t.columns.end(), [](const io::Column& c) { return c.name == "note"; }));
+  // Another protocol's passes (DeepBench's separate calls) get no such note.
+  rows[1].forward_after_empty_cache = false;
+  CHECK(validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1).rows.at(1).note == "the file's own note");
 }
 
 TEST_CASE("network validation: NVIDIA's A100 BERT-large pre-training throughputs (skipped without shared/)" * doctest::test_suite("accuracy")) {

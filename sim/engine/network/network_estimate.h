@@ -55,6 +55,7 @@ struct NetworkEstimate {
   std::string network, accelerator, precision, pass;
   std::int64_t batch = 1, seq = 0, past = 0;
   bool tokens = false;
+  bool sequence = false;  // a token or feature-sequence network: it has a seq
   std::vector<KernelEstimate> kernels;
   std::vector<LayerEstimate> layers;     // network order, then the step's own kernels
   double gpu_time_s = 0;                 // the kernels back to back
