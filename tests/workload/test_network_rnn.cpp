@@ -133,6 +133,8 @@ TEST_CASE("rnn: autocast runs the layer in fp16, casting its input and weights")
     if (k.kernel.name == "rnn.l0.gru_cell") CHECK(k.kernel.a_format == FormatId::fp16);
   }
   CHECK(casts == 2);  // the fp32 input and the weights
+  CHECK_THROWS_WITH_AS(lower_network(n, mode(Precision::fp8, false)), doctest::Contains("cuDNN has no fp8 recurrent layers"),
+                       InputError);
 }
 
 TEST_CASE("rnn: bad input names the file, line, layer and field") {

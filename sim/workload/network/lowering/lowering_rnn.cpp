@@ -14,8 +14,6 @@
 //  - backward weights (cudnnRNNBackwardWeights): one GEMM of the gate gradients of every step
 //    against the inputs, one against the previous hidden states, and the biases' column sums.
 // The per-step kernels are launched by cuDNN inside one framework op (LoweredKernel::library_launch).
-#include <algorithm>
-
 #include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
 
@@ -42,6 +40,8 @@ void lower_rnn(Context& c, int li) {
   const Shape& in = c.input_shape(li, 0);
   if (in.size() != 2)
     throw InputError(l.where, "layer '" + l.name + "': rnn needs a [seq, features] input, got " + to_string(in));
+  if (c.opt.precision == Precision::fp8)
+    throw InputError(l.where, "layer '" + l.name + "': cuDNN has no fp8 recurrent layers; run it in fp16, bf16 or int8");
   const FormatId g = c.f.gemm_in, act = storage_of(g);
   c.cast_input(li, 0, storage_of(g));  // cuDNN runs the whole layer in one data type
   cast_weights(c, li, l.params());
