@@ -199,3 +199,24 @@ TEST_CASE("models/lstm_lm.yaml: PyTorch's word_language_model (medium, tied): pa
   CHECK(dropouts == 2);
   CHECK(kernels(lower_network(net, mode(Precision::fp32, false)), StepPhase::forward, &net).launches == 2 * (1 + 2 * 35));
 }
+
+TEST_CASE("rnn: the lowering says where PyTorch would run cuDNN's persistent kernels instead") {
+  auto notes = [](const std::string& fields, Precision p, const std::string& input = "[10]") {
+    std::string all;
+    for (const auto& n : lower_network(parse_network(rnn_network(fields, input), "r.yaml"), mode(p, true)).notes) all += n + "\n";
+    return all;
+  };
+  // Small hidden sizes: PERSIST_STATIC_SMALL_H forward (LSTM <= 192), the backward only up to 128.
+  CHECK(notes("cell: lstm, hidden: 128", Precision::fp32).find("PERSIST_STATIC_SMALL_H (hidden 128 <= 192)") != std::string::npos);
+  CHECK(notes("cell: lstm, hidden: 160", Precision::fp32).find("the backward pass, above 128, is standard") != std::string::npos);
+  CHECK(notes("cell: relu, hidden: 384", Precision::fp32).find("PERSIST_STATIC_SMALL_H") != std::string::npos);
+  CHECK(notes("cell: gru, hidden: 256", Precision::fp32).empty());
+  // One fp16 layer of 128-multiples at a batch that is a multiple of 8 up to 128 (batch 3 here: no).
+  CHECK(notes("cell: lstm, hidden: 512", Precision::amp_fp16, "[512]").empty());
+  const std::string b8 = "version: 1\nkind: network\nname: r\ntask: sequence\ninput: [512]\ndefaults: {batch: 8, seq: 7}\n"
+                         "layers:\n  - {name: rnn, kind: rnn, cell: lstm, hidden: 512}\n";
+  const auto low = lower_network(parse_network(b8, "r.yaml"), mode(Precision::amp_fp16, true));
+  REQUIRE(low.notes.size() == 1);
+  CHECK(low.notes[0].find("CUDNN_RNN_ALGO_PERSIST_STATIC on V100, A100 and H100-class GPUs") != std::string::npos);
+  CHECK(lower_network(parse_network(b8, "r.yaml"), mode(Precision::fp32, true)).notes.empty());  // fp32: standard
+}

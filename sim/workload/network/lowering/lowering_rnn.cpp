@@ -14,6 +14,8 @@
 //  - backward weights (cudnnRNNBackwardWeights): one GEMM of the gate gradients of every step
 //    against the inputs, one against the previous hidden states, and the biases' column sums.
 // The per-step kernels are launched by cuDNN inside one framework op (LoweredKernel::library_launch).
+#include <string>
+
 #include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
 
@@ -33,6 +35,28 @@ double cell_flops(RnnCell cell, bool backward) {
   return 2;
 }
 
+// PyTorch's choice of cuDNN RNN algorithm (aten/src/ATen/native/cudnn/RNN.cpp, get_algo): the
+// persistent kernels, which keep the recurrent weights on chip across the steps, for small hidden
+// sizes (cuDNN >= 8.2.1: PERSIST_STATIC_SMALL_H) and for single-layer fp16 layers of moderate size
+// (PERSIST_STATIC; use_persist_common_heuristics, and the device's: sm_70, or sm_80+ with at least
+// 98 SMs, not sm_86). What it would pick for this layer, or "" for the standard algorithm.
+std::string pytorch_persistent_algo(const Context& c, const Layer& l) {
+  const bool elman = l.rnn_cell == RnnCell::tanh || l.rnn_cell == RnnCell::relu;
+  const std::int64_t forward_limit = elman ? 384 : 192, backward_limit = elman ? 256 : 128;
+  if (l.hidden <= forward_limit)
+    return "CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H (hidden " + std::to_string(l.hidden) + " <= " +
+           std::to_string(forward_limit) + (c.opt.training && l.hidden > backward_limit
+                                                ? "; the backward pass, above " + std::to_string(backward_limit) + ", is standard)"
+                                                : ")");
+  const bool fp16 = storage_of(c.f.gemm_in) == FormatId::fp16;
+  const std::int64_t b = c.batch;
+  if (fp16 && l.rnn_layers == 1 && !l.bidirectional && l.hidden <= 1024 && l.hidden % 128 == 0 &&
+      l.input.back() % 128 == 0 && l.rnn_cell != RnnCell::gru && b % 8 == 0 && b <= 128)
+    return "CUDNN_RNN_ALGO_PERSIST_STATIC on V100, A100 and H100-class GPUs (one fp16 layer, hidden " +
+           std::to_string(l.hidden) + ", batch " + std::to_string(b) + ")";
+  return "";
+}
+
 }  // namespace
 
 void lower_rnn(Context& c, int li) {
@@ -46,6 +70,10 @@ void lower_rnn(Context& c, int li) {
   c.cast_input(li, 0, storage_of(g));  // cuDNN runs the whole layer in one data type
   cast_weights(c, li, l.params());
   c.out_format[static_cast<std::size_t>(li)] = act;
+  if (const std::string algo = pytorch_persistent_algo(c, l); !algo.empty())
+    c.notes.push_back("layer '" + l.name + "': PyTorch would run cuDNN's persistent kernel here, " + algo +
+                      ", which keeps the recurrent weights on chip across the steps; the estimate is the standard "
+                      "algorithm's per-step kernels, likely slower than what runs");
 
   const std::int64_t B = c.batch, T = l.q_len, H = l.hidden, D = l.rnn_directions();
   const std::int64_t G = rnn_gates(l.rnn_cell), GH = G * H, steps = T * D * l.count;
