@@ -116,7 +116,8 @@ MeasuredSet read_measured(const std::filesystem::path& file) {
   throw InputError(location(file.string(), csv.header_line),
                    "unknown measured-data format: expected tcsim's schema (op-trace columns plus time_us, "
                    "validation/measured/README.md), a DeepBench GEMM/convolution CSV, a NeuSight kernel CSV (OPName, "
-                   "Latency) or a Vidur profile CSV (time_stats.<op>.median, num_tokens)");
+                   "Latency) or a Vidur profile CSV (time_stats.<op>.median, num_tokens); whole-network files (DeepBench's "
+                   "recurrent layers among them) are validated in a run of their own");
 }
 
 }  // namespace tcsim::workload
