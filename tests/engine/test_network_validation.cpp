@@ -484,3 +484,55 @@ TEST_CASE("network validation: DeepBench's V100 recurrent layers, held out (skip
   CHECK(lng.mape_pct < 18);
   CHECK(gru.mape_pct < 10);
 }
+
+TEST_CASE("network validation: a throughput CSV's optional memory_format column overrides the default layout") {
+  const fs::path dir = test::temp_dir("dle_memory_format");
+  const std::string header =
+      "model,framework,container,gpu,precision,batch_per_gpu,seqlen,metric,value,unit,source_file,section_note,memory_format\n";
+  const fs::path file = dir / "throughput.csv";
+  std::ofstream(file) << header << "ResNet-50 v1.5,PyTorch,pytorch:22.10,A100-SXM4-80GB,AMP(FP16),256,,train throughput,1500,img/s,x,y,nchw\n"
+                      << "ResNet-50 v1.5,PyTorch,pytorch:22.10,A100-SXM4-80GB,AMP(FP16),256,,train throughput,1500,img/s,x,y,\n"
+                      << "ResNet-50 v1.5,PyTorch,pytorch:22.10,A100-SXM4-80GB,TF32,256,,train throughput,900,img/s,x,y,NHWC\n";
+  CHECK(workload::is_dle_throughput_csv(file));
+  const auto rows = workload::read_dle_throughput_csv(file);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].layout == TensorLayout::nchw);  // said: channels-first AMP
+  CHECK(rows[0].label.find(" nchw ") != std::string::npos);
+  CHECK(rows[1].layout == TensorLayout::nhwc);  // empty: DeepLearningExamples' AMP default
+  CHECK(rows[2].layout == TensorLayout::nhwc);
+  const fs::path bad = dir / "bad.csv";
+  std::ofstream(bad) << header << "ResNet-50 v1.5,PyTorch,pytorch:22.10,A100-SXM4-80GB,TF32,256,,train throughput,900,img/s,x,y,chw\n";
+  CHECK_THROWS_WITH_AS(workload::read_dle_throughput_csv(bad), doctest::Contains((bad.string() + ":2: memory_format").c_str()),
+                       InputError);
+}
+
+TEST_CASE("network validation: Lambda's DeepLearningExamples runs on six boards, held out" * doctest::test_suite("accuracy")) {
+  // validation/published/lambda_pytorch: ResNet-50 (synthetic data, NCHW) and BERT-large SQuAD
+  // training throughputs on one GPU; the rows on boards without a shipped config (H100 PCIe) are skipped.
+  const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
+  const auto all = workload::read_dle_throughput_csv(csv);
+  REQUIRE(all.size() == 44);
+  for (const auto& r : all)
+    if (r.model == "resnet50") CHECK_MESSAGE(r.layout == TensorLayout::nchw, r.label);
+  std::vector<double> errors;
+  for (const char* config : {"v100", "a10", "a100_pcie_40gb", "a100_80gb_pcie", "a100_80gb", "h100"}) {
+    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
+    std::vector<workload::MeasuredNetworkRow> rows;
+    for (const auto& r : all)
+      if (workload::same_gpu(r.gpu, a.accelerator->name())) rows.push_back(r);
+    REQUIRE(!rows.empty());
+    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      REQUIRE(rep.rows[i].simulated);
+      const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
+      MESSAGE(rows[i].label << ": " << err << "%");
+      CHECK(std::abs(err) < 25);
+      errors.push_back(std::abs(err));
+    }
+  }
+  REQUIRE(errors.size() == 36);
+  double mape = 0;
+  for (double e : errors) mape += e / double(errors.size());
+  MESSAGE("Lambda single-GPU rows: MAPE " << mape << "% over " << errors.size());
+  CHECK(mape < 12);  // 9.7% (session 64)
+}

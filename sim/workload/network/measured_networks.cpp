@@ -163,6 +163,8 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
             c_prec = col("precision"),
             c_batch = col("batch_per_gpu"), c_seq = col("seqlen"), c_metric = col("metric"), c_value = col("value"),
             c_unit = col("unit");
+  // Optional: the tensors' memory format where a set says it (nchw or nhwc); empty keeps the default below.
+  const int c_layout = csv.column("memory_format");
   std::vector<MeasuredNetworkRow> out;
   for (const CsvRow& row : csv.rows) {
     if (row.fields.size() != csv.header.size())
@@ -186,6 +188,13 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     else throw InputError(location(file.string(), row.line, "precision"), "expected FP32, TF32 or AMP(FP16), got '" + prec + "'");
     // Channels-last tensors in every AMP ResNet-50 run (the data's README).
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
+    if (c_layout >= 0) {
+      const std::string layout = to_lower(csv.field(row, c_layout));
+      if (layout == "nchw") r.layout = TensorLayout::nchw;
+      else if (layout == "nhwc") r.layout = TensorLayout::nhwc;
+      else if (!layout.empty())
+        throw InputError(location(file.string(), row.line, "memory_format"), "expected nchw, nhwc or empty, got '" + layout + "'");
+    }
     // Whose batch-norm and pooling kernels ran (Framework): NVIDIA's TensorFlow ResNet-50 runs XLA;
     // MXNet's float32 (TF32) runs keep channels-first tensors, whose BatchNorm calls cuDNN, and its
     // float16 runs NGC's NHWC kernels (below); PaddlePaddle, whose batch norm calls cuDNN as well
@@ -246,7 +255,9 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     if (!r.training && r.model == "bert_large_qa" && pytorch) r.per_sample_readbacks = 2;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
-              (r.fp32_master ? " as model.half()" : "") + " (" + r.gpu + ")";
+              (r.fp32_master ? " as model.half()" : "") +
+              (c_layout >= 0 && !csv.field(row, c_layout).empty() ? " " + to_lower(csv.field(row, c_layout)) : "") + " (" +
+              r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
     out.push_back(std::move(r));
   }
