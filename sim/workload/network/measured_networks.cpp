@@ -188,11 +188,11 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     else throw InputError(location(file.string(), row.line, "precision"), "expected FP32, TF32 or AMP(FP16), got '" + prec + "'");
     // Channels-last tensors in every AMP ResNet-50 run (the data's README).
     if (r.model == "resnet50" && r.precision == Precision::amp_fp16) r.layout = TensorLayout::nhwc;
-    if (c_layout >= 0) {
-      const std::string layout = to_lower(csv.field(row, c_layout));
+    const std::string layout = c_layout >= 0 ? to_lower(csv.field(row, c_layout)) : "";
+    if (!layout.empty()) {
       if (layout == "nchw") r.layout = TensorLayout::nchw;
       else if (layout == "nhwc") r.layout = TensorLayout::nhwc;
-      else if (!layout.empty())
+      else
         throw InputError(location(file.string(), row.line, "memory_format"), "expected nchw, nhwc or empty, got '" + layout + "'");
     }
     // Whose batch-norm and pooling kernels ran (Framework): NVIDIA's TensorFlow ResNet-50 runs XLA;
@@ -256,8 +256,7 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
               (r.fp32_master ? " as model.half()" : "") +
-              (c_layout >= 0 && !csv.field(row, c_layout).empty() ? " " + to_lower(csv.field(row, c_layout)) : "") + " (" +
-              r.gpu + ")";
+              (layout.empty() ? "" : " " + layout) + " (" + r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
     out.push_back(std::move(r));
   }
