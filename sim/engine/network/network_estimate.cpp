@@ -137,7 +137,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   e.seq = net.seq;
   e.past = net.past;
   e.tokens = net.task == "tokens";
-  e.sequence = net.task != "image";
+  e.sequence = net.has_sequence();
   e.footprint = low.footprint;
   e.device_memory_bytes = acc.memory_bytes();
   e.notes = low.notes;

@@ -43,7 +43,7 @@ NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::s
   vars.seq = a.seq;
   vars.past = a.kv_len;
   w.network = workload::read_network(a.model, vars);
-  if ((a.seq || a.kv_len) && w.network.task == "image")
+  if ((a.seq || a.kv_len) && !w.network.has_sequence())
     throw InputError(where_seq, a.model.string() + " is an image network: it has no sequence");
   return w;
 }

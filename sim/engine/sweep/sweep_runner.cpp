@@ -74,7 +74,7 @@ std::string resolved_spec_text(const PreparedSweep& p) {
     e << YAML::Key << (w.trace ? "trace" : "model") << YAML::Value << w.file_as_written;
     if (!w.trace) {
       e << YAML::Key << "batch" << YAML::Value << lw.network->network.batch;
-      if (lw.network->network.task != "image") {
+      if (lw.network->network.has_sequence()) {
         e << YAML::Key << "seq" << YAML::Value << lw.network->network.seq;
         e << YAML::Key << "kv_len" << YAML::Value << lw.network->network.past;
       }

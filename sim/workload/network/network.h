@@ -193,6 +193,8 @@ struct Network {
   // "image" (input [C, H, W]), "tokens" (input [seq] token ids) or "sequence" (input [seq, features]:
   // feature vectors such as audio frames, read by recurrent layers)
   std::string task;
+  // Token and sequence networks have a sequence length (seq, and past for token models); images not.
+  bool has_sequence() const { return task != "image"; }
   std::int64_t batch = 1, seq = 0, past = 0;  // bound variables (seq, past: token models)
   Shape input;               // per-sample network input
   std::string optimizer = "sgd";  // training: sgd (with momentum), adam or adamw

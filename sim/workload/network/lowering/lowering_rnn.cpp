@@ -80,21 +80,22 @@ void lower_rnn(Context& c, int li) {
   const bool lstm = l.rnn_cell == RnnCell::lstm;
   const double state = double(B) * double(H);  // one step's hidden state, one direction
   const std::string cell = std::string(to_string(l.rnn_cell)) + "_cell";
-  bool first_of_op = true;  // the op's first kernel pays the framework's dispatch, the rest are cuDNN's launches
-  auto emit = [&](bool forward, Kernel k) {
+  // Each kernel keeps the launch count it is given (its steps; Context::emit_* would make a GEMM one
+  // launch per copy). The op's first launch pays the framework's dispatch; the rest are cuDNN's.
+  bool first_of_op = true;
+  auto emit = [&](bool forward, const Kernel& k) {
     if (!forward && !c.opt.training) return;
     auto& list = forward ? c.forward : c.backward[static_cast<std::size_t>(li)];
-    const std::int64_t count = k.count;  // emit_* give GEMMs one launch per copy; the steps' keep theirs
-    if (forward) c.emit_forward(li, k);
-    else c.emit_backward(li, k);
-    list.back().kernel.count = count;
-    list.back().library_launch = !first_of_op;
-    if (first_of_op && count > 1) {  // only its first launch is the op's; the other steps are cuDNN's
-      LoweredKernel rest = list.back();
-      list.back().kernel.count = 1;
-      rest.kernel.count = count - 1;
-      rest.library_launch = true;
-      list.push_back(std::move(rest));
+    auto push = [&](std::int64_t launches, bool library) {
+      LoweredKernel lk{k, li, forward ? StepPhase::forward : StepPhase::backward};
+      lk.kernel.count = launches;
+      lk.library_launch = library;
+      list.push_back(std::move(lk));
+    };
+    if (!first_of_op) push(k.count, true);
+    else {
+      push(1, false);
+      if (k.count > 1) push(k.count - 1, true);
     }
     first_of_op = false;
   };
@@ -114,7 +115,7 @@ void lower_rnn(Context& c, int li) {
     if (input_gemm) {
       Kernel x = gemm(c, n + ".input", B * T, D * GH, I, 1, Layout::NT, Pass::forward, g);
       x.count = l.count;
-      emit(true, std::move(x));
+      emit(true, x);
     }
     emit(true, recurrent_gemm(n + ".recurrent", GH, H, Layout::NT, Pass::forward));
     // Reads both products (skip input: the input itself, once for all gates), c_{t-1} and the two

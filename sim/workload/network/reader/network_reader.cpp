@@ -92,7 +92,7 @@ void Reader::header(const YAML::Node& root) {
 }
 
 void Reader::bind_variables(const YAML::Node& root) {
-  const bool tokens = net_.task != "image";  // token and sequence networks take seq (and past)
+  const bool tokens = net_.has_sequence();  // token and sequence networks take seq (and past)
   std::optional<std::int64_t> batch = vars_.batch, seq = vars_.seq, past = vars_.past;
   if (const YAML::Node d = root["defaults"]) {
     if (!d.IsMap()) throw InputError(at(d, "defaults"), "expected a map such as {batch: 256}");
