@@ -46,7 +46,11 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dyn
     std::cout << "Energy: " << format_number("%.4g", e.energy_j) << " J per step, " << format_number("%.0f", e.avg_power_w())
               << " W average, " << format_number("%.4g", e.energy_per_item_j() * 1e3) << " mJ per "
               << (e.tokens ? "token" : "sample");
-    if (e.power_bound_launches > 0)
+    if (e.step_clock_hz > 0 && e.step_clock_hz < e.boost_clock_hz)
+      std::cout << "; the " << format_number("%.0f", e.power_limit_w) << " W limit holds the step at "
+                << format_number("%.0f", e.step_clock_hz / 1e6) << " MHz (" << format_number("%.0f", e.boost_avg_power_w)
+                << " W at the " << format_number("%.0f", e.boost_clock_hz / 1e6) << " MHz boost)";
+    else if (e.power_bound_launches > 0)
       std::cout << "; " << e.power_bound_launches << " of " << e.launches
                 << " launches run below the boost clock (power limit; kernels.csv: clock_mhz)";
     std::cout << "\n";
@@ -108,6 +112,9 @@ int network_verb(const std::vector<std::string>& args) {
                                            "its element-parallel ones on nhwc) or tensorflow (XLA's element-parallel kernels)")
       ("fuse-bn-relu", po::bool_switch(&run.fuse_bn_relu), "a ReLU after a batch norm, or a residual add and its ReLU, run inside the "
                                                        "batch-norm kernels (MXNet's --fuse-bn-relu / --fuse-bn-add-relu, cuDNN's fused batch-norm ops)")
+      ("eval-metrics", po::bool_switch(&run.eval_metrics), "with --pass infer: the step also computes the loss and the top-1 and "
+                                                       "top-5 accuracy of the output, as a classifier's validation loop does "
+                                                       "(DeepLearningExamples' ConvNets benchmark_inference)")
       ("output,o", po::value(&output_dir), "write summary.csv (layers), kernels.csv, totals.csv, memory.csv, "
                                            "summary.json, results.h5, config.resolved.yaml here")
       ("jobs,j", po::value(&jobs), "worker threads (default: all cores)")

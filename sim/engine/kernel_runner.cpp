@@ -16,7 +16,8 @@ int resolve_jobs(int jobs) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std::vector<Kernel>& kernels, int jobs) {
+std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std::vector<Kernel>& kernels, int jobs,
+                                               double clock_hz) {
   std::vector<KernelOutcome> out(kernels.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr bug;
@@ -25,7 +26,7 @@ std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std
   auto worker = [&] {
     for (std::size_t i = next++; i < kernels.size(); i = next++) {
       try {
-        out[i].result = acc.run(kernels[i]);
+        out[i].result = clock_hz > 0 ? acc.run_fixed_clock(kernels[i], clock_hz) : acc.run(kernels[i]);
         out[i].ok = true;
       } catch (const InputError& e) {
         out[i].error = e.what();

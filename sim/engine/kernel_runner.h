@@ -23,8 +23,10 @@ struct KernelOutcome {
 };
 
 // Runs every kernel; a kernel the model rejects (InputError) gives an outcome with the error
-// instead of stopping the others. Any other exception is rethrown (a bug).
-std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std::vector<Kernel>& kernels, int jobs);
+// instead of stopping the others. Any other exception is rethrown (a bug). clock_hz > 0: every
+// kernel at that clock (Accelerator::run_fixed_clock), not at the clock its own power allows.
+std::vector<KernelOutcome> run_kernels_collect(const Accelerator& acc, const std::vector<Kernel>& kernels, int jobs,
+                                               double clock_hz = 0);
 
 // Runs every kernel; the first (lowest-index) rejected kernel throws
 // InputError(where[i] or the kernel's name, model's message).

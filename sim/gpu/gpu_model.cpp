@@ -53,7 +53,18 @@ GpuModel::GpuModel(GpuConfig config) : config_(std::move(config)), cache_(std::m
 
 GpuModel::~GpuModel() = default;
 
-KernelResult GpuModel::run(const Kernel& kernel) const {
+KernelResult GpuModel::run(const Kernel& kernel) const { return run_clocked(kernel, 0); }
+
+KernelResult GpuModel::run_fixed_clock(const Kernel& kernel, double clock_hz) const {
+  return run_clocked(kernel, clock_hz > 0 ? clock_hz : config_.clock_hz);
+}
+
+std::vector<double> GpuModel::power_capped_clocks() const {
+  if (config_.power.mode != PowerConfig::Mode::boost) return {};
+  return config_.power.clock_steps(config_.clock_hz);
+}
+
+KernelResult GpuModel::run_clocked(const Kernel& kernel, double fixed_hz) const {
   if (const std::string problem = kernel_size_problem(kernel); !problem.empty())
     throw InputError(kernel.name, "too large for the model: " + problem);
   const double boost = config_.clock_hz;
@@ -88,7 +99,15 @@ KernelResult GpuModel::run(const Kernel& kernel) const {
     conv = run_conv(config_, kernel, cache_->sm);
     run_at = [&](double hz) { return hz == boost ? conv.result : run_conv_pick(at_clock(hz), kernel, conv, cache_->sm); };
   }
-  const ClockChoice c = choose_clock(config_.power, boost, kernel.a_format, run_at);
+  ClockChoice c;
+  if (fixed_hz > 0) {  // the caller's clock (a step's shared clock): no per-kernel cap
+    c.result = run_at(fixed_hz);
+    c.clock_hz = fixed_hz;
+    c.busy_power_w = busy_power_w(config_.power, Activity::of(c.result), kernel.a_format,
+                                  config_.power.voltage_ratio(fixed_hz), c.result.cycles / fixed_hz);
+  } else {
+    c = choose_clock(config_.power, boost, kernel.a_format, run_at);
+  }
   KernelResult r = c.result;
   const double ratio = config_.power.voltage_ratio(c.clock_hz);
   const double busy_s = r.cycles / c.clock_hz;

@@ -4,6 +4,7 @@
 // engine/ in the dependency order, can implement it; engine/ (networks, sweeps, validation) only
 // talks to this interface.
 #include <string>
+#include <vector>
 
 #include "workload/kernel.h"
 #include "workload/kernel_result.h"
@@ -36,6 +37,15 @@ class Accelerator {
   // epilogue); a network lowering fuses residual adds into such kernels only then.
   virtual bool reads_epilogue_inputs() const { return false; }
   virtual double idle_power_w() const { return 0; }
+  // A board's power limit acts on the power averaged over the firmware's window (tens to hundreds
+  // of ms; the lent H100 held 1980 MHz for 80 ms of a long GEMM before stepping down), so the
+  // kernels of a loop's step share one clock. power_capped_clocks(): the clocks the firmware may
+  // pick, highest first (empty: no limit to enforce; run() is final); run_fixed_clock(): a kernel
+  // at one of them, whatever its power (run() caps each kernel at its own steady state, as a
+  // benchmark loop of that kernel alone runs); power_limit_w(): the limit.
+  virtual std::vector<double> power_capped_clocks() const { return {}; }
+  virtual KernelResult run_fixed_clock(const Kernel& kernel, double /*clock_hz*/) const { return run(kernel); }
+  virtual double power_limit_w() const { return 0; }
 };
 
 }  // namespace tcsim

@@ -80,6 +80,26 @@ TEST_CASE("tcsim network --kv-cache dynamic: Hugging Face's DynamicCache copies 
   CHECK(bad.err.find("--kv-cache") != std::string::npos);
 }
 
+TEST_CASE("tcsim network --eval-metrics: a classifier's validation step adds its loss and accuracy kernels") {
+  const auto dir = temp_dir("network_eval_metrics");
+  const auto plain = run_tcsim("network -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet50.yaml") +
+                               " --batch 1 -o '" + (dir / "plain").string() + "'");
+  const auto eval = run_tcsim("network -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet50.yaml") +
+                              " --batch 1 --eval-metrics -o '" + (dir / "eval").string() + "'");
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.err);
+  REQUIRE_MESSAGE(eval.exit_code == 0, eval.err);
+  const std::string plain_kernels = slurp(dir / "plain" / "kernels.csv"), eval_kernels = slurp(dir / "eval" / "kernels.csv");
+  CHECK(plain_kernels.find("accuracy.topk") == std::string::npos);
+  CHECK(plain_kernels.find("loss.log_softmax") == std::string::npos);
+  CHECK(eval_kernels.find("accuracy.topk") != std::string::npos);
+  CHECK(eval_kernels.find("accuracy.top5.reshape") != std::string::npos);
+  CHECK(eval_kernels.find("loss.log_softmax") != std::string::npos);  // the train-only loss layer runs
+  const auto train = run_tcsim("network -c " + src("configs/gpu/v100.yaml") + " " + src("models/resnet50.yaml") +
+                               " --batch 1 --eval-metrics --pass train");
+  CHECK(train.exit_code == 2);
+  CHECK(train.err.find("--eval-metrics") != std::string::npos);
+}
+
 TEST_CASE("tcsim network: a step that does not fit in the GPU's memory is warned about") {
   const auto r = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/llama2_7b.yaml") +
                            " --seq 2048 --batch 1 --precision amp-bf16 --pass train");
@@ -248,20 +268,23 @@ TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare s
   CHECK(compare.find("energy_saving") != std::string::npos);
 
   const auto one = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +
-                             " --batch 4 --seq 128 --precision fp32 -o '" + (dir / "one").string() + "'");
+                             " --batch 64 --seq 128 --precision fp32 -o '" + (dir / "one").string() + "'");
   REQUIRE_MESSAGE(one.exit_code == 0, one.err);
   CHECK(one.out.find("Energy: ") != std::string::npos);
   CHECK(one.out.find("mJ per token") != std::string::npos);
-  CHECK(one.out.find("below the boost clock") != std::string::npos);  // fp32 GEMMs on a 250 W board
+  // fp32 GEMMs on a 250 W board: the step's average at boost is over the limit, its kernels share a lower clock.
+  CHECK(one.out.find("the 250 W limit holds the step at") != std::string::npos);
+  CHECK(one.out.find("power-limited step") != std::string::npos);
   CHECK(slurp(dir / "one" / "summary.csv").find("energy_mj") != std::string::npos);
   CHECK(slurp(dir / "one" / "kernels.csv").find("clock_mhz") != std::string::npos);
   CHECK(slurp(dir / "one" / "totals.csv").find("energy_per_item_mj") != std::string::npos);
 
   // --clock fixed: every kernel at the config clock, faster on the power-limited board, more energy per step.
   const auto fixed = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +
-                               " --batch 4 --seq 128 --precision fp32 --clock fixed --format csv");
+                               " --batch 64 --seq 128 --precision fp32 --clock fixed --format csv");
   REQUIRE_MESSAGE(fixed.exit_code == 0, fixed.err);
-  CHECK(fixed.out.find("below the boost clock") == std::string::npos);
+  CHECK(fixed.out.find("holds the step") == std::string::npos);
+  CHECK(fixed.out.find("power-limited") == std::string::npos);
   const auto bad = run_tcsim("network -c " + src("configs/gpu/a100.yaml") + " " + src("models/bert_base.yaml") + " --clock turbo");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--clock") != std::string::npos);

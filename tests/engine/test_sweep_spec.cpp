@@ -166,6 +166,8 @@ TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, 
   CHECK(s.workloads[0].run.cuda_graphs);
   CHECK(s.workloads[0].run.fuse_bn_relu);
   CHECK_FALSE(s.workloads[0].run.fp32_master);
+  CHECK_FALSE(s.workloads[0].run.eval_metrics);
+  CHECK(read_sweep_spec(spec("eval", ", eval_metrics: true")).workloads[0].run.eval_metrics);
   // They reach the step: channels-last AMP drops cuDNN's layout transposes, and the choices are part
   // of the sweep's identity (a folder of the NCHW sweep is not resumed as the NHWC one).
   const auto nchw = prepare_sweep(spec("nchw", ""));

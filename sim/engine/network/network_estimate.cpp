@@ -49,6 +49,59 @@ Kernel padded_to_8(Kernel k) {
   return k;
 }
 
+// The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
+struct QueuedStep {
+  double step_s = 0, gpu_s = 0, host_s = 0;
+};
+// graph_host_s >= 0: the step is one CUDA graph launch of that host cost.
+template <class HostFactor>
+QueuedStep queue_step(const std::vector<KernelEstimate>& kernels, const workload::Network& net, double host,
+                      const HostFactor& host_factor, double graph_host_s) {
+  // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
+  // replayed `count` times, each kernel taking its share of its launches per copy.
+  LaunchQueue q(host);
+  auto group_of = [&](const KernelEstimate& k) -> const workload::Layer* {
+    const int li = k.lowered.layer;
+    return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
+  };
+  for (std::size_t i = 0; i < kernels.size();) {
+    const workload::Layer* g = group_of(kernels[i]);
+    std::size_t end = i + 1;
+    while (g && end < kernels.size() && group_of(kernels[end]) &&
+           group_of(kernels[end])->group == g->group && kernels[end].lowered.phase == kernels[i].lowered.phase)
+      ++end;
+    const std::int64_t copies = g ? std::max<std::int64_t>(1, g->count) : 1;
+    auto launch_copy = [&](LaunchQueue& queue, std::int64_t c) {
+      for (std::size_t j = i; j < end; ++j) {
+        const KernelEstimate& k = kernels[j];
+        const std::int64_t n = k.lowered.kernel.count;
+        if (k.lowered.host_sync) queue.synchronize();  // each copy's launch waits
+        const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
+        const double gpu_s = k.modelled ? k.result.time_s : 0, factor = host_factor(k);
+        if (k.lowered.sync_each)
+          queue.repeat(launches, [&](LaunchQueue& one) {
+            one.synchronize();
+            one.launch(gpu_s, 1, factor);
+            one.synchronize();
+          });
+        else
+          queue.launch(gpu_s, launches, factor);
+      }
+    };
+    // Copies after the first launch alike when every kernel's launches split evenly: replayed in
+    // closed form (LaunchQueue::repeat), so the cost does not grow with the repeat count.
+    bool even = true;
+    for (std::size_t j = i; j < end; ++j) even = even && kernels[j].lowered.kernel.count % copies == 0;
+    launch_copy(q, 0);
+    if (even) q.repeat(copies - 1, [&](LaunchQueue& queue) { launch_copy(queue, 1); });
+    else
+      for (std::int64_t c = 1; c < copies; ++c) launch_copy(q, c);
+    i = end;
+  }
+  if (graph_host_s >= 0) q.graph_launch(graph_host_s);
+  return {q.finish_s(), q.gpu_busy_s(), q.host_s()};
+}
+
 void check_precision(const Accelerator& acc, const NetworkRunOptions& opt) {
   const workload::PrecisionFormats f = workload::formats_of(opt.precision);
   Kernel probe = make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
@@ -95,6 +148,11 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                                           "fp8 and int8 are inference-only");
   if (opt.fp32_master && !opt.training)
     throw InputError("--fp32-master", "master weights are the optimizer's: use it with --pass train");
+  if (opt.eval_metrics && opt.training)
+    throw InputError("--eval-metrics", "an evaluation step's loss and accuracy: use it with --pass infer");
+  if (opt.eval_metrics &&
+      std::none_of(net.layers.begin(), net.layers.end(), [](const workload::Layer& l) { return l.kind == LayerKind::cross_entropy; }))
+    throw InputError("--eval-metrics", net.file + " has no cross_entropy (loss) layer: the accuracy scores the logits it reads");
   workload::LoweringOptions lo;
   lo.precision = opt.precision;
   lo.training = opt.training;
@@ -108,6 +166,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.fp32_master = opt.fp32_master;
   lo.kv_cache_concat = opt.kv_cache_concat;
   lo.per_sample_readbacks = opt.per_sample_readbacks;
+  lo.eval_metrics = opt.eval_metrics;
   lo.fused_attention = fused_attention_available(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +
@@ -152,29 +211,93 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     if (fresh) unique.push_back(low.kernels[i].kernel);
     slot[i] = it->second;
   }
-  const std::vector<KernelOutcome> outcomes = run_kernels_collect(acc, unique, opt.jobs);
   e.distinct_kernels = std::int64_t(unique.size());
 
-  for (std::size_t i = 0; i < low.kernels.size(); ++i) {
-    const KernelOutcome& o = outcomes[slot[i]];
-    KernelEstimate k;
-    k.lowered = low.kernels[i];
-    const Kernel& kern = k.lowered.kernel;
-    if (!o.ok) {
-      const int li = k.lowered.layer;
-      if (kern.kind != Kernel::Kind::memory)
-        throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
-                         (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
-      k.modelled = false;
-      // The message names the kernel that was simulated for this key; this launch may be another.
-      k.not_modelled_reason = o.where == unique[slot[i]].name ? o.detail : o.error;
-      e.not_modelled += kern.count;
-    } else {
-      k.result = o.result;
-      k.result.name = kern.name;
+  const double host = opt.cuda_graphs ? 0 : acc.host_overhead_s();
+  // Eager PyTorch's training forward ops also record the backward graph: they cost the host more.
+  // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
+  const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
+  const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
+  auto host_factor = [&](const KernelEstimate& k) {
+    if (k.lowered.library_launch) return 0.0;
+    return k.lowered.phase == workload::StepPhase::forward ? autograd : 1.0;
+  };
+  const double graph_host_s = opt.cuda_graphs ? acc.host_overhead_s() : -1;
+
+  // Each launch with its distinct kernel's outcome; `not_modelled` counts the memory-bound launches
+  // the accelerator does not model (any other rejected kernel is an error naming its layer).
+  auto estimates = [&](const std::vector<KernelOutcome>& outcomes, std::int64_t& not_modelled) {
+    std::vector<KernelEstimate> out;
+    out.reserve(low.kernels.size());
+    for (std::size_t i = 0; i < low.kernels.size(); ++i) {
+      const KernelOutcome& o = outcomes[slot[i]];
+      KernelEstimate k;
+      k.lowered = low.kernels[i];
+      const Kernel& kern = k.lowered.kernel;
+      if (!o.ok) {
+        const int li = k.lowered.layer;
+        if (kern.kind != Kernel::Kind::memory)
+          throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
+                           (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
+        k.modelled = false;
+        // The message names the kernel that was simulated for this key; this launch may be another.
+        k.not_modelled_reason = o.where == unique[slot[i]].name ? o.detail : o.error;
+        not_modelled += kern.count;
+      } else {
+        k.result = o.result;
+        k.result.name = kern.name;
+      }
+      out.push_back(std::move(k));
     }
-    e.kernels.push_back(std::move(k));
+    return out;
+  };
+
+  // The clock. A training or inference loop repeats the step back to back, and the board's power
+  // limit acts on the power averaged over the firmware's window (longer than a step's kernels), so
+  // the step's kernels share one clock: the highest clock step at which the step's energy (idle
+  // gaps included) over its time is within the limit. Without a limit each kernel runs at the
+  // clock run() gives it (the config clock).
+  std::vector<KernelOutcome> outcomes;
+  const std::vector<double> clocks = acc.power_capped_clocks();
+  if (clocks.empty()) {
+    outcomes = run_kernels_collect(acc, unique, opt.jobs);
+  } else {
+    struct Trial {
+      std::vector<KernelOutcome> outcomes;
+      double power_w = 0;
+    };
+    std::map<std::size_t, Trial> trials;  // by clock step
+    auto trial = [&](std::size_t i) -> const Trial& {
+      if (auto it = trials.find(i); it != trials.end()) return it->second;
+      Trial t;
+      t.outcomes = run_kernels_collect(acc, unique, opt.jobs, clocks[i]);
+      std::int64_t ignored = 0;
+      const std::vector<KernelEstimate> ks = estimates(t.outcomes, ignored);
+      const QueuedStep q = queue_step(ks, net, host, host_factor, graph_host_s);
+      double energy = acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
+      for (const KernelEstimate& k : ks)
+        if (k.modelled) energy += k.result.get("energy_j").value_or(0) * double(k.lowered.kernel.count);
+      t.power_w = q.step_s > 0 ? energy / q.step_s : 0;
+      return trials.emplace(i, std::move(t)).first->second;
+    };
+    const double limit = acc.power_limit_w();
+    std::size_t chosen = 0;
+    if (trial(0).power_w > limit && clocks.size() > 1) {
+      // Bisection over the clock steps: `bad` is over the limit, `good` within it (or the floor).
+      std::size_t bad = 0, good = clocks.size() - 1;
+      while (good - bad > 1) {
+        const std::size_t mid = bad + (good - bad) / 2;
+        (trial(mid).power_w <= limit ? good : bad) = mid;
+      }
+      chosen = good;
+    }
+    outcomes = trial(chosen).outcomes;
+    e.step_clock_hz = clocks[chosen];
+    e.boost_clock_hz = clocks[0];
+    e.boost_avg_power_w = trial(0).power_w;
+    e.power_limit_w = limit;
   }
+  e.kernels = estimates(outcomes, e.not_modelled);
 
   // Per layer: e.layers[i] is layer i; the step's own kernels get a row after them.
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
@@ -192,15 +315,6 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   LayerEstimate step;
   step.name = "(step)";
   step.kind = "optimizer";
-  const double host = opt.cuda_graphs ? 0 : acc.host_overhead_s();
-  // Eager PyTorch's training forward ops also record the backward graph: they cost the host more.
-  // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
-  const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
-  const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
-  auto host_factor = [&](const KernelEstimate& k) {
-    if (k.lowered.library_launch) return 0.0;
-    return k.lowered.phase == workload::StepPhase::forward ? autograd : 1.0;
-  };
   std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last
   for (const KernelEstimate& k : e.kernels) {
     const int li = k.lowered.layer;
@@ -225,7 +339,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     const double kernel_energy = k.result.get("energy_j").value_or(0) * double(n);
     r.energy_j += kernel_energy;
     e.energy_j += kernel_energy;
-    if (k.result.get("power_bound").value_or(0) > 0) e.power_bound_launches += n;
+    if (k.result.get("power_bound").value_or(0) > 0 || e.step_clock_hz < e.boost_clock_hz) e.power_bound_launches += n;
     if (t > top) {
       top = t;
       r.bound = k.result.bound;
@@ -246,7 +360,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
         padded = true;
         actual += k.time_s();
         try {
-          const KernelResult f = acc.run(padded_to_8(k.lowered.kernel));
+          const Kernel padded = padded_to_8(k.lowered.kernel);  // at the step's clock, as the kernel itself ran
+          const KernelResult f = e.step_clock_hz > 0 ? acc.run_fixed_clock(padded, e.step_clock_hz) : acc.run(padded);
           at_fixed_rate += f.flops > 0 ? f.time_s * k.result.flops / f.flops * double(k.lowered.kernel.count) : k.time_s();
         } catch (const InputError&) {
           at_fixed_rate += k.time_s();
@@ -272,52 +387,10 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       format_number("%.4g", actual * 1e6) + " us; fix: " + sizes);
   }
 
-  // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
-  // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
-  // replayed `count` times, each kernel taking its share of its launches per copy.
-  LaunchQueue q(host);
-  auto group_of = [&](const KernelEstimate& k) -> const workload::Layer* {
-    const int li = k.lowered.layer;
-    return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
-  };
-  for (std::size_t i = 0; i < e.kernels.size();) {
-    const workload::Layer* g = group_of(e.kernels[i]);
-    std::size_t end = i + 1;
-    while (g && end < e.kernels.size() && group_of(e.kernels[end]) &&
-           group_of(e.kernels[end])->group == g->group && e.kernels[end].lowered.phase == e.kernels[i].lowered.phase)
-      ++end;
-    const std::int64_t copies = g ? std::max<std::int64_t>(1, g->count) : 1;
-    auto launch_copy = [&](LaunchQueue& queue, std::int64_t c) {
-      for (std::size_t j = i; j < end; ++j) {
-        const KernelEstimate& k = e.kernels[j];
-        const std::int64_t n = k.lowered.kernel.count;
-        if (k.lowered.host_sync) queue.synchronize();  // each copy's launch waits
-        const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
-        const double gpu_s = k.modelled ? k.result.time_s : 0, factor = host_factor(k);
-        if (k.lowered.sync_each)
-          queue.repeat(launches, [&](LaunchQueue& one) {
-            one.synchronize();
-            one.launch(gpu_s, 1, factor);
-            one.synchronize();
-          });
-        else
-          queue.launch(gpu_s, launches, factor);
-      }
-    };
-    // Copies after the first launch alike when every kernel's launches split evenly: replayed in
-    // closed form (LaunchQueue::repeat), so the cost does not grow with the repeat count.
-    bool even = true;
-    for (std::size_t j = i; j < end; ++j) even = even && e.kernels[j].lowered.kernel.count % copies == 0;
-    launch_copy(q, 0);
-    if (even) q.repeat(copies - 1, [&](LaunchQueue& queue) { launch_copy(queue, 1); });
-    else
-      for (std::int64_t c = 1; c < copies; ++c) launch_copy(q, c);
-    i = end;
-  }
-  if (opt.cuda_graphs) q.graph_launch(acc.host_overhead_s());
-  e.gpu_time_s = q.gpu_busy_s();
-  e.host_time_s = q.host_s();
-  e.step_time_s = q.finish_s();
+  const QueuedStep queued = queue_step(e.kernels, net, host, host_factor, graph_host_s);
+  e.gpu_time_s = queued.gpu_s;
+  e.host_time_s = queued.host_s;
+  e.step_time_s = queued.step_s;
   e.host_bound = e.step_time_s > 0 && (e.step_time_s - e.gpu_time_s) > 0.5 * e.step_time_s;
   e.energy_modelled = acc.models_energy();
   if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - e.gpu_time_s);
@@ -328,6 +401,12 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) + " us each" +
                       (autograd != 1.0 ? ", x" + format_number("%.3g", autograd) + " in the forward pass: autograd" : "") +
                       "); --cuda-graphs removes most of it");
+  if (e.step_clock_hz > 0 && e.step_clock_hz < e.boost_clock_hz)
+    e.notes.push_back("power-limited step: " + format_number("%.0f", e.boost_avg_power_w) + " W averaged over the step at the " +
+                      format_number("%.0f", e.boost_clock_hz / 1e6) + " MHz boost clock, over the " +
+                      format_number("%.0f", e.power_limit_w) + " W limit; the step's kernels share " +
+                      format_number("%.0f", e.step_clock_hz / 1e6) +
+                      " MHz (the limit acts on the power averaged over a window longer than the step's kernels)");
   if (e.not_modelled > 0)
     e.notes.push_back(std::to_string(e.not_modelled) + " kernel launches are not modelled on " + acc.name() +
                       " (memory-bound ops): their time is not in the totals");

@@ -25,6 +25,7 @@ struct NetworkRunOptions {
   bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
   bool kv_cache_concat = false;  // workload::LoweringOptions::kv_cache_concat (Hugging Face's DynamicCache)
   int per_sample_readbacks = 0;  // workload::LoweringOptions::per_sample_readbacks (an eval loop's .cpu() per sample)
+  bool eval_metrics = false;     // workload::LoweringOptions::eval_metrics (a classifier's loss and top-1/top-5 accuracy)
   int jobs = 0;
 };
 
@@ -68,6 +69,10 @@ struct NetworkEstimate {
   bool energy_modelled = false;
   double energy_j = 0;
   std::int64_t power_bound_launches = 0;  // launches that run below the boost clock (power limit)
+  // With a power limit (power.mode boost): the clock the step's kernels share, the highest clock
+  // step whose power averaged over the step (idle gaps included) is within the limit, and that
+  // average at the boost clock. 0: no limit to enforce (every kernel at the config clock).
+  double step_clock_hz = 0, boost_clock_hz = 0, boost_avg_power_w = 0, power_limit_w = 0;
   double avg_power_w() const { return step_time_s > 0 ? energy_j / step_time_s : 0; }
   double energy_per_item_j() const;       // per sample (images) or per token (token models)
   std::int64_t launches = 0;

@@ -68,6 +68,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.cuda_graphs = m.cuda_graphs;
       opt.kv_cache_concat = m.kv_cache_concat;
       opt.per_sample_readbacks = m.per_sample_readbacks;
+      opt.eval_metrics = m.eval_metrics;
       opt.jobs = jobs;
       // A length-binning loader's step is the share-weighted mean of the steps at its padded lengths;
       // the bound is that of the length whose steps take the most time in all.

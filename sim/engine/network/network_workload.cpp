@@ -30,6 +30,7 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
   opt.fuse_epilogues = c.fuse_epilogues;
   opt.fuse_batch_norm_relu = c.fuse_bn_relu;
   opt.fp32_master = c.fp32_master;
+  opt.eval_metrics = c.eval_metrics;
 }
 
 NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::string& where_precision,

@@ -27,14 +27,14 @@ struct NetworkWorkload {
 };
 
 // How the framework runs the step, as text: `tcsim network`'s --layout, --framework, --attention,
-// --kv-cache, --cuda-graphs, --fuse-epilogues, --fuse-bn-relu, --fp32-master and a sweep
+// --kv-cache, --cuda-graphs, --fuse-epilogues, --fuse-bn-relu, --fp32-master, --eval-metrics and a sweep
 // workload's keys of the same names (underscores for dashes).
 struct NetworkRunChoices {
   std::string layout = "nchw";        // nchw | nhwc (channels-last)
   std::string framework = "pytorch";  // pytorch | mxnet | tensorflow
   std::string attention = "auto";     // auto | fused | unfused
   std::string kv_cache = "static";    // static | dynamic (Hugging Face's DynamicCache)
-  bool cuda_graphs = false, fuse_epilogues = false, fuse_bn_relu = false, fp32_master = false;
+  bool cuda_graphs = false, fuse_epilogues = false, fuse_bn_relu = false, fp32_master = false, eval_metrics = false;
 };
 // The choices by a sweep workload's key names (the CLI's flags spell them with dashes): one list
 // for reading a spec, refusing them on a trace and writing the resolved spec.
@@ -47,7 +47,8 @@ inline constexpr std::pair<const char*, bool NetworkRunChoices::*> kRunChoiceSwi
     {"cuda_graphs", &NetworkRunChoices::cuda_graphs},
     {"fuse_epilogues", &NetworkRunChoices::fuse_epilogues},
     {"fuse_bn_relu", &NetworkRunChoices::fuse_bn_relu},
-    {"fp32_master", &NetworkRunChoices::fp32_master}};
+    {"fp32_master", &NetworkRunChoices::fp32_master},
+    {"eval_metrics", &NetworkRunChoices::eval_metrics}};
 // Sets the choices on `opt`. A bad value is an InputError at where(key), key one of "layout",
 // "framework", "attention", "kv_cache".
 void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,

@@ -1,12 +1,14 @@
 #include "engine/sweep/model_cache.h"
 
+#include <cstdio>
+
 #include "engine/kernel_key.h"
 #include "engine/load_accelerator.h"
 
 namespace tcsim::engine::sweep {
 
-KernelResult CachingAccelerator::run(const Kernel& kernel) const {
-  const std::string key = kernel_key(kernel);
+template <class Simulate>
+KernelResult CachingAccelerator::cached(const std::string& key, const Kernel& kernel, Simulate simulate) const {
   ++*lookups_;
   {
     std::lock_guard<std::mutex> lock(store_->mu);
@@ -19,10 +21,20 @@ KernelResult CachingAccelerator::run(const Kernel& kernel) const {
   }
   // Two threads may simulate the same kernel at once; the model is deterministic, so either
   // result is the same and the first one stored is kept.
-  KernelResult r = inner_->run(kernel);
+  KernelResult r = simulate();
   std::lock_guard<std::mutex> lock(store_->mu);
   store_->results.emplace(key, r);
   return r;
+}
+
+KernelResult CachingAccelerator::run(const Kernel& kernel) const {
+  return cached(kernel_key(kernel), kernel, [&] { return inner_->run(kernel); });
+}
+
+KernelResult CachingAccelerator::run_fixed_clock(const Kernel& kernel, double clock_hz) const {
+  char at[40];
+  std::snprintf(at, sizeof at, "@%.17g Hz", clock_hz);
+  return cached(kernel_key(kernel) + at, kernel, [&] { return inner_->run_fixed_clock(kernel, clock_hz); });
 }
 
 std::shared_ptr<const Accelerator> ModelCache::get(const std::filesystem::path& config,

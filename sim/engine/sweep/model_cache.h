@@ -41,8 +41,15 @@ class CachingAccelerator : public Accelerator {
   double host_launch_delay_s() const override { return inner_->host_launch_delay_s(); }
   bool models_energy() const override { return inner_->models_energy(); }
   double idle_power_w() const override { return inner_->idle_power_w(); }
+  bool reads_epilogue_inputs() const override { return inner_->reads_epilogue_inputs(); }
+  std::vector<double> power_capped_clocks() const override { return inner_->power_capped_clocks(); }
+  KernelResult run_fixed_clock(const Kernel& kernel, double clock_hz) const override;
+  double power_limit_w() const override { return inner_->power_limit_w(); }
 
  private:
+  // The stored result of `key`, or `simulate()`'s (then stored).
+  template <class Simulate>
+  KernelResult cached(const std::string& key, const Kernel& kernel, Simulate simulate) const;
   std::unique_ptr<Accelerator> inner_;
   std::shared_ptr<KernelResultStore> store_;
   std::atomic<std::uint64_t>* lookups_;

@@ -253,6 +253,10 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     // copies each sample's start and end logits to the host after the forward pass, one `.cpu()` at a
     // time: the GPU idles while the host does it.
     if (!r.training && r.model == "bert_large_qa" && pytorch) r.per_sample_readbacks = 2;
+    // Its ConvNets inference throughput (`--mode benchmark_inference`) times image_classification/
+    // training.py's validate step: the model and its loss, utils.accuracy's top-1 and top-5, and a
+    // torch.cuda.synchronize() (the data loader's time is left out: compute_ips).
+    r.eval_metrics = !r.training && r.model == "resnet50" && pytorch;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
               (r.fp32_master ? " as model.half()" : "") +

@@ -41,6 +41,7 @@ struct MeasuredNetworkRow {
   bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)
   bool kv_cache_concat = false;  // Hugging Face's DynamicCache (LoweringOptions::kv_cache_concat)
   int per_sample_readbacks = 0;  // the timed eval loop's .cpu() copies per sample (LoweringOptions)
+  bool eval_metrics = false;     // the timed step adds the loss and top-1/top-5 accuracy (LoweringOptions)
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step
   // is the share-weighted mean of the steps at these lengths; `seq` is the maximum.
   std::vector<SequenceShare> seq_mix;

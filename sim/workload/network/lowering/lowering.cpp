@@ -141,6 +141,41 @@ void readback_kernels(Context& c, std::vector<LoweredKernel>& out, int per_sampl
   out.push_back(std::move(l));
 }
 
+// LoweringOptions::eval_metrics: the top-1 and top-5 accuracy of the logits that the loss layer
+// reads, as DeepLearningExamples' ConvNets `utils.accuracy(output, target, topk=(1, 5))` computes
+// them: `output.topk(5, 1, True, True)` (a radix select per row, then a sort of the five),
+// `pred.t().eq(target...)`, and per k `correct[:k].reshape(-1).float().sum(0, keepdim=True)
+// .mul_(100 / batch)`; the top-5 slice of the transposed comparison is not contiguous, so its
+// reshape copies. A row is one sample's (or token's) scores over the classes, the logits' last dim.
+void accuracy_kernels(Context& c, std::vector<LoweredKernel>& out) {
+  int logits = -1;
+  for (int i = 0; i < int(c.net.layers.size()); ++i) {
+    const Layer& l = c.layer(i);
+    if (l.kind == LayerKind::cross_entropy && !l.inputs.empty() && l.inputs[0] >= 0) logits = l.inputs[0];
+  }
+  if (logits < 0) return;  // the engine refuses eval_metrics on a network without a loss layer
+  const std::vector<std::int64_t>& shape = c.layer(logits).output;
+  const std::int64_t classes = std::max<std::int64_t>(1, shape.empty() ? 1 : shape.back());
+  const std::int64_t rows = std::max<std::int64_t>(1, c.output_elements(logits) / classes);
+  const std::int64_t top = std::min<std::int64_t>(5, classes);
+  const FormatId f = c.out_format[std::size_t(logits)];
+  const double e = bytes_of(f), idx = 8.0, flag = 1.0;  // int64 indices and labels, bool comparisons
+  const double r = double(rows), t = double(top);
+  auto add = [&](Kernel k) { out.push_back({std::move(k), logits, StepPhase::forward}); };
+  add(bytes_kernel("accuracy.topk", "reduce", f, rows, classes, r * double(classes) * e, r * t * (e + idx), 1, 1));
+  add(bytes_kernel("accuracy.topk.sort", "copy", f, rows * top, top, r * t * (e + idx), r * t * (e + idx), 1, 1));
+  add(bytes_kernel("accuracy.eq", "eq", f, rows * top, 0, r * t * idx + r * idx, r * t * flag, 1, 1));
+  for (const std::int64_t k : {std::int64_t(1), top}) {
+    const std::string name = "accuracy.top" + std::to_string(k);
+    const double n = r * double(k);
+    if (k > 1) add(bytes_kernel(name + ".reshape", "copy", f, rows * k, 0, n * flag, n * flag, 0, 1));
+    add(bytes_kernel(name + ".float", "cast", FormatId::fp32, rows * k, 0, n * flag, n * 4, 1, 1));
+    add(bytes_kernel(name + ".sum", "reduce", FormatId::fp32, 1, rows * k, n * 4, 4, 1, 1));
+    add(bytes_kernel(name + ".mul_", "mul", FormatId::fp32, 1, 0, 4, 4, 1, 1));
+    if (k == top) break;
+  }
+}
+
 // The formats decide where the gradients and the weights live (LoweringOptions::fp32_master only sets
 // them, in Context): autocast casts each weight gradient up to the master format; every other mode
 // leaves it in the network's weight format. A master format other than the weights' is a copy the
@@ -216,7 +251,9 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
 
   for (int i = 0; i < int(net.layers.size()); ++i) {
     const Layer& l = net.layers[static_cast<std::size_t>(i)];
-    if (l.train_only && !options.training) {  // e.g. the loss: absent from an inference step
+    // An evaluation step computes the loss (LoweringOptions::eval_metrics).
+    const bool evaluated = options.eval_metrics && l.kind == LayerKind::cross_entropy;
+    if (l.train_only && !options.training && !evaluated) {  // e.g. the loss: absent from an inference step
       c.out_format[static_cast<std::size_t>(i)] = c.input_format(i, 0);
       continue;
     }
@@ -234,6 +271,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
 
   Lowering out;
   out.kernels = std::move(c.forward);
+  if (!options.training && options.eval_metrics) accuracy_kernels(c, out.kernels);
   if (!options.training && options.per_sample_readbacks > 0) readback_kernels(c, out.kernels, options.per_sample_readbacks);
   std::int64_t params = 0, tensors = 0;
   for (const Layer& l : net.layers) {

@@ -80,6 +80,12 @@ struct LoweringOptions {
   // device-to-host copy of one row of the output layer, with the host waiting for it; the first
   // waits for the whole forward pass. 0: the step ends with the forward's kernels.
   int per_sample_readbacks = 0;
+  // Inference: the timed step is a classifier's evaluation step, which also computes the loss (the
+  // model's train-only cross_entropy layer) and the top-1 and top-5 accuracy of its logits
+  // (DeepLearningExamples' ConvNets validate step: `loss, output = model_and_loss(input, target)`,
+  // `utils.accuracy(output, target, topk=(1, 5))`, then `torch.cuda.synchronize()`): a dozen tiny
+  // kernels, each an eager op's host cost. false: the step ends with the network's output.
+  bool eval_metrics = false;
 };
 
 struct Lowering {

@@ -560,7 +560,7 @@ void lower_memory_layer(Context& c, int li) {
       bwd(".backward", "rope", out, last, dout, dout, fpe);
       return;
     case LayerKind::cross_entropy: {
-      if (!c.opt.training) return;  // the loss exists only in the training step
+      if (!c.opt.training && !c.opt.eval_metrics) return;  // the loss exists only in training and evaluation steps
       const std::int64_t classes = c.input_shape(li, 0).empty() ? 1 : c.input_shape(li, 0).back();
       const std::int64_t rows = in / std::max<std::int64_t>(1, classes);
       // log_softmax over the classes, then nll_loss; backward: nll_loss's scatter into zeros and
