@@ -72,6 +72,32 @@ TEST_CASE("tcsim validate on a PyTorch profiler trace: calls, families, not mapp
   CHECK(once.out == calls);
 }
 
+TEST_CASE("tcsim replay: under a power limit the replayed step's kernels share one clock") {
+  const fs::path d = tcsim::test::temp_dir("profile_replay_clock");
+  const fs::path trace = write_trace(d, tcsim::test::small_kineto_trace());
+  // The clock_mhz cell of step.csv's one row ("" when the board has no limit to enforce).
+  auto clock_cell = [](const std::string& csv) {
+    std::istringstream in(csv);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::size_t column = 0, at = 0;
+    for (std::size_t p = 0; p < header.find("clock_mhz"); ++p) column += header[p] == ',';
+    for (std::size_t c = 0; c < column; ++c) at = row.find(',', at) + 1;
+    return row.substr(at, row.find(',', at) - at);
+  };
+  auto boost = run_tcsim("replay -c '" + config("t4.yaml") + "' '" + trace.string() + "' -o '" + (d / "boost").string() + "'");
+  REQUIRE_MESSAGE(boost.exit_code == 0, boost.err);
+  const std::string cell = clock_cell(slurp(d / "boost" / "step.csv"));
+  REQUIRE_FALSE(cell.empty());
+  CHECK(std::stod(cell) >= 300);
+  CHECK(std::stod(cell) <= 1590);
+  auto fixed = run_tcsim("replay -c '" + config("t4.yaml") + "' '" + trace.string() + "' --clock fixed -o '" +
+                         (d / "fixed").string() + "'");
+  REQUIRE_MESSAGE(fixed.exit_code == 0, fixed.err);
+  CHECK(clock_cell(slurp(d / "fixed" / "step.csv")).empty());
+}
+
 TEST_CASE("tcsim replay: a profiled run on another GPU and precision") {
   const fs::path d = tcsim::test::temp_dir("profile_replay");
   const fs::path trace = write_trace(d, tcsim::test::small_kineto_trace());

@@ -10,6 +10,7 @@
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
+#include "engine/step_clock.h"
 
 namespace tcsim::engine {
 
@@ -252,51 +253,23 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     return out;
   };
 
-  // The clock. A training or inference loop repeats the step back to back, and the board's power
-  // limit acts on the power averaged over the firmware's window (longer than a step's kernels), so
-  // the step's kernels share one clock: the highest clock step at which the step's energy (idle
-  // gaps included) over its time is within the limit. Without a limit each kernel runs at the
-  // clock run() gives it (the config clock).
-  std::vector<KernelOutcome> outcomes;
-  const std::vector<double> clocks = acc.power_capped_clocks();
-  if (clocks.empty()) {
-    outcomes = run_kernels_collect(acc, unique, opt.jobs);
-  } else {
-    struct Trial {
-      std::vector<KernelOutcome> outcomes;
-      double power_w = 0;
-    };
-    std::map<std::size_t, Trial> trials;  // by clock step
-    auto trial = [&](std::size_t i) -> const Trial& {
-      if (auto it = trials.find(i); it != trials.end()) return it->second;
-      Trial t;
-      t.outcomes = run_kernels_collect(acc, unique, opt.jobs, clocks[i]);
-      std::int64_t ignored = 0;
-      const std::vector<KernelEstimate> ks = estimates(t.outcomes, ignored);
-      const QueuedStep q = queue_step(ks, net, host, host_factor, graph_host_s);
-      double energy = acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
-      for (const KernelEstimate& k : ks)
-        if (k.modelled) energy += k.result.get("energy_j").value_or(0) * double(k.lowered.kernel.count);
-      t.power_w = q.step_s > 0 ? energy / q.step_s : 0;
-      return trials.emplace(i, std::move(t)).first->second;
-    };
-    const double limit = acc.power_limit_w();
-    std::size_t chosen = 0;
-    if (trial(0).power_w > limit && clocks.size() > 1) {
-      // Bisection over the clock steps: `bad` is over the limit, `good` within it (or the floor).
-      std::size_t bad = 0, good = clocks.size() - 1;
-      while (good - bad > 1) {
-        const std::size_t mid = bad + (good - bad) / 2;
-        (trial(mid).power_w <= limit ? good : bad) = mid;
-      }
-      chosen = good;
-    }
-    outcomes = trial(chosen).outcomes;
-    e.step_clock_hz = clocks[chosen];
-    e.boost_clock_hz = clocks[0];
-    e.boost_avg_power_w = trial(0).power_w;
-    e.power_limit_w = limit;
-  }
+  // The clock (step_clock.h): a loop repeats the step back to back and the power limit acts on the
+  // power averaged over a window longer than its kernels, so they share one clock. The step's power
+  // is its kernels' energy at that clock plus idle power while the GPU waits for the host.
+  const StepClock clock = choose_step_clock(acc, unique, opt.jobs, [&](const std::vector<KernelOutcome>& outcomes) {
+    std::int64_t ignored = 0;
+    const std::vector<KernelEstimate> ks = estimates(outcomes, ignored);
+    const QueuedStep q = queue_step(ks, net, host, host_factor, graph_host_s);
+    double energy = acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
+    for (const KernelEstimate& k : ks)
+      if (k.modelled) energy += k.result.get("energy_j").value_or(0) * double(k.lowered.kernel.count);
+    return q.step_s > 0 ? energy / q.step_s : 0.0;
+  });
+  e.step_clock_hz = clock.clock_hz;
+  e.boost_clock_hz = clock.boost_clock_hz;
+  e.boost_avg_power_w = clock.boost_power_w;
+  e.power_limit_w = clock.limit_w;
+  const std::vector<KernelOutcome>& outcomes = clock.outcomes;
   e.kernels = estimates(outcomes, e.not_modelled);
 
   // Per layer: e.layers[i] is layer i; the step's own kernels get a row after them.

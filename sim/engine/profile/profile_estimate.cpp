@@ -10,6 +10,7 @@
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
+#include "engine/step_clock.h"
 #include "engine/validation/validation_metrics.h"
 
 namespace tcsim::engine {
@@ -49,10 +50,8 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
       slots[c].push_back(it->second);
     }
   }
-  const std::vector<KernelOutcome> outcomes = run_kernels_collect(acc, unique, jobs);
   e.distinct_kernels = std::int64_t(unique.size());
 
-  LaunchQueue q(acc.host_overhead_s());
   // A profile with a backward pass is a training step: its forward ops also recorded the backward
   // graph, which costs the host more (host.autograd_factor).
   const bool training = std::any_of(calls.begin(), calls.end(),
@@ -61,6 +60,53 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
   auto host_factor = [&](const workload::ProfiledCall& call) {
     return call.phase == workload::ProfilePhase::forward ? autograd : 1.0;
   };
+  // Whether call c's kernels all ran in the model.
+  auto simulated = [&](const std::vector<KernelOutcome>& outcomes, std::size_t c) {
+    if (!calls[c].sim.mapped) return false;
+    for (std::size_t slot : slots[c])
+      if (!outcomes[slot].ok) return false;
+    return true;
+  };
+  // The step through the launch queue: simulated calls at their kernels' times, the others at their
+  // measured time.
+  struct Replayed {
+    double step_s = 0, busy_s = 0, simulated_busy_s = 0, simulated_energy_j = 0;
+  };
+  auto replay = [&](const std::vector<KernelOutcome>& outcomes) {
+    LaunchQueue q(acc.host_overhead_s());
+    Replayed r;
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const workload::ProfiledCall& call = calls[c];
+      if (simulated(outcomes, c)) {
+        for (std::size_t i = 0; i < call.sim.kernels.size(); ++i) {
+          const KernelResult& k = outcomes[slots[c][i]].result;
+          const double n = double(call.sim.kernels[i].count);
+          q.launch(k.time_s, call.sim.kernels[i].count, host_factor(call));
+          r.simulated_busy_s += k.time_s * n;
+          r.simulated_energy_j += k.get("energy_j").value_or(0) * n;
+        }
+      } else {
+        const std::int64_t n = std::int64_t(call.kernels.size());
+        q.launch(call.measured_us * 1e-6 / double(n), n, host_factor(call));  // kept as measured
+      }
+    }
+    r.step_s = q.finish_s();
+    r.busy_s = q.gpu_busy_s();
+    return r;
+  };
+  // The clock (step_clock.h): a profiled loop's kernels share one, as a network step's do. The calls
+  // the model does not run are charged the simulated kernels' average power over their measured time.
+  const StepClock clock = choose_step_clock(acc, unique, jobs, [&](const std::vector<KernelOutcome>& outcomes) {
+    const Replayed r = replay(outcomes);
+    const double kernel_power = r.simulated_busy_s > 0 ? r.simulated_energy_j / r.simulated_busy_s : 0;
+    const double energy = r.simulated_energy_j + kernel_power * std::max(0.0, r.busy_s - r.simulated_busy_s) +
+                          acc.idle_power_w() * std::max(0.0, r.step_s - r.busy_s);
+    return r.step_s > 0 ? energy / r.step_s : 0.0;
+  });
+  e.step_clock_hz = clock.clock_hz;
+  e.boost_clock_hz = clock.boost_clock_hz;
+  const std::vector<KernelOutcome>& outcomes = clock.outcomes;
+
   e.calls.resize(calls.size());
   for (std::size_t c = 0; c < calls.size(); ++c) {
     const workload::ProfiledCall& call = calls[c];
@@ -91,20 +137,17 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
       e.measured_mapped_us += call.measured_us;
       e.predicted_mapped_us += r.predicted_us;
       e.predicted_tensor_core_us += r.predicted_tensor_core_us;
-      for (std::size_t i = 0; i < call.sim.kernels.size(); ++i)
-        q.launch(outcomes[slots[c][i]].result.time_s, call.sim.kernels[i].count, host_factor(call));
     } else {
       r.predicted_us = r.predicted_tensor_core_us = r.flops = 0;
       r.bound.clear(), r.mapping.clear();
       e.not_mapped_us += call.measured_us;
       ++e.not_mapped_calls;
-      const std::int64_t n = std::int64_t(call.kernels.size());
-      q.launch(call.measured_us * 1e-6 / double(n), n, host_factor(call));  // kept as measured
     }
   }
   e.predicted_us = e.predicted_mapped_us + e.not_mapped_us;
-  e.step_us = q.finish_s() * 1e6;
-  e.host_idle_us = std::max(0.0, e.step_us - q.gpu_busy_s() * 1e6);
+  const Replayed step = replay(outcomes);
+  e.step_us = step.step_s * 1e6;
+  e.host_idle_us = std::max(0.0, e.step_us - step.busy_s * 1e6);
   return e;
 }
 
@@ -319,6 +362,8 @@ io::Table profile_step_table(const ProfileEstimate& e, bool replay) {
   add("predicted_kernel_time_us", "simulated calls predicted, the rest as measured", e.predicted_us);
   add("predicted_step_us", "the launch queue: predicted kernels and host launches", e.step_us);
   add("host_idle_us", "of it, the GPU waiting for kernel launches", e.host_idle_us);
+  add("clock_mhz", "the clock the step's kernels share under the power limit (empty: no limit to enforce)",
+      e.step_clock_hz > 0 ? io::Cell(e.step_clock_hz / 1e6) : io::Cell());
   if (replay)
     add("speedup", "measured span / predicted step", e.step_us > 0 ? io::Cell(e.mapping.span_us / e.step_us) : io::Cell());
   add("bottleneck", "the op family with the most predicted time, and what bounds it (or the host)", bottleneck(e));
