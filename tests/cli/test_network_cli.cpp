@@ -278,6 +278,7 @@ TEST_CASE("tcsim network: energy per step, per sample and per layer; --compare s
   CHECK(slurp(dir / "one" / "summary.csv").find("energy_mj") != std::string::npos);
   CHECK(slurp(dir / "one" / "kernels.csv").find("clock_mhz") != std::string::npos);
   CHECK(slurp(dir / "one" / "totals.csv").find("energy_per_item_mj") != std::string::npos);
+  CHECK(slurp(dir / "one" / "totals.csv").find("step_clock_mhz") != std::string::npos);
 
   // --clock fixed: every kernel at the config clock, faster on the power-limited board, more energy per step.
   const auto fixed = run_tcsim("network -c " + src("configs/gpu/a100_pcie_40gb.yaml") + " " + src("models/bert_base.yaml") +

@@ -69,7 +69,9 @@ std::vector<ColumnOf<NetworkEstimate>> energy_columns() {
           {"energy_per_item_mj", "per sample (images) or per token (token models), as throughput_unit",
            [](const NetworkEstimate& x) { return Cell(x.energy_per_item_j() * 1e3); }},
           {"power_bound_launches", "kernel launches the power limit runs below the boost clock",
-           [](const NetworkEstimate& x) { return Cell(x.power_bound_launches); }}};
+           [](const NetworkEstimate& x) { return Cell(x.power_bound_launches); }},
+          {"step_clock_mhz", "the clock the step's kernels share under the power limit (empty: no limit to enforce)",
+           [](const NetworkEstimate& x) { return x.step_clock_hz > 0 ? Cell(x.step_clock_hz / 1e6) : Cell(); }}};
 }
 
 double layers_time(const NetworkEstimate& e) {
