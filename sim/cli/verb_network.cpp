@@ -46,7 +46,7 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dyn
     std::cout << "Energy: " << format_number("%.4g", e.energy_j) << " J per step, " << format_number("%.0f", e.avg_power_w())
               << " W average, " << format_number("%.4g", e.energy_per_item_j() * 1e3) << " mJ per "
               << (e.tokens ? "token" : "sample");
-    if (e.step_clock_hz > 0 && e.step_clock_hz < e.boost_clock_hz)
+    if (e.power_limited())
       std::cout << "; the " << format_number("%.0f", e.power_limit_w) << " W limit holds the step at "
                 << format_number("%.0f", e.step_clock_hz / 1e6) << " MHz (" << format_number("%.0f", e.boost_avg_power_w)
                 << " W at the " << format_number("%.0f", e.boost_clock_hz / 1e6) << " MHz boost)";

@@ -16,7 +16,6 @@ struct StepClock {
   std::vector<KernelOutcome> outcomes;  // every kernel at the chosen clock
   // 0 when the accelerator has no limit to enforce (outcomes are then run()'s own).
   double clock_hz = 0, boost_clock_hz = 0, boost_power_w = 0, limit_w = 0;
-  bool limited() const { return clock_hz > 0 && clock_hz < boost_clock_hz; }
 };
 
 // `step_power(outcomes)`: the step's average power (W) with its kernels' outcomes at one clock.

@@ -312,7 +312,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     const double kernel_energy = k.result.get("energy_j").value_or(0) * double(n);
     r.energy_j += kernel_energy;
     e.energy_j += kernel_energy;
-    if (k.result.get("power_bound").value_or(0) > 0 || e.step_clock_hz < e.boost_clock_hz) e.power_bound_launches += n;
+    if (k.result.get("power_bound").value_or(0) > 0 || e.power_limited()) e.power_bound_launches += n;
     if (t > top) {
       top = t;
       r.bound = k.result.bound;
@@ -374,7 +374,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) + " us each" +
                       (autograd != 1.0 ? ", x" + format_number("%.3g", autograd) + " in the forward pass: autograd" : "") +
                       "); --cuda-graphs removes most of it");
-  if (e.step_clock_hz > 0 && e.step_clock_hz < e.boost_clock_hz)
+  if (e.power_limited())
     e.notes.push_back("power-limited step: " + format_number("%.0f", e.boost_avg_power_w) + " W averaged over the step at the " +
                       format_number("%.0f", e.boost_clock_hz / 1e6) + " MHz boost clock, over the " +
                       format_number("%.0f", e.power_limit_w) + " W limit; the step's kernels share " +

@@ -73,6 +73,7 @@ struct NetworkEstimate {
   // step whose power averaged over the step (idle gaps included) is within the limit, and that
   // average at the boost clock. 0: no limit to enforce (every kernel at the config clock).
   double step_clock_hz = 0, boost_clock_hz = 0, boost_avg_power_w = 0, power_limit_w = 0;
+  bool power_limited() const { return step_clock_hz > 0 && step_clock_hz < boost_clock_hz; }
   double avg_power_w() const { return step_time_s > 0 ? energy_j / step_time_s : 0; }
   double energy_per_item_j() const;       // per sample (images) or per token (token models)
   std::int64_t launches = 0;

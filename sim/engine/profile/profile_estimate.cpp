@@ -104,7 +104,6 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
     return r.step_s > 0 ? energy / r.step_s : 0.0;
   });
   e.step_clock_hz = clock.clock_hz;
-  e.boost_clock_hz = clock.boost_clock_hz;
   const std::vector<KernelOutcome>& outcomes = clock.outcomes;
 
   e.calls.resize(calls.size());

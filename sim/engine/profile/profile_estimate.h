@@ -37,9 +37,9 @@ struct ProfileEstimate {
   std::int64_t not_mapped_calls = 0;
   double step_us = 0;               // the launch queue: predicted kernels (and the unmapped ones) with host launches
   double host_idle_us = 0;          // of it, the GPU waiting for the host
-  // With a power limit: the clock the step's kernels share (as a network step's, network_estimate.h)
-  // and the boost clock. 0: no limit to enforce.
-  double step_clock_hz = 0, boost_clock_hz = 0;
+  // With a power limit: the clock the step's kernels share (as a network step's, network_estimate.h).
+  // 0: no limit to enforce.
+  double step_clock_hz = 0;
 };
 
 ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile& profile,

@@ -165,15 +165,16 @@ void accuracy_kernels(Context& c, std::vector<LoweredKernel>& out) {
   add(bytes_kernel("accuracy.topk", "reduce", f, rows, classes, r * double(classes) * e, r * t * (e + idx), 1, 1));
   add(bytes_kernel("accuracy.topk.sort", "copy", f, rows * top, top, r * t * (e + idx), r * t * (e + idx), 1, 1));
   add(bytes_kernel("accuracy.eq", "eq", f, rows * top, 0, r * t * idx + r * idx, r * t * flag, 1, 1));
-  for (const std::int64_t k : {std::int64_t(1), top}) {
+  auto top_k = [&](std::int64_t k) {
     const std::string name = "accuracy.top" + std::to_string(k);
     const double n = r * double(k);
     if (k > 1) add(bytes_kernel(name + ".reshape", "copy", f, rows * k, 0, n * flag, n * flag, 0, 1));
     add(bytes_kernel(name + ".float", "cast", FormatId::fp32, rows * k, 0, n * flag, n * 4, 1, 1));
     add(bytes_kernel(name + ".sum", "reduce", FormatId::fp32, 1, rows * k, n * 4, 4, 1, 1));
     add(bytes_kernel(name + ".mul_", "mul", FormatId::fp32, 1, 0, 4, 4, 1, 1));
-    if (k == top) break;
-  }
+  };
+  top_k(1);
+  if (top > 1) top_k(top);
 }
 
 // The formats decide where the gradients and the weights live (LoweringOptions::fp32_master only sets
