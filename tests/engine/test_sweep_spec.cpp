@@ -151,12 +151,12 @@ TEST_CASE("sweep hash: the same spec reached through another path spelling is th
 TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, CUDA graphs, ...") {
   namespace fs = std::filesystem;
   const auto dir = test::temp_dir("sweep_spec_run");
-  auto spec = [&](const std::string& tag, const std::string& extra) {
+  auto spec = [&](const std::string& tag, const std::string& extra, const std::string& pass = "train") {
     const auto file = dir / (tag + ".yaml");
     std::ofstream(file) << "base: " << (test::source_dir() / "configs/gpu/a100.yaml").string() << "\n"
                         << "axes:\n  - path: sm.count\n    values: [108]\n"
                         << "workloads:\n  - {model: " << (test::source_dir() / "models/resnet18.yaml").string()
-                        << ", batch: 32, precision: amp-fp16, pass: train" << extra << "}\n";
+                        << ", batch: 32, precision: amp-fp16, pass: " << pass << extra << "}\n";
     return file;
   };
   const SweepSpec s = read_sweep_spec(spec("read", ", layout: nhwc, framework: mxnet, cuda_graphs: true, fuse_bn_relu: true"));
@@ -167,7 +167,13 @@ TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, 
   CHECK(s.workloads[0].run.fuse_bn_relu);
   CHECK_FALSE(s.workloads[0].run.fp32_master);
   CHECK_FALSE(s.workloads[0].run.eval_metrics);
-  CHECK(read_sweep_spec(spec("eval", ", eval_metrics: true")).workloads[0].run.eval_metrics);
+  CHECK(read_sweep_spec(spec("eval", ", eval_metrics: true", "infer")).workloads[0].run.eval_metrics);
+  // A switch of the other pass is the spec's error, at its line and key (not a failed point).
+  const auto eval_train = spec("eval_train", ", eval_metrics: true");
+  CHECK_THROWS_WITH_AS(read_sweep_spec(eval_train), doctest::Contains((eval_train.string() + ":6: workloads[0].eval_metrics").c_str()),
+                       InputError);
+  const auto master_infer = spec("master_infer", ", fp32_master: true", "infer");
+  CHECK_THROWS_WITH_AS(read_sweep_spec(master_infer), doctest::Contains("workloads[0].fp32_master: master weights"), InputError);
   // They reach the step: channels-last AMP drops cuDNN's layout transposes, and the choices are part
   // of the sweep's identity (a folder of the NCHW sweep is not resumed as the NHWC one).
   const auto nchw = prepare_sweep(spec("nchw", ""));

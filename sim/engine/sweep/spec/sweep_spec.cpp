@@ -194,6 +194,11 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
       if (v != "true" && v != "false") r.fail(n[k], key + "." + k, "expected true or false, got '" + v + "'");
       w.run.*member = v == "true";
     }
+  // Switches that belong to one pass: refused where the spec says so, not at every point.
+  if (w.run.eval_metrics && w.pass != "infer")
+    r.fail(n["eval_metrics"], key + ".eval_metrics", "an evaluation step's loss and accuracy: only with pass: infer");
+  if (w.run.fp32_master && w.pass != "train")
+    r.fail(n["fp32_master"], key + ".fp32_master", "master weights are the optimizer's: only with pass: train");
   NetworkRunOptions checked;  // a bad value names its line now, not when the sweep runs
   apply_run_choices(w.run, checked, [&](const std::string& k) { return location(r.file, r.line(n[k]), key + "." + k); });
   w.name = n["name"] ? r.scalar(n["name"], key + ".name") : w.file.stem().string();
