@@ -1,6 +1,7 @@
 #include "engine/step_clock.h"
 
 #include <map>
+#include <utility>
 
 namespace tcsim::engine {
 
@@ -34,10 +35,11 @@ StepClock choose_step_clock(const Accelerator& acc, const std::vector<Kernel>& k
     }
     chosen = good;
   }
-  out.outcomes = trial(chosen).outcomes;
   out.clock_hz = clocks[chosen];
   out.boost_clock_hz = clocks[0];
   out.boost_power_w = trial(0).power_w;
+  trial(chosen);  // the floor may not have been tried
+  out.outcomes = std::move(trials.at(chosen).outcomes);  // the trials are done with
   return out;
 }
 

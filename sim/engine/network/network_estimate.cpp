@@ -54,45 +54,46 @@ Kernel padded_to_8(Kernel k) {
 struct QueuedStep {
   double step_s = 0, gpu_s = 0, host_s = 0;
 };
-// graph_host_s >= 0: the step is one CUDA graph launch of that host cost.
+// kernels[i]'s launches each take gpu_s[i] on the GPU; graph_host_s >= 0: the step is one CUDA
+// graph launch of that host cost.
 template <class HostFactor>
-QueuedStep queue_step(const std::vector<KernelEstimate>& kernels, const workload::Network& net, double host,
-                      const HostFactor& host_factor, double graph_host_s) {
+QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const std::vector<double>& gpu_s,
+                      const workload::Network& net, double host, const HostFactor& host_factor, double graph_host_s) {
   // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
   // replayed `count` times, each kernel taking its share of its launches per copy.
   LaunchQueue q(host);
-  auto group_of = [&](const KernelEstimate& k) -> const workload::Layer* {
-    const int li = k.lowered.layer;
+  auto group_of = [&](const workload::LoweredKernel& k) -> const workload::Layer* {
+    const int li = k.layer;
     return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
   };
   for (std::size_t i = 0; i < kernels.size();) {
     const workload::Layer* g = group_of(kernels[i]);
     std::size_t end = i + 1;
     while (g && end < kernels.size() && group_of(kernels[end]) &&
-           group_of(kernels[end])->group == g->group && kernels[end].lowered.phase == kernels[i].lowered.phase)
+           group_of(kernels[end])->group == g->group && kernels[end].phase == kernels[i].phase)
       ++end;
     const std::int64_t copies = g ? std::max<std::int64_t>(1, g->count) : 1;
     auto launch_copy = [&](LaunchQueue& queue, std::int64_t c) {
       for (std::size_t j = i; j < end; ++j) {
-        const KernelEstimate& k = kernels[j];
-        const std::int64_t n = k.lowered.kernel.count;
-        if (k.lowered.host_sync) queue.synchronize();  // each copy's launch waits
+        const workload::LoweredKernel& k = kernels[j];
+        const std::int64_t n = k.kernel.count;
+        if (k.host_sync) queue.synchronize();  // each copy's launch waits
         const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
-        const double gpu_s = k.modelled ? k.result.time_s : 0, factor = host_factor(k);
-        if (k.lowered.sync_each)
+        const double factor = host_factor(k);
+        if (k.sync_each)
           queue.repeat(launches, [&](LaunchQueue& one) {
             one.synchronize();
-            one.launch(gpu_s, 1, factor);
+            one.launch(gpu_s[j], 1, factor);
             one.synchronize();
           });
         else
-          queue.launch(gpu_s, launches, factor);
+          queue.launch(gpu_s[j], launches, factor);
       }
     };
     // Copies after the first launch alike when every kernel's launches split evenly: replayed in
     // closed form (LaunchQueue::repeat), so the cost does not grow with the repeat count.
     bool even = true;
-    for (std::size_t j = i; j < end; ++j) even = even && kernels[j].lowered.kernel.count % copies == 0;
+    for (std::size_t j = i; j < end; ++j) even = even && kernels[j].kernel.count % copies == 0;
     launch_copy(q, 0);
     if (even) q.repeat(copies - 1, [&](LaunchQueue& queue) { launch_copy(queue, 1); });
     else
@@ -219,58 +220,57 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
   const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
   const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
-  auto host_factor = [&](const KernelEstimate& k) {
-    if (k.lowered.library_launch) return 0.0;
-    return k.lowered.phase == workload::StepPhase::forward ? autograd : 1.0;
+  auto host_factor = [&](const workload::LoweredKernel& k) {
+    if (k.library_launch) return 0.0;
+    return k.phase == workload::StepPhase::forward ? autograd : 1.0;
   };
   const double graph_host_s = opt.cuda_graphs ? acc.host_overhead_s() : -1;
 
-  // Each launch with its distinct kernel's outcome; `not_modelled` counts the memory-bound launches
-  // the accelerator does not model (any other rejected kernel is an error naming its layer).
-  auto estimates = [&](const std::vector<KernelOutcome>& outcomes, std::int64_t& not_modelled) {
-    std::vector<KernelEstimate> out;
-    out.reserve(low.kernels.size());
-    for (std::size_t i = 0; i < low.kernels.size(); ++i) {
-      const KernelOutcome& o = outcomes[slot[i]];
-      KernelEstimate k;
-      k.lowered = low.kernels[i];
-      const Kernel& kern = k.lowered.kernel;
-      if (!o.ok) {
-        const int li = k.lowered.layer;
-        if (kern.kind != Kernel::Kind::memory)
-          throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
-                           (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
-        k.modelled = false;
-        // The message names the kernel that was simulated for this key; this launch may be another.
-        k.not_modelled_reason = o.where == unique[slot[i]].name ? o.detail : o.error;
-        not_modelled += kern.count;
-      } else {
-        k.result = o.result;
-        k.result.name = kern.name;
-      }
-      out.push_back(std::move(k));
-    }
-    return out;
-  };
-
   // The clock (step_clock.h): a loop repeats the step back to back and the power limit acts on the
   // power averaged over a window longer than its kernels, so they share one clock. The step's power
-  // is its kernels' energy at that clock plus idle power while the GPU waits for the host.
+  // is its kernels' energy at that clock plus idle power while the GPU waits for the host (a kernel
+  // the model rejects counts nothing here; it is reported below).
   const StepClock clock = choose_step_clock(acc, unique, opt.jobs, [&](const std::vector<KernelOutcome>& outcomes) {
-    std::int64_t ignored = 0;
-    const std::vector<KernelEstimate> ks = estimates(outcomes, ignored);
-    const QueuedStep q = queue_step(ks, net, host, host_factor, graph_host_s);
-    double energy = acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
-    for (const KernelEstimate& k : ks)
-      if (k.modelled) energy += k.result.get("energy_j").value_or(0) * double(k.lowered.kernel.count);
+    std::vector<double> gpu_s(low.kernels.size(), 0.0);
+    double energy = 0;
+    for (std::size_t i = 0; i < low.kernels.size(); ++i)
+      if (const KernelOutcome& o = outcomes[slot[i]]; o.ok) {
+        gpu_s[i] = o.result.time_s;
+        energy += o.result.get("energy_j").value_or(0) * double(low.kernels[i].kernel.count);
+      }
+    const QueuedStep q = queue_step(low.kernels, gpu_s, net, host, host_factor, graph_host_s);
+    energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
     return q.step_s > 0 ? energy / q.step_s : 0.0;
   });
   e.step_clock_hz = clock.clock_hz;
   e.boost_clock_hz = clock.boost_clock_hz;
   e.boost_avg_power_w = clock.boost_power_w;
   e.power_limit_w = clock.limit_w;
-  const std::vector<KernelOutcome>& outcomes = clock.outcomes;
-  e.kernels = estimates(outcomes, e.not_modelled);
+
+  // Each launch with its distinct kernel's outcome at that clock; `not_modelled` counts the
+  // memory-bound launches the accelerator does not model (any other rejected kernel is an error
+  // naming its layer).
+  e.kernels.reserve(low.kernels.size());
+  for (std::size_t i = 0; i < low.kernels.size(); ++i) {
+    const KernelOutcome& o = clock.outcomes[slot[i]];
+    KernelEstimate k;
+    k.lowered = low.kernels[i];
+    const Kernel& kern = k.lowered.kernel;
+    if (!o.ok) {
+      const int li = k.lowered.layer;
+      if (kern.kind != Kernel::Kind::memory)
+        throw InputError(li >= 0 ? net.layers[std::size_t(li)].where : kern.name,
+                         (li >= 0 ? "layer '" + net.layers[std::size_t(li)].name + "': " : std::string()) + o.error);
+      k.modelled = false;
+      // The message names the kernel that was simulated for this key; this launch may be another.
+      k.not_modelled_reason = o.where == unique[slot[i]].name ? o.detail : o.error;
+      e.not_modelled += kern.count;
+    } else {
+      k.result = o.result;
+      k.result.name = kern.name;
+    }
+    e.kernels.push_back(std::move(k));
+  }
 
   // Per layer: e.layers[i] is layer i; the step's own kernels get a row after them.
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
@@ -295,7 +295,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     double& top = longest[li >= 0 ? std::size_t(li) : net.layers.size()];
     const std::int64_t n = k.lowered.kernel.count;
     r.launches += n;
-    r.host_s += double(n) * host * host_factor(k);
+    r.host_s += double(n) * host * host_factor(k.lowered);
     e.launches += n;
     const double t = k.time_s();
     switch (k.lowered.phase) {
@@ -360,7 +360,10 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       format_number("%.4g", actual * 1e6) + " us; fix: " + sizes);
   }
 
-  const QueuedStep queued = queue_step(e.kernels, net, host, host_factor, graph_host_s);
+  std::vector<double> gpu_s;
+  gpu_s.reserve(e.kernels.size());
+  for (const KernelEstimate& k : e.kernels) gpu_s.push_back(k.modelled ? k.result.time_s : 0);
+  const QueuedStep queued = queue_step(low.kernels, gpu_s, net, host, host_factor, graph_host_s);
   e.gpu_time_s = queued.gpu_s;
   e.host_time_s = queued.host_s;
   e.step_time_s = queued.step_s;
