@@ -3,6 +3,7 @@
 // class of bad input.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include "common/error.h"
@@ -145,6 +146,50 @@ TEST_CASE("network format: expressions over constants and variables; seq and pas
         std::string::npos);
   CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 10, dim: 99999999999 * 99999999999}\n")).find(
             "overflows") != std::string::npos);
+}
+
+TEST_CASE("network format: a KV cache needs causal self-attention and room in a learned position table") {
+  // GPT-2's shape: token and learned position embeddings (first_position: the table row of
+  // position 0), causal attention over a fused QKV projection.
+  const std::string decoder = token_net(
+      "  - {name: wte, kind: embedding, vocab: 50, dim: hidden}\n"
+      "  - {name: wpe, kind: embedding, input: input, vocab: 20 + 2, dim: hidden, first_position: 2}\n"
+      "  - {name: sum, kind: add, inputs: [wte, wpe]}\n"
+      "  - {name: qkv, kind: linear, out_features: 3 * hidden}\n"
+      "  - {name: attn, kind: attention, heads: heads, head_dim: hidden / heads, causal: true}\n");
+  NetworkVariables step{.batch = 1, .seq = 1, .past = 19};
+  CHECK(find(parse_network(decoder, "n.yaml", step), "attn").kv_len == 20);  // the table's last position
+  CHECK(find(parse_network(decoder, "n.yaml", step), "wpe").first_position == 2);
+  CHECK(find(parse_network(decoder, "n.yaml", step), "wte").first_position == -1);  // token ids: no limit
+  step.past = 20;
+  CHECK(error_of(decoder, step) == "n.yaml:9: layer 'wpe': vocab: a table of 20 learned positions cannot hold past 20 + seq 1 "
+                                   "tokens: give past + seq <= 20");
+  CHECK(error_of(decoder, {.batch = 1, .seq = 21, .past = {}}).find("cannot hold past 0 + seq 21 tokens") != std::string::npos);
+  CHECK(error_of(decoder, {.batch = 1, .seq = 2, .past = std::numeric_limits<std::int64_t>::max()}).find("cannot hold") !=
+        std::string::npos);
+  CHECK(error_of(token_net("  - {name: p, kind: embedding, vocab: 8, dim: 4, first_position: 8}\n")) ==
+        "n.yaml:8: layer 'p': first_position: expected the table row of position 0, 0 to vocab - 1 = 7, got 8");
+  CHECK(error_of(token_net("  - {name: p, kind: embedding, vocab: 8, dim: 4, first_position: -1}\n")).find("got -1") !=
+        std::string::npos);
+
+  // An encoder's bidirectional attention (and T5's bidirectional position bias) has no KV cache.
+  const std::string encoder = token_net(
+      "  - {name: e, kind: embedding, vocab: 50, dim: hidden}\n"
+      "  - {name: qkv, kind: linear, out_features: 3 * hidden}\n"
+      "  - {name: attn, kind: attention, heads: heads, head_dim: hidden / heads}\n");
+  CHECK(error_of(encoder).empty());
+  CHECK(error_of(encoder, {.batch = 1, .seq = 1, .past = 5}).find(
+            "n.yaml:10: layer 'attn': causal: a KV cache (past 5 tokens: --kv-len or defaults.past) is for causal "
+            "self-attention; this layer attends both ways") == 0);
+  CHECK(error_of(token_net("  - {name: b, kind: position_bias, heads: 4}\n"), {.batch = 1, .seq = 1, .past = 5})
+            .find("n.yaml:8: layer 'b': causal: a KV cache") == 0);
+  // (a causal one passes the layer's check; alone, the network has no attention to cache for)
+  CHECK(error_of(token_net("  - {name: b, kind: position_bias, heads: 4, causal: true}\n"), {.batch = 1, .seq = 1, .past = 5})
+            .find("n.yaml: past: ") == 0);
+  // Nor does a network without attention (past would change nothing: an estimate of nothing cached).
+  CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 50, dim: hidden}\n"), {.batch = 1, .seq = 1, .past = 5}) ==
+        "n.yaml: past: a KV cache (past 5 tokens: --kv-len or defaults.past) needs causal self-attention; 't' has no "
+        "attention layer to keep one for");
 }
 
 TEST_CASE("network format: matmul of two activations, three-input GQA attention, tied weights, train_only") {

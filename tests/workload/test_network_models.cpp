@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/error.h"
 #include "test_support.h"
 #include "workload/network/reader/network_reader.h"
 
@@ -204,6 +205,35 @@ TEST_CASE("network models: GPT-2, GPT-3, OPT and Llama parameters (Hugging Face)
       CHECK(layer(net, "lm_head").output == Shape{static_cast<std::int64_t>(s), static_cast<std::int64_t>(c.d.vocab)});
     }
   }
+}
+
+TEST_CASE("network models: learned position tables bound seq and past; encoders take no KV cache") {
+  // max_position_embeddings / n_positions of each Hugging Face config (OPT's table holds 2 more rows).
+  const struct {
+    const char* file;
+    std::int64_t positions;
+    bool decoder;
+  } cases[] = {{"bert_base.yaml", 512, false},  {"bert_large.yaml", 512, false}, {"bert_large_dle.yaml", 512, false},
+               {"bert_large_qa.yaml", 512, false}, {"gpt2.yaml", 1024, true},     {"gpt2_large.yaml", 1024, true},
+               {"gpt3_xl.yaml", 2048, true},    {"gpt3_27.yaml", 2048, true},     {"opt_13.yaml", 2048, true}};
+  for (const auto& c : cases) {
+    INFO(c.file);
+    CHECK(load(c.file, {.batch = 1, .seq = c.positions, .past = {}}).seq == c.positions);
+    CHECK_THROWS_WITH_AS(load(c.file, {.batch = 1, .seq = c.positions + 1, .past = {}}),
+                         doctest::Contains("learned positions cannot hold past 0 + seq"), InputError);
+    if (c.decoder) {
+      CHECK(load(c.file, {.batch = 1, .seq = 1, .past = c.positions - 1}).past == c.positions - 1);
+      const std::string bound = "give past + seq <= " + std::to_string(c.positions);
+      CHECK_THROWS_WITH_AS(load(c.file, {.batch = 1, .seq = 1, .past = c.positions}), doctest::Contains(bound.c_str()),
+                           InputError);
+    } else {
+      CHECK_THROWS_WITH_AS(load(c.file, {.batch = 1, .seq = 1, .past = 8}), doctest::Contains("attends both ways"), InputError);
+    }
+  }
+  // Rotary positions have no table: Llama decodes past its training context (the cost is still defined).
+  CHECK(load("llama2_7b.yaml", {.batch = 1, .seq = 1, .past = 100000}).past == 100000);
+  CHECK_THROWS_WITH_AS(load("lstm_lm.yaml", {.batch = 1, .seq = 1, .past = 8}), doctest::Contains("no attention layer"),
+                       InputError);
 }
 
 TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide start/end head") {

@@ -113,6 +113,10 @@ struct Layer {
 
   // embedding: a table of vocab x output.back() rows; the input holds token ids
   std::int64_t vocab = 0;
+  // embedding with `first_position`: a learned absolute position table (BERT, GPT-2, OPT), whose ids
+  // are the step's positions, past + 0 .. past + tokens - 1, from this row on (OPT keeps 2 rows
+  // before the first position); -1: the ids are tokens. A step past the table's end cannot run.
+  std::int64_t first_position = -1;
 
   // dropout: the probability of zeroing an element; attention: that of its dropout on the attention
   // probabilities in training (Hugging Face's eager attention: attention_probs_dropout_prob, attn_pdrop)

@@ -33,7 +33,7 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::avg_pool: return {"kernel", "stride", "padding"};
     case LayerKind::reshape: return {"shape"};
     case LayerKind::concat: return {"inputs", "axis"};
-    case LayerKind::embedding: return {"vocab", "dim", "tied_to"};
+    case LayerKind::embedding: return {"vocab", "dim", "tied_to", "first_position"};
     default: return {};
   }
 }
@@ -266,6 +266,12 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
     case LayerKind::embedding:
       l.vocab = f.required_positive("vocab");
       spec.requested = {f.required_positive("dim")};
+      if (f.has("first_position")) {
+        l.first_position = f.integer("first_position");
+        if (l.first_position < 0 || l.first_position >= l.vocab)
+          throw InputError(f.at("first_position"), "expected the table row of position 0, 0 to vocab - 1 = " +
+                                                       std::to_string(l.vocab - 1) + ", got " + std::to_string(l.first_position));
+      }
       return;
     default:
       return;

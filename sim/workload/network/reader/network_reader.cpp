@@ -6,6 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -308,6 +309,15 @@ Network Reader::read(const std::string& text) {
     if (layers[i].IsMap() && layers[i]["repeat"]) repeat_block(layers[i], i);
     else layer(layers[i], "layers[" + std::to_string(i) + "]", Scope{});
   }
+  // A bidirectional attention layer refuses a cache itself (shape_inference.cpp); a network without
+  // self-attention (an LSTM) has nothing to keep one for.
+  const bool self_attention = std::any_of(net_.layers.begin(), net_.layers.end(), [](const Layer& l) {
+    return l.kind == LayerKind::attention && !l.cross;
+  });
+  if (net_.past > 0 && !self_attention)
+    throw InputError(location(file_, 0, "past"), "a KV cache (past " + std::to_string(net_.past) +
+                                                     " tokens: --kv-len or defaults.past) needs causal self-attention; '" +
+                                                     net_.name + "' has no attention layer to keep one for");
   return std::move(net_);
 }
 

@@ -41,6 +41,13 @@ class Inference {
     if (s.empty()) fail(input_field(), std::string("a ") + to_string(l_.kind) + " layer needs an input with a last dimension, got []");
   }
 
+  // A KV cache holds the keys and values of earlier tokens for a causal decoder, whose earlier tokens
+  // never see the new ones; a layer that attends both ways would recompute them all (an encoder).
+  std::string bidirectional_with_cache() const {
+    return "a KV cache (past " + std::to_string(past_) + " tokens: --kv-len or defaults.past) is for causal "
+           "self-attention; this layer attends both ways (causal: false), as an encoder does: run it with past 0";
+  }
+
   // Output extent of a window of `kernel` (dilated) sliding over `size` padded by `pad` each side.
   std::int64_t window_out(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad,
                           std::int64_t dilation, const char* axis) const {
@@ -153,6 +160,7 @@ void Inference::attention() {
                          (l_.cross ? "" : " (cross: true lets keys and values have another sequence's tokens)"));
   }
   l_.q_len = tokens;
+  if (!l_.cross && !l_.causal && past_ > 0) fail("causal", bidirectional_with_cache());
   if (l_.cross) l_.kv_len = kv_tokens;
   else if (__builtin_add_overflow(past_, tokens, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
   if (in_.size() == 4) {
@@ -180,6 +188,9 @@ void Inference::position_bias() {
   expect_inputs(1, 1);
   expect_non_scalar(in_[0]);
   l_.q_len = in_[0][0];
+  // T5's cross-attention bias (buckets 0) reads the encoder's tokens, not a cache: it has no past
+  // either, and a decode step of an encoder-decoder file would rerun its encoder.
+  if (!l_.causal && past_ > 0) fail("causal", bidirectional_with_cache());
   if (__builtin_add_overflow(past_, l_.q_len, &l_.kv_len)) fail("past", "past + tokens overflows a 64-bit integer");
   l_.output = {l_.heads, l_.q_len, l_.kv_len};
 }
@@ -302,6 +313,15 @@ void Inference::run() {
     case LayerKind::embedding:
       expect_inputs(1, 1);
       expect_rank(in_[0], 1, "[tokens] of token ids");
+      if (l_.first_position >= 0) {
+        // The rows first_position + past .. first_position + past + tokens - 1: PyTorch raises an
+        // index error past the table's end.
+        const std::int64_t held = l_.vocab - l_.first_position;
+        std::int64_t needed = 0;
+        if (__builtin_add_overflow(past_, in_[0][0], &needed) || needed > held)
+          fail("vocab", "a table of " + std::to_string(held) + " learned positions cannot hold past " + std::to_string(past_) +
+                            " + seq " + std::to_string(in_[0][0]) + " tokens: give past + seq <= " + std::to_string(held));
+      }
       l_.output = {in_[0][0], requested_.at(0)};
       return;
     case LayerKind::cross_entropy:
