@@ -207,3 +207,29 @@ TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, 
                        << ", layout: nhwc}\n";
   CHECK(error(trace).find("workloads[0].layout: a trace takes no layout:") != std::string::npos);
 }
+
+TEST_CASE("sweep workloads: a model file's error is named as the workload's, at the spec's line") {
+  namespace fs = std::filesystem;
+  const auto dir = test::temp_dir("sweep_spec_model_error");
+  auto spec = [&](const std::string& tag, const std::string& model, const std::string& extra) {
+    const auto file = dir / (tag + ".yaml");
+    std::ofstream(file) << "base: " << (test::source_dir() / "configs/gpu/a100.yaml").string() << "\n"
+                        << "axes:\n  - path: sm.count\n    values: [108]\n"
+                        << "workloads:\n  - {model: " << (test::source_dir() / "models" / model).string()
+                        << ", name: w, batch: 2, precision: fp16, pass: infer" << extra << "}\n";
+    return file;
+  };
+  auto error = [](const fs::path& f) {
+    try {
+      (void)prepare_sweep(f);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error(spec("ok", "gpt2.yaml", ", seq: 1, kv_len: 1023")).empty());
+  const auto cache = spec("encoder_cache", "bert_large.yaml", ", seq: 1, kv_len: 64");
+  CHECK(error(cache).find(cache.string() + ":6: workloads: w: ") == 0);
+  CHECK(error(cache).find("bert_large.yaml:29: layer 'attention': causal: a KV cache (past 64 tokens") != std::string::npos);
+  CHECK(error(spec("long", "bert_large.yaml", ", seq: 4096")).find("a table of 512 learned positions") != std::string::npos);
+}

@@ -179,7 +179,7 @@ TEST_CASE("network format: a KV cache needs causal self-attention and room in a 
       "  - {name: attn, kind: attention, heads: heads, head_dim: hidden / heads}\n");
   CHECK(error_of(encoder).empty());
   CHECK(error_of(encoder, {.batch = 1, .seq = 1, .past = 5}).find(
-            "n.yaml:10: layer 'attn': causal: a KV cache (past 5 tokens: --kv-len or defaults.past) is for causal "
+            "n.yaml:10: layer 'attn': causal: a KV cache (past 5 tokens: --kv-len, a sweep's kv_len or defaults.past) is for causal "
             "self-attention; this layer attends both ways") == 0);
   CHECK(error_of(token_net("  - {name: b, kind: position_bias, heads: 4}\n"), {.batch = 1, .seq = 1, .past = 5})
             .find("n.yaml:8: layer 'b': causal: a KV cache") == 0);
@@ -188,7 +188,7 @@ TEST_CASE("network format: a KV cache needs causal self-attention and room in a 
             .find("n.yaml: past: ") == 0);
   // Nor does a network without attention (past would change nothing: an estimate of nothing cached).
   CHECK(error_of(token_net("  - {name: e, kind: embedding, vocab: 50, dim: hidden}\n"), {.batch = 1, .seq = 1, .past = 5}) ==
-        "n.yaml: past: a KV cache (past 5 tokens: --kv-len or defaults.past) needs causal self-attention; 't' has no "
+        "n.yaml: past: a KV cache (past 5 tokens: --kv-len, a sweep's kv_len or defaults.past) needs causal self-attention; 't' has no "
         "attention layer to keep one for");
 }
 

@@ -25,7 +25,13 @@ LoadedWorkload load_workload(const WorkloadSpec& w, const std::string& spec_file
   a.kv_len = w.kv_len;
   a.precision = w.precision;
   a.pass = w.pass;
-  l.network = read_network_workload(a, where + ".precision", where + ".pass", where + ".seq");
+  try {
+    l.network = read_network_workload(a, where + ".precision", where + ".pass", where + ".seq");
+  } catch (const InputError& e) {
+    // The model file's own errors (its file, line, layer and field), named as this workload's.
+    if (e.where().rfind(spec_file, 0) == 0) throw;
+    throw InputError(where, e.what());
+  }
   apply_run_choices(w.run, l.network->options, [&](const std::string& key) { return where + "." + key; });
   l.network->options.jobs = 1;  // the sweep's pool runs (point, workload) pairs in parallel instead
   return l;

@@ -316,7 +316,7 @@ Network Reader::read(const std::string& text) {
   });
   if (net_.past > 0 && !self_attention)
     throw InputError(location(file_, 0, "past"), "a KV cache (past " + std::to_string(net_.past) +
-                                                     " tokens: --kv-len or defaults.past) needs causal self-attention; '" +
+                                                     " tokens: --kv-len, a sweep's kv_len or defaults.past) needs causal self-attention; '" +
                                                      net_.name + "' has no attention layer to keep one for");
   return std::move(net_);
 }

@@ -44,7 +44,7 @@ class Inference {
   // A KV cache holds the keys and values of earlier tokens for a causal decoder, whose earlier tokens
   // never see the new ones; a layer that attends both ways would recompute them all (an encoder).
   std::string bidirectional_with_cache() const {
-    return "a KV cache (past " + std::to_string(past_) + " tokens: --kv-len or defaults.past) is for causal "
+    return "a KV cache (past " + std::to_string(past_) + " tokens: --kv-len, a sweep's kv_len or defaults.past) is for causal "
            "self-attention; this layer attends both ways (causal: false), as an encoder does: run it with past 0";
   }
 
