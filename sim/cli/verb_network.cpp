@@ -136,6 +136,8 @@ int network_verb(const std::vector<std::string>& args) {
   if (vm.count("batch") && batch <= 0) throw InputError("--batch", "expected a positive number of samples");
   if (vm.count("seq") && seq <= 0) throw InputError("--seq", "expected a positive number of tokens");
   if (vm.count("kv-len") && kv_len < 0) throw InputError("--kv-len", "expected 0 or more cached tokens");
+  if (pass == "train" && vm.count("kv-len") && kv_len > 0)
+    throw InputError("--kv-len", "a KV cache is for --pass infer (a decode step); training runs the whole sequence (--seq)");
   if (vm.count("jobs") && jobs < 1) throw InputError("--jobs", "expected at least 1 thread");
   if (vm.count("output") && output_dir.empty()) throw InputError("--output", "expected a folder name");
 
@@ -165,6 +167,7 @@ int network_verb(const std::vector<std::string>& args) {
   if (vm.count("kv-len")) wargs.kv_len = kv_len;
   const workload::Network net =
       engine::read_network_workload(wargs, "--precision", "--pass", vm.count("seq") ? "--seq" : "--kv-len").network;
+  engine::check_run_choices_fit(net, opt, [](const std::string& key) { return key == "kv_cache" ? "--kv-cache" : "--" + key; });
 
   const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
   engine::require_clock(*loaded.accelerator, config_path);

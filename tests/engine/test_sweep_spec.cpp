@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "common/error.h"
 #include "engine/sweep/spec/constraint_expr.h"
@@ -232,4 +233,17 @@ TEST_CASE("sweep workloads: a model file's error is named as the workload's, at 
   CHECK(error(cache).find(cache.string() + ":6: workloads: w: ") == 0);
   CHECK(error(cache).find("bert_large.yaml:29: layer 'attention': causal: a KV cache (past 64 tokens") != std::string::npos);
   CHECK(error(spec("long", "bert_large.yaml", ", seq: 4096")).find("a table of 512 learned positions") != std::string::npos);
+  // Choices that need a decoder: a dynamic cache on an encoder, at the workload's key; a KV cache in
+  // training, at the spec's own line and key.
+  CHECK(error(spec("dynamic", "bert_large.yaml", ", seq: 8, kv_cache: dynamic")).find("workloads: w.kv_cache: dynamic grows") !=
+        std::string::npos);
+  CHECK(error(spec("dynamic_ok", "gpt2.yaml", ", seq: 1, kv_len: 8, kv_cache: dynamic")).empty());
+  auto train = spec("train_cache", "gpt2.yaml", ", seq: 1, kv_len: 8");
+  std::string text;
+  {
+    std::ifstream in(train);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(train) << text.replace(text.find("pass: infer"), 11, "pass: train");
+  CHECK(error(train).find(train.string() + ":6: workloads[0].kv_len: a KV cache is a decode step's: only with pass: infer") == 0);
 }

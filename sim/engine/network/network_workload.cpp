@@ -1,5 +1,7 @@
 #include "engine/network/network_workload.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "workload/network/reader/network_reader.h"
 
@@ -33,6 +35,16 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
   opt.eval_metrics = c.eval_metrics;
 }
 
+void check_run_choices_fit(const workload::Network& net, const NetworkRunOptions& opt,
+                           const std::function<std::string(const std::string& key)>& where) {
+  const bool causal_self_attention = std::any_of(net.layers.begin(), net.layers.end(), [](const workload::Layer& l) {
+    return l.kind == workload::LayerKind::attention && l.causal && !l.cross;
+  });
+  if (opt.kv_cache_concat && !causal_self_attention)
+    throw InputError(where("kv_cache"), "dynamic grows a decoder's KV cache (Hugging Face's DynamicCache); '" + net.name +
+                                            "' has no causal self-attention to keep one");
+}
+
 NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::string& where_precision,
                                       const std::string& where_pass, const std::string& where_seq) {
   if (a.pass != "infer" && a.pass != "train") throw InputError(where_pass, "expected infer or train, got '" + a.pass + "'");
@@ -46,6 +58,11 @@ NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::s
   w.network = workload::read_network(a.model, vars);
   if ((a.seq || a.kv_len) && !w.network.has_sequence())
     throw InputError(where_seq, a.model.string() + " is an image network: it has no sequence");
+  // A training step runs every token of its sequences through the network; a cache of earlier
+  // tokens' keys and values is a decode step's (the measured-steps reader refuses it too).
+  if (w.options.training && w.network.past > 0)
+    throw InputError(where_pass, "train with a KV cache of " + std::to_string(w.network.past) +
+                                     " tokens: a cache is for infer (a decode step); training runs the whole sequence (--seq)");
   return w;
 }
 

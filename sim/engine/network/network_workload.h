@@ -54,8 +54,14 @@ inline constexpr std::pair<const char*, bool NetworkRunChoices::*> kRunChoiceSwi
 void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
                        const std::function<std::string(const std::string& key)>& where);
 
+// Refuses, at where("kv_cache"), a dynamic KV cache (Hugging Face's DynamicCache) for a network
+// without causal self-attention: an image network, an encoder, an LSTM keep no cache to grow.
+void check_run_choices_fit(const workload::Network& net, const NetworkRunOptions& opt,
+                           const std::function<std::string(const std::string& key)>& where);
+
 // InputError naming `where_*` (an option like "--precision" or a spec's "file:line: key") for a
-// bad precision or pass, and for seq/kv_len on an image network; the reader's errors otherwise.
+// bad precision or pass, for seq/kv_len on an image network and for a KV cache in training (at
+// where_pass); the reader's errors otherwise.
 workload::Precision parse_precision_or_throw(const std::string& text, const std::string& where);
 NetworkWorkload read_network_workload(const NetworkWorkloadArgs& a, const std::string& where_precision = "--precision",
                                       const std::string& where_pass = "--pass", const std::string& where_seq = "--seq");

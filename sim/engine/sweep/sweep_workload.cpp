@@ -33,6 +33,7 @@ LoadedWorkload load_workload(const WorkloadSpec& w, const std::string& spec_file
     throw InputError(where, e.what());
   }
   apply_run_choices(w.run, l.network->options, [&](const std::string& key) { return where + "." + key; });
+  check_run_choices_fit(l.network->network, l.network->options, [&](const std::string& key) { return where + "." + key; });
   l.network->options.jobs = 1;  // the sweep's pool runs (point, workload) pairs in parallel instead
   return l;
 }

@@ -199,6 +199,8 @@ WorkloadSpec read_workload(const Reader& r, const fs::path& spec, const YAML::No
     r.fail(n["eval_metrics"], key + ".eval_metrics", "an evaluation step's loss and accuracy: only with pass: infer");
   if (w.run.fp32_master && w.pass != "train")
     r.fail(n["fp32_master"], key + ".fp32_master", "master weights are the optimizer's: only with pass: train");
+  if (w.kv_len && *w.kv_len > 0 && w.pass == "train")
+    r.fail(n["kv_len"], key + ".kv_len", "a KV cache is a decode step's: only with pass: infer (training runs the whole sequence)");
   NetworkRunOptions checked;  // a bad value names its line now, not when the sweep runs
   apply_run_choices(w.run, checked, [&](const std::string& k) { return location(r.file, r.line(n[k]), key + "." + k); });
   w.name = n["name"] ? r.scalar(n["name"], key + ".name") : w.file.stem().string();
