@@ -1,7 +1,5 @@
 #include "engine/network/network_workload.h"
 
-#include <algorithm>
-
 #include "common/error.h"
 #include "workload/network/reader/network_reader.h"
 
@@ -37,10 +35,7 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
 
 void check_run_choices_fit(const workload::Network& net, const NetworkRunOptions& opt,
                            const std::function<std::string(const std::string& key)>& where) {
-  const bool causal_self_attention = std::any_of(net.layers.begin(), net.layers.end(), [](const workload::Layer& l) {
-    return l.kind == workload::LayerKind::attention && l.causal && !l.cross;
-  });
-  if (opt.kv_cache_concat && !causal_self_attention)
+  if (opt.kv_cache_concat && !net.has_causal_self_attention())
     throw InputError(where("kv_cache"), "dynamic grows a decoder's KV cache (Hugging Face's DynamicCache); '" + net.name +
                                             "' has no causal self-attention to keep one");
 }

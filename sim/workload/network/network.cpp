@@ -117,6 +117,11 @@ std::int64_t Layer::expert_rows(std::int64_t batch) const {
   return dispatch == MoeDispatch::padded ? batch * capacity : routed_rows(batch);
 }
 
+bool Network::has_causal_self_attention() const {
+  return std::any_of(layers.begin(), layers.end(),
+                     [](const Layer& l) { return l.kind == LayerKind::attention && l.causal && !l.cross; });
+}
+
 std::int64_t Network::params() const {
   std::int64_t total = 0;
   for (const auto& l : layers) total += l.params() * l.count;

@@ -204,6 +204,8 @@ struct Network {
   std::string optimizer = "sgd";  // training: sgd (with momentum), adam or adamw
   std::vector<Layer> layers;
 
+  // A decoder's attention over its own earlier tokens, what a KV cache (past) is kept for.
+  bool has_causal_self_attention() const;
   std::int64_t params() const;      // trainable parameters, counting repeats once per copy
   double forward_macs() const;      // one forward pass of the whole batch, repeats included
   // Published totals the YAML states (`reference:`), for the tests; 0 when not given.

@@ -6,7 +6,6 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -311,10 +310,7 @@ Network Reader::read(const std::string& text) {
   }
   // A bidirectional attention layer refuses a cache itself (shape_inference.cpp); a network without
   // self-attention (an LSTM) has nothing to keep one for.
-  const bool self_attention = std::any_of(net_.layers.begin(), net_.layers.end(), [](const Layer& l) {
-    return l.kind == LayerKind::attention && !l.cross;
-  });
-  if (net_.past > 0 && !self_attention)
+  if (net_.past > 0 && !net_.has_causal_self_attention())
     throw InputError(location(file_, 0, "past"), "a KV cache (past " + std::to_string(net_.past) +
                                                      " tokens: --kv-len, a sweep's kv_len or defaults.past) needs causal self-attention; '" +
                                                      net_.name + "' has no attention layer to keep one for");
