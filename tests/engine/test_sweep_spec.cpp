@@ -19,6 +19,17 @@ using namespace tcsim::engine::sweep;
 
 namespace {
 
+// The InputError `stage` (read_sweep_spec or prepare_sweep) throws for the spec, or "".
+template <class Stage>
+std::string spec_error(Stage stage, const std::filesystem::path& spec) {
+  try {
+    (void)stage(spec);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 std::filesystem::path write_spec(const std::string& tag, const std::string& body) {
   const auto dir = test::temp_dir("sweep_spec_" + tag);
   const auto file = dir / "spec.yaml";
@@ -185,14 +196,7 @@ TEST_CASE("sweep workloads take tcsim network's run choices: layout, framework, 
   CHECK(nhwc.resolved_spec.find("layout: nhwc") != std::string::npos);
   CHECK(nchw.resolved_spec.find("layout") == std::string::npos);  // defaults are not written: old sweeps keep their hash
   // Bad values name the spec's line and key before anything runs; a trace takes none of them.
-  auto error = [](const fs::path& f) {
-    try {
-      (void)read_sweep_spec(f);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto error = [](const fs::path& f) { return spec_error([](const fs::path& p) { return read_sweep_spec(p); }, f); };
   CHECK(error(spec("badlayout", ", layout: nwhc")).find("badlayout.yaml:6: workloads[0].layout: expected nchw or nhwc, got 'nwhc'") !=
         std::string::npos);
   CHECK(error(spec("badfw", ", framework: caffe")).find("workloads[0].framework: expected pytorch, mxnet or tensorflow") !=
@@ -220,14 +224,7 @@ TEST_CASE("sweep workloads: a model file's error is named as the workload's, at 
                         << ", name: w, batch: 2, precision: fp16, pass: infer" << extra << "}\n";
     return file;
   };
-  auto error = [](const fs::path& f) {
-    try {
-      (void)prepare_sweep(f);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  auto error = [](const fs::path& f) { return spec_error([](const fs::path& p) { return prepare_sweep(p); }, f); };
   CHECK(error(spec("ok", "gpt2.yaml", ", seq: 1, kv_len: 1023")).empty());
   const auto cache = spec("encoder_cache", "bert_large.yaml", ", seq: 1, kv_len: 64");
   CHECK(error(cache).find(cache.string() + ":6: workloads: w: ") == 0);
