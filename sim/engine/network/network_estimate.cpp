@@ -230,15 +230,19 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   // power averaged over a window longer than its kernels, so they share one clock. The step's power
   // is its kernels' energy at that clock plus idle power while the GPU waits for the host (a kernel
   // the model rejects counts nothing here; it is reported below).
-  const StepClock clock = choose_step_clock(acc, unique, opt.jobs, [&](const std::vector<KernelOutcome>& outcomes) {
+  // Each launch's GPU time from its distinct kernel's outcome (0 where the model rejects it).
+  auto launch_times = [&](const std::vector<KernelOutcome>& outcomes) {
     std::vector<double> gpu_s(low.kernels.size(), 0.0);
+    for (std::size_t i = 0; i < low.kernels.size(); ++i)
+      if (const KernelOutcome& o = outcomes[slot[i]]; o.ok) gpu_s[i] = o.result.time_s;
+    return gpu_s;
+  };
+  const StepClock clock = choose_step_clock(acc, unique, opt.jobs, [&](const std::vector<KernelOutcome>& outcomes) {
     double energy = 0;
     for (std::size_t i = 0; i < low.kernels.size(); ++i)
-      if (const KernelOutcome& o = outcomes[slot[i]]; o.ok) {
-        gpu_s[i] = o.result.time_s;
+      if (const KernelOutcome& o = outcomes[slot[i]]; o.ok)
         energy += o.result.get("energy_j").value_or(0) * double(low.kernels[i].kernel.count);
-      }
-    const QueuedStep q = queue_step(low.kernels, gpu_s, net, host, host_factor, graph_host_s);
+    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host, host_factor, graph_host_s);
     energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
     return q.step_s > 0 ? energy / q.step_s : 0.0;
   });
@@ -360,10 +364,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       format_number("%.4g", actual * 1e6) + " us; fix: " + sizes);
   }
 
-  std::vector<double> gpu_s;
-  gpu_s.reserve(e.kernels.size());
-  for (const KernelEstimate& k : e.kernels) gpu_s.push_back(k.modelled ? k.result.time_s : 0);
-  const QueuedStep queued = queue_step(low.kernels, gpu_s, net, host, host_factor, graph_host_s);
+  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s);
   e.gpu_time_s = queued.gpu_s;
   e.host_time_s = queued.host_s;
   e.step_time_s = queued.step_s;
