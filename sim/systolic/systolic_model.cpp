@@ -43,9 +43,19 @@ void check_work(const Layer& l, std::int64_t copies, const SystolicConfig& c, co
                                 " GB; at most 2^22 (4.2e6) folds per layer (use a larger array or a smaller layer)");
 }
 
+// A GEMM or convolution whose operands the array's MACs do not take (array.formats).
+void check_formats(const Kernel& k, const SystolicConfig& c, const std::string& where) {
+  for (const auto& [f, operand] : {std::pair{k.a_format, "A"}, std::pair{k.b_format, "B"}})
+    if (!c.takes(f))
+      throw InputError(where, c.name + "'s array takes " + c.formats_text() + " operands (array.formats), not " +
+                                  std::string(format_name(f)) + " (operand " + operand +
+                                  "); run the workload in the array's format or list this one in array.formats");
+}
+
 }  // namespace
 
 std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where, bool simulate_each) const {
+  check_formats(kernel, config_, where);
   if (kernel.kind == Kernel::Kind::conv && kernel.conv.depthwise()) {
     Kernel one = kernel;
     one.conv.groups = 1;

@@ -312,6 +312,44 @@ TEST_CASE("lowering: inference-only precisions refuse training; quantized modes 
   CHECK(find(lower(kTinyDecoder, Precision::tf32, false), "layers.q")->kernel.d_format == FormatId::fp32);
 }
 
+TEST_CASE("lowering: quantized attention (no 16-bit GEMMs on the accelerator) runs Q·Kᵀ and P·V in the 8-bit format") {
+  NetworkVariables decode;
+  decode.seq = 1;
+  decode.past = 31;
+  const Network net = parse_network(kTinyDecoder, "tiny.yaml", decode);
+  LoweringOptions o;
+  o.precision = Precision::int8;
+  const Lowering kept = lower_network(net, o);  // a GPU's: attention in fp16
+  o.quantized_attention = true;                 // an int8-only array's
+  const Lowering q = lower_network(net, o);
+  for (const char* name : {"layers.attn.scores", "layers.attn.context"}) {
+    const LoweredKernel* g = find(q, name);
+    REQUIRE(g);
+    CHECK(g->kernel.a_format == FormatId::int8);
+    CHECK(g->kernel.b_format == FormatId::int8);
+    CHECK(g->kernel.c_format == FormatId::int32);
+    CHECK(g->kernel.d_format == FormatId::fp16);  // dequantized in the epilogue, as the linear layers'
+    CHECK(find(kept, name)->kernel.a_format == FormatId::fp16);
+  }
+  // The fp16 probabilities are quantized by an engine's kernel, not a casting copy.
+  const LoweredKernel* probs = find(q, "layers.attn.probs.quantize");
+  REQUIRE(probs);
+  CHECK(probs->kernel.memory.op == "quantize");
+  CHECK(probs->kernel.bytes_written == 2 * 8 * 1 * 32);  // batch 2, 8 heads, 1 query, 32 keys, 1 byte each
+  CHECK(find(kept, "layers.attn.probs.quantize") == nullptr);
+  // Q, K and V come out of the projections in fp16 and are quantized before the GEMMs.
+  CHECK(find(q, "layers.attn.quantize_in"));
+  CHECK(find(q, "layers.attn.quantize_in2"));
+  // The cache holds int8 keys and values: half the fp16 cache.
+  CHECK(q.footprint.kv_cache == doctest::Approx(kept.footprint.kv_cache / 2));
+  CHECK(q.footprint.kv_cache == doctest::Approx(2.0 * 2 * 2 * 32 * 8 * 1 * 2));
+  // Outside the quantized modes the option changes nothing.
+  o.precision = Precision::fp16;
+  const Lowering f16 = lower_network(net, o);
+  CHECK(find(f16, "layers.attn.scores")->kernel.a_format == FormatId::fp16);
+  CHECK(find(f16, "layers.attn.probs.quantize") == nullptr);
+}
+
 TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache") {
   NetworkVariables decode;
   decode.seq = 1;

@@ -52,6 +52,16 @@ Kernel parse_gemm(const std::string& text) {
   return k;
 }
 
+// Topology rows and --gemm shapes carry no format: SCALE-Sim's 1-byte words, int8 in and int32 out.
+// An array that does not take int8 (array.formats) runs them in its native format, the list's first.
+Kernel in_native_format(Kernel k, const systolic::SystolicConfig& c) {
+  if (c.takes(k.a_format)) return k;
+  const FormatId f = c.formats.front();
+  k.a_format = k.b_format = f;
+  k.c_format = k.d_format = format_is_integer(f) ? FormatId::int32 : FormatId::fp32;
+  return k;
+}
+
 io::Table layers_table(const std::vector<systolic::LayerReport>& rs, const systolic::SystolicConfig& c) {
   io::Table t;
   t.name = "layers";
@@ -122,7 +132,7 @@ int run_systolic(const RunRequest& req) {
     else if (!req.topology_kind.empty())
       throw InputError("--topology-kind", "expected conv or gemm, got '" + req.topology_kind + "'");
     for (auto& l : workload::read_scalesim_topology(req.topology, kind))
-      jobs.push_back({l.kernel, location(req.topology, l.line)});
+      jobs.push_back({in_native_format(l.kernel, cfg), location(req.topology, l.line)});
   } else if (!req.topology_kind.empty()) {
     throw InputError("--topology-kind", "applies to --topology");
   }
@@ -140,7 +150,7 @@ int run_systolic(const RunRequest& req) {
       jobs.push_back({ks[i], origins[i]});
     }
   }
-  for (const auto& g : req.gemms) jobs.push_back({parse_gemm(g), "--gemm " + g});
+  for (const auto& g : req.gemms) jobs.push_back({in_native_format(parse_gemm(g), cfg), "--gemm " + g});
   if (jobs.empty())
     throw InputError("tcsim run", "nothing to simulate: give --topology FILE.csv, an op-trace CSV or --gemm MxNxK");
 

@@ -131,6 +131,21 @@ bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& 
   }
 }
 
+// Quantized modes keep attention's GEMMs in their 16-bit activation format, where the accelerator
+// has such GEMMs; an array whose MACs take only 8-bit operands (array.formats) gets quantized
+// attention instead (LoweringOptions::quantized_attention).
+bool needs_quantized_attention(const Accelerator& acc, const NetworkRunOptions& opt) {
+  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  if (!f.quantized_inputs) return false;
+  Kernel probe = make_gemm("attention probe", 256, 256, 64, f.activation, FormatId::fp32);
+  try {
+    (void)acc.run(probe);
+    return false;
+  } catch (const InputError&) {
+    return true;
+  }
+}
+
 }  // namespace
 
 void require_clock(const Accelerator& acc, const std::string& where) {
@@ -170,6 +185,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.per_sample_readbacks = opt.per_sample_readbacks;
   lo.eval_metrics = opt.eval_metrics;
   lo.fused_attention = fused_attention_available(acc, opt);
+  lo.quantized_attention = needs_quantized_attention(acc, opt);
   if (opt.attention == workload::AttentionImpl::fused && !lo.fused_attention)
     throw InputError("--attention", "fused, but " + acc.name() + " has no fused attention kernel in " +
                                         std::string(workload::to_string(opt.precision)) +

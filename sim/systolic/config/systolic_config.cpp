@@ -1,5 +1,7 @@
 #include "systolic/config/systolic_config.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace tcsim::systolic {
@@ -14,6 +16,17 @@ std::string to_string(Dataflow d) {
 }
 std::string to_string(BandwidthMode m) { return m == BandwidthMode::calc ? "CALC" : "USER"; }
 std::string to_string(Semantics s) { return s == Semantics::scalesim_v2 ? "scalesim_v2" : "faithful"; }
+
+bool SystolicConfig::takes(FormatId f) const {
+  return formats.empty() || std::find(formats.begin(), formats.end(), f) != formats.end();
+}
+
+std::string SystolicConfig::formats_text() const {
+  if (formats.empty()) return "any";
+  std::string text;
+  for (FormatId f : formats) text += (text.empty() ? "" : ", ") + std::string(format_name(f));
+  return text;
+}
 
 void SystolicConfig::validate(const std::function<std::string(const std::string& field)>& where) const {
   if (rows < 1 || rows > kMaxArrayDim)

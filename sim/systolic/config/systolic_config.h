@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "numerics/formats/format_id.h"
 
 namespace tcsim::systolic {
 
@@ -69,6 +72,13 @@ struct SystolicConfig {
   bool bytes_from_formats = true;
 
   VectorUnit vector;
+
+  // The operand formats the array's MACs take (`array.formats`), the first one native: a kernel
+  // whose A or B is in another format cannot run (TPU v1's MACs are 8-bit integer ones). Empty:
+  // any format (SCALE-Sim is format-agnostic).
+  std::vector<FormatId> formats;
+  bool takes(FormatId f) const;
+  std::string formats_text() const;  // "int8, bf16" or "any", as array.formats is written
 
   // DRAM bytes per cycle in faithful semantics: dram.bandwidth / clock with both given, else the
   // USER interface's words per cycle of `word_bytes` each, else 0: unlimited (CALC mode assumes the

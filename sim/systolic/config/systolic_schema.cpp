@@ -1,8 +1,11 @@
 #include "systolic/config/systolic_schema.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/text/strings.h"
 #include "common/text/units.h"
 
 namespace tcsim::systolic {
@@ -23,6 +26,9 @@ const config::Schema& config_schema() {
     s.add({"array.cols", ParamType::integer, "32", "PE columns C (SCALE-Sim ArrayWidth)", 1, 65536});
     s.add({"array.dataflow", ParamType::choice, "os", "os (output), ws (weight) or is (input) stationary", -1e300,
            1e300, {"os", "ws", "is"}});
+    s.add({"array.formats", ParamType::string, "any",
+           "operand formats the MACs take, the native one first, like int8 or bf16, fp32; any: every format "
+           "(SCALE-Sim is format-agnostic). A GEMM or convolution in another format is an error"});
     s.add({"sram.ifmap", ParamType::bytes, "64KiB", "ifmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
     s.add({"sram.filter", ParamType::bytes, "64KiB", "filter SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
     s.add({"sram.ofmap", ParamType::bytes, "64KiB", "ofmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
@@ -53,6 +59,23 @@ const config::Schema& config_schema() {
   return schema;
 }
 
+std::vector<FormatId> parse_array_formats(const std::string& text, const std::string& where) {
+  if (trim(text) == "any") return {};
+  std::vector<FormatId> formats;
+  for (const auto& part : split(text, ',')) {
+    const std::string_view name = trim(part);
+    const std::optional<FormatId> f = parse_format(name);
+    if (!f)
+      throw InputError(where, "unknown format '" + std::string(name) +
+                                  "'; expected any, or a comma-separated list like int8 or bf16, fp32 (fp32, tf32, "
+                                  "bf16, fp16, e4m3, e5m2, int8, uint8, int4, ...)");
+    if (std::find(formats.begin(), formats.end(), *f) != formats.end())
+      throw InputError(where, "format '" + std::string(name) + "' is listed twice");
+    formats.push_back(*f);
+  }
+  return formats;
+}
+
 SystolicConfig config_from(const config::Config& cfg) {
   SystolicConfig c;
   c.name = cfg.string("name");
@@ -71,6 +94,7 @@ SystolicConfig config_from(const config::Config& cfg) {
   c.cols = cfg.integer("array.cols");
   const std::string df = cfg.string("array.dataflow");
   c.dataflow = df == "ws" ? Dataflow::ws : df == "is" ? Dataflow::is : Dataflow::os;
+  c.formats = parse_array_formats(cfg.string("array.formats"), cfg.where("array.formats"));
   c.ifmap_sram_bytes = cfg.bytes("sram.ifmap");
   c.filter_sram_bytes = cfg.bytes("sram.filter");
   c.ofmap_sram_bytes = cfg.bytes("sram.ofmap");
@@ -108,7 +132,8 @@ std::string format_systolic_yaml(const SystolicConfig& c, const std::string& com
   if (!comment.empty()) os << "# " << comment << "\n";
   os << "version: 1\nkind: systolic\nname: " << c.name << "\nsemantics: " << to_string(c.semantics)
      << "\nclock: " << (c.clock_hz > 0 ? units::format_frequency(c.clock_hz) : "none") << "\narray:\n  rows: " << c.rows
-     << "\n  cols: " << c.cols << "\n  dataflow: " << to_string(c.dataflow) << "\nsram:\n  ifmap: "
+     << "\n  cols: " << c.cols << "\n  dataflow: " << to_string(c.dataflow) << "\n  formats: " << c.formats_text()
+     << "\nsram:\n  ifmap: "
      << units::format_bytes(c.ifmap_sram_bytes) << "\n  filter: " << units::format_bytes(c.filter_sram_bytes)
      << "\n  ofmap: " << units::format_bytes(c.ofmap_sram_bytes) << "\n  word_size: " << c.word_bytes
      << "B\n  bytes_from_formats: " << (c.bytes_from_formats ? "true" : "false") << "\naddress:\n  ifmap_offset: "

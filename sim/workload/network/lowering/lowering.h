@@ -43,6 +43,12 @@ struct LoweringOptions {
   // Whether the accelerator runs fused attention kernels in this mode (the engine asks it);
   // layers with impl `automatic` use them when true, `fused` layers require them.
   bool fused_attention = false;
+  // Quantized modes (int8, fp8) keep attention's GEMMs in 16 bits, as inference engines do on GPUs
+  // (Q·Kᵀ and P·V read fp16 activations). An accelerator without 16-bit GEMMs (a TPU v1-like
+  // int8 array) quantizes Q, K, V and the probabilities too, as fully quantized attention does
+  // (FasterTransformer's int8 mode 2, TensorRT's int8 MHA): the engine sets this when the
+  // accelerator refuses a GEMM in the mode's activation format.
+  bool quantized_attention = false;
   // Bias and activation folded into the preceding GEMM/conv epilogue (inference engines; eager
   // PyTorch fuses only a linear layer's bias).
   bool fuse_epilogues = false;

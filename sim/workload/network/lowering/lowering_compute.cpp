@@ -21,6 +21,12 @@ FormatId accumulator_for(const Context& c, FormatId in) {
 // The format a GEMM-like layer's activation inputs must be in, and the cast to it.
 FormatId gemm_input_format(const Context& c) { return storage_of(c.f.gemm_in); }
 
+// Attention's GEMMs run in the mode's GEMM format, except that quantized modes keep them in 16 bits
+// (the activation format) unless the accelerator has no 16-bit GEMMs (quantized_attention).
+FormatId attention_gemm_format(const Context& c) {
+  return c.f.quantized_inputs && !c.opt.quantized_attention ? storage_of(c.f.activation) : c.f.gemm_in;
+}
+
 // A bias added by its own kernel (unless fused into the epilogue), and its gradient (a reduction
 // over every output position of each channel/feature).
 // A linear layer's bias gradient sums dY over the tokens (outer dims): reduce_kernel's column form;
@@ -169,7 +175,7 @@ namespace {
 void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, h = l.heads, kvh = l.kv_heads, q = l.q_len, kv = l.kv_len, d = l.head_dim;
-  const FormatId gin = c.f.quantized_inputs ? storage_of(c.f.activation) : c.f.gemm_in;  // quantized modes keep attention in 16 bits
+  const FormatId gin = attention_gemm_format(c);
   const FormatId act = storage_of(c.f.activation);
   const std::int64_t scores = B * h * q * kv;
   // rd and wr: passes over the n elements.
@@ -208,8 +214,10 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   c.emit_forward(li, mem(".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5));
   const bool dropout = c.opt.training && l.probability > 0;
   if (dropout) c.emit_forward(li, dropout_kernel(l.name + ".dropout", p_fmt, scores, l.count));
-  if (p_fmt != storage_of(gin))
-    c.emit_forward(li, cast_kernel(l.name + ".probs.cast", p_fmt, storage_of(gin), scores, l.count));
+  if (p_fmt != storage_of(gin))  // quantized attention quantizes the probabilities (an inference engine's kernel)
+    c.emit_forward(li, c.f.quantized_inputs && format_bits(gin) == 8
+                           ? quantize_kernel(l.name + ".probs.quantize", p_fmt, storage_of(gin), scores, l.count)
+                           : cast_kernel(l.name + ".probs.cast", p_fmt, storage_of(gin), scores, l.count));
   c.emit_forward(li, gemm(c, l.name + ".context", q, d, kv, B * h, Layout::NN, Pass::forward, gin));
   c.emit_forward(li, mem(".merge_heads", "transpose", act, B * q * h * d, 0, 1, 1, 0));
 
@@ -247,8 +255,7 @@ void lower_attention(Context& c, int li) {
     throw InputError(l.where, "layer '" + l.name + "': impl: fused, but this accelerator has no fused attention "
                               "kernel in " + std::string(to_string(c.opt.precision)) +
                               " (FlashAttention needs sm_80+ and fp16/bf16); use impl: auto or unfused");
-  // Attention runs in 16-bit formats in every tensor-core mode (quantized modes too).
-  const FormatId in_fmt = c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.gemm_in);
+  const FormatId in_fmt = storage_of(attention_gemm_format(c));
   const std::size_t qkv = std::min<std::size_t>(3, std::max<std::size_t>(1, l.inputs.size()));  // not the bias
   bool cast[3] = {false, false, false};
   for (std::size_t i = 0; i < qkv; ++i) cast[i] = c.cast_input(li, i, in_fmt);
