@@ -93,6 +93,14 @@ int count_named(const Lowering& l, const std::string& prefix) {
   return n;
 }
 
+// A decode step: one new token against a KV cache of `past` tokens.
+NetworkVariables one_token_after(std::int64_t past) {
+  NetworkVariables v;
+  v.seq = 1;
+  v.past = past;
+  return v;
+}
+
 Lowering lower(const char* yaml, Precision p, bool training, NetworkVariables vars = {}, bool fused = false) {
   const Network net = parse_network(yaml, "tiny.yaml", vars);
   LoweringOptions o;
@@ -313,10 +321,7 @@ TEST_CASE("lowering: inference-only precisions refuse training; quantized modes 
 }
 
 TEST_CASE("lowering: quantized attention (no 16-bit GEMMs on the accelerator) runs Q·Kᵀ and P·V in the 8-bit format") {
-  NetworkVariables decode;
-  decode.seq = 1;
-  decode.past = 31;
-  const Network net = parse_network(kTinyDecoder, "tiny.yaml", decode);
+  const Network net = parse_network(kTinyDecoder, "tiny.yaml", one_token_after(31));
   LoweringOptions o;
   o.precision = Precision::int8;
   const Lowering kept = lower_network(net, o);  // a GPU's: attention in fp16
@@ -351,10 +356,7 @@ TEST_CASE("lowering: quantized attention (no 16-bit GEMMs on the accelerator) ru
 }
 
 TEST_CASE("lowering: attention unfused and fused, grouped-query heads, KV cache") {
-  NetworkVariables decode;
-  decode.seq = 1;
-  decode.past = 31;
-  const Lowering u = lower(kTinyDecoder, Precision::fp16, false, decode, false);
+  const Lowering u = lower(kTinyDecoder, Precision::fp16, false, one_token_after(31), false);
   const LoweredKernel* scores = find(u, "layers.attn.scores");
   REQUIRE(scores);
   CHECK(scores->kernel.m == 1);       // one new token
@@ -892,10 +894,7 @@ TEST_CASE("lowering: PyTorch's max pooling carries its window and format, and it
 }
 
 TEST_CASE("lowering: Hugging Face's DynamicCache copies the whole cache with torch.cat, keys and values, every step") {
-  NetworkVariables decode;
-  decode.seq = 1;
-  decode.past = 31;
-  const Network net = parse_network(kTinyDecoder, "tiny.yaml", decode);
+  const Network net = parse_network(kTinyDecoder, "tiny.yaml", one_token_after(31));
   LoweringOptions o;
   o.precision = Precision::fp16;
   o.kv_cache_concat = true;
