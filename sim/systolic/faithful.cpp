@@ -251,6 +251,16 @@ FaithfulResult faithful_layer(const Layer& layer, const FoldSchedule& s, const S
     if (ifmap_fold_span(layer, s, g, a, b)) ilast = std::max(ilast, b);
   f.sram_ifmap.start = static_cast<double>(std::max<std::int64_t>(ifirst, 0));  // 0, 0: only padding
   f.sram_ifmap.stop = static_cast<double>(std::max<std::int64_t>(ilast, 0));
+  // A format at 1/N of the native rate (array.formats' /N): every MAC step of the pipeline takes N
+  // cycles, so the whole timeline above, transfers and SRAM accesses included, stretches N-fold.
+  if (layer.mac_cycles > 1) {
+    const std::int64_t n = layer.mac_cycles;
+    f.compute_cycles *= n;
+    for (AccessSpan* a : {&f.dram_ifmap, &f.dram_filter, &f.dram_ofmap, &f.sram_ifmap, &f.sram_filter, &f.sram_ofmap}) {
+      a->start *= static_cast<double>(n);
+      a->stop *= static_cast<double>(n);
+    }
+  }
   // DRAM bandwidth (bytes/cycle) bounds the layer when double buffering cannot hide it.
   const double bpc = c.dram_bytes_per_cycle(static_cast<double>(in_bytes));
   std::int64_t cycles = f.compute_cycles;

@@ -56,16 +56,19 @@ void check_formats(const Kernel& k, const SystolicConfig& c, const std::string& 
 
 std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where, bool simulate_each) const {
   check_formats(kernel, config_, where);
+  const std::int64_t mac_cycles = config_.mac_cycles(kernel.a_format, kernel.b_format);
   if (kernel.kind == Kernel::Kind::conv && kernel.conv.depthwise()) {
     Kernel one = kernel;
     one.conv.groups = 1;
     one.conv.channels = 1;
     one.conv.num_filters /= kernel.conv.groups;
-    const Layer l = make_layer(one, config_.semantics, where);
+    Layer l = make_layer(one, config_.semantics, where);
+    l.mac_cycles = mac_cycles;
     check_work(l, simulate_each ? kernel.conv.channels : 1, config_, where);
     return std::vector<Layer>(static_cast<std::size_t>(kernel.conv.channels), l);
   }
   Layer l = make_layer(kernel, config_.semantics, where);
+  l.mac_cycles = mac_cycles;
   check_work(l, 1, config_, where);
   return {std::move(l)};
 }
@@ -179,6 +182,9 @@ LayerReport SystolicModel::run_layer(const Layer& layer) const {
     }
     r.time_s = c.clock_hz > 0 ? static_cast<double>(r.total_cycles) / c.clock_hz : 0;
     r.notes.insert(r.notes.end(), f.notes.begin(), f.notes.end());
+    if (layer.mac_cycles > 1)
+      r.notes.push_back("operands at 1/" + std::to_string(layer.mac_cycles) + " of the native MAC rate (array.formats): " +
+                        std::to_string(layer.mac_cycles) + " cycles per pipeline step");
   }
   r.overall_util_pct = r.total_cycles > 0 ? r.macs * 100 / (static_cast<double>(r.total_cycles) * RC) : 0;
   return r;

@@ -3,6 +3,7 @@
 // and `tcsim run` do with an int8-only array (tpu_v1).
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "common/error.h"
@@ -52,16 +53,16 @@ TEST_CASE("array.formats: any by default; a list keeps its order, the native for
   for (FormatId f : {FormatId::int8, FormatId::fp16, FormatId::fp32, FormatId::e4m3}) CHECK(any.takes(f));
   const SystolicConfig c = load("  formats: bf16, fp32\n");
   REQUIRE(c.formats.size() == 2);
-  CHECK(c.formats[0] == FormatId::bf16);
-  CHECK(c.formats[1] == FormatId::fp32);
+  CHECK(c.formats[0].format == FormatId::bf16);
+  CHECK(c.formats[1].format == FormatId::fp32);
   CHECK(c.takes(FormatId::bf16));
   CHECK_FALSE(c.takes(FormatId::fp16));
   CHECK_FALSE(c.takes(FormatId::int8));
   CHECK(c.formats_text() == "bf16, fp32");
-  CHECK(load("  formats: int8\n").formats == std::vector<FormatId>{FormatId::int8});
+  CHECK(load("  formats: int8\n").formats == std::vector<ArrayFormat>{{FormatId::int8, 1}});
   // The shipped TPU v1 takes int8 only; the SCALE-Sim presets any format.
   const config::Config tpu = config::Config::load((test::source_dir() / "configs/systolic/tpu_v1.yaml").string(), config_schema());
-  CHECK(config_from(tpu).formats == std::vector<FormatId>{FormatId::int8});
+  CHECK(config_from(tpu).formats == std::vector<ArrayFormat>{{FormatId::int8, 1}});
   const config::Config ss =
       config::Config::load((test::source_dir() / "configs/systolic/scalesim_256x256_ws.yaml").string(), config_schema());
   CHECK(config_from(ss).formats.empty());
@@ -162,4 +163,62 @@ TEST_CASE("tcsim run on an int8-only array: an fp16 op trace is refused at its r
   CHECK(csv_value(gemm + " --set array.formats=bf16", "dram_ifmap_read_words") == 262144);
   CHECK(csv_value(gemm, "dram_read_bytes") == 524288);
   CHECK(csv_value(gemm + " --set array.formats=bf16", "dram_read_bytes") == 1048576);
+}
+
+TEST_CASE("array.formats rates: FORMAT/N takes N cycles per MAC, stretching the faithful timeline N-fold") {
+  const SystolicConfig c = load("  formats: int8, bf16/2, fp32/8\n");
+  REQUIRE(c.formats.size() == 3);
+  CHECK(c.formats[0] == ArrayFormat{FormatId::int8, 1});
+  CHECK(c.formats[1] == ArrayFormat{FormatId::bf16, 2});
+  CHECK(c.formats[2] == ArrayFormat{FormatId::fp32, 8});
+  CHECK(c.formats_text() == "s8, bf16/2, fp32/8");
+  CHECK(c.mac_cycles(FormatId::int8, FormatId::int8) == 1);
+  CHECK(c.mac_cycles(FormatId::bf16, FormatId::bf16) == 2);
+  CHECK(c.mac_cycles(FormatId::int8, FormatId::fp32) == 8);  // mixed operands: the slower one's
+  CHECK(load("").mac_cycles(FormatId::fp32, FormatId::fp32) == 1);
+  for (const char* bad : {"bf16/0", "bf16/x", "bf16/65", "bf16/", "bf16/2.5"}) {
+    const std::string e = error_of_config("  formats: int8, " + std::string(bad) + "\n");
+    CHECK_MESSAGE(e.find("fa.yaml:9: array.formats: '" + std::string(bad) + "': expected FORMAT/N") != std::string::npos, e);
+  }
+  // SCALE-Sim's schedule steps every cycle: a rate needs the faithful semantics.
+  const std::string ss_yaml = "version: 1\nkind: systolic\nname: ss\narray:\n  formats: int8, bf16/2\n";
+  std::string ss_error;
+  try {
+    (void)config_from(config::Config::from_yaml_text(ss_yaml, config_schema(), "ss.yaml"));
+  } catch (const InputError& e) {
+    ss_error = e.what();
+  }
+  CHECK_MESSAGE(ss_error.find("ss.yaml:5: array.formats: bf16/2: a rate below one MAC per cycle needs semantics: faithful") !=
+                    std::string::npos,
+                ss_error);
+
+  // No DRAM limit in kBase: the layer's cycles are its compute, N times the native format's.
+  const SystolicModel model(c);
+  const KernelResult native = model.run(make_gemm("g", 300, 200, 100, FormatId::int8, FormatId::int32));
+  const KernelResult half = model.run(make_gemm("g", 300, 200, 100, FormatId::bf16, FormatId::fp32));
+  const KernelResult eighth = model.run(make_gemm("g", 300, 200, 100, FormatId::fp32, FormatId::fp32));
+  CHECK(half.cycles == 2 * native.cycles);
+  CHECK(eighth.cycles == 8 * native.cycles);
+  CHECK(*half.get("overall_util_pct") == doctest::Approx(*native.get("overall_util_pct") / 2));
+  REQUIRE_FALSE(half.notes.empty());
+  CHECK(half.notes.back().find("1/2 of the native MAC rate") != std::string::npos);
+}
+
+TEST_CASE("array.formats rates through the CLI: --compare sees them, --traces refuses a reduced-rate layer") {
+  const std::string tpu = src("configs/systolic/tpu_v1.yaml");
+  const auto r = test::run_tcsim("network -c " + tpu + " " + src("models/resnet18.yaml") +
+                                 " --batch 1 --set 'array.formats=int8, bf16/2' --compare int8,bf16");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("int8") != std::string::npos);
+  CHECK(r.out.find("bf16") != std::string::npos);
+  const auto dir = test::temp_dir("array_formats_traces");
+  const auto traced = test::run_tcsim("run -c " + tpu + " --set array.formats=bf16/2 --gemm 64x64x64 --traces -o '" +
+                                      (dir / "out").string() + "'");
+  CHECK(traced.exit_code == 2);
+  CHECK_MESSAGE(traced.err.find("--traces: ") != std::string::npos, traced.err);
+  CHECK(traced.err.find("runs at 1/2 of the native MAC rate") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "out" / "layer0"));
+  const auto full = test::run_tcsim("run -c " + tpu + " --set array.formats=bf16 --gemm 64x64x64 --traces -o '" +
+                                    (dir / "full").string() + "'");
+  CHECK_MESSAGE(full.exit_code == 0, full.err);
 }

@@ -56,7 +56,7 @@ Kernel parse_gemm(const std::string& text) {
 // An array that does not take int8 (array.formats) runs them in its native format, the list's first.
 Kernel in_native_format(Kernel k, const systolic::SystolicConfig& c) {
   if (c.takes(k.a_format)) return k;
-  const FormatId f = c.formats.front();
+  const FormatId f = c.formats.front().format;
   k.a_format = k.b_format = f;
   k.c_format = k.d_format = format_is_integer(f) ? FormatId::int32 : FormatId::fp32;
   return k;

@@ -18,13 +18,24 @@ std::string to_string(BandwidthMode m) { return m == BandwidthMode::calc ? "CALC
 std::string to_string(Semantics s) { return s == Semantics::scalesim_v2 ? "scalesim_v2" : "faithful"; }
 
 bool SystolicConfig::takes(FormatId f) const {
-  return formats.empty() || std::find(formats.begin(), formats.end(), f) != formats.end();
+  return formats.empty() ||
+         std::any_of(formats.begin(), formats.end(), [f](const ArrayFormat& a) { return a.format == f; });
+}
+
+std::int64_t SystolicConfig::mac_cycles(FormatId a, FormatId b) const {
+  std::int64_t cycles = 1;
+  for (const ArrayFormat& f : formats)
+    if (f.format == a || f.format == b) cycles = std::max(cycles, f.mac_cycles);
+  return cycles;
 }
 
 std::string SystolicConfig::formats_text() const {
   if (formats.empty()) return "any";
   std::string text;
-  for (FormatId f : formats) text += (text.empty() ? "" : ", ") + std::string(format_name(f));
+  for (const ArrayFormat& f : formats) {
+    text += (text.empty() ? "" : ", ") + std::string(format_name(f.format));
+    if (f.mac_cycles > 1) text += "/" + std::to_string(f.mac_cycles);
+  }
   return text;
 }
 

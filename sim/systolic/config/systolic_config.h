@@ -43,6 +43,14 @@ struct VectorUnit {
   bool present() const { return lanes > 0; }
 };
 
+// One entry of array.formats: an operand format and the cycles one MAC in it takes.
+struct ArrayFormat {
+  FormatId format = FormatId::int8;
+  std::int64_t mac_cycles = 1;
+  bool operator==(const ArrayFormat&) const = default;
+};
+inline constexpr std::int64_t kMaxMacCycles = 64;
+
 struct SystolicConfig {
   std::string name = "systolic";  // SCALE-Sim run_name, or the YAML `name`
   std::int64_t rows = 32;         // R: ArrayHeight
@@ -75,10 +83,13 @@ struct SystolicConfig {
 
   // The operand formats the array's MACs take (`array.formats`), the first one native: a kernel
   // whose A or B is in another format cannot run (TPU v1's MACs are 8-bit integer ones). Empty:
-  // any format (SCALE-Sim is format-agnostic).
-  std::vector<FormatId> formats;
+  // any format (SCALE-Sim is format-agnostic). A format may take several cycles per MAC ("bf16/2":
+  // half rate; faithful semantics only): the whole pipeline then steps once every that many cycles.
+  std::vector<ArrayFormat> formats;
   bool takes(FormatId f) const;
-  std::string formats_text() const;  // "int8, bf16" or "any", as array.formats is written
+  // Cycles per MAC of a kernel with operands a and b: the slower one's; 1 for any format.
+  std::int64_t mac_cycles(FormatId a, FormatId b) const;
+  std::string formats_text() const;  // "s8, bf16/2" or "any", as array.formats is written
 
   // DRAM bytes per cycle in faithful semantics: dram.bandwidth / clock with both given, else the
   // USER interface's words per cycle of `word_bytes` each, else 0: unlimited (CALC mode assumes the

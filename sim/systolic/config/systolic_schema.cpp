@@ -27,8 +27,9 @@ const config::Schema& config_schema() {
     s.add({"array.dataflow", ParamType::choice, "os", "os (output), ws (weight) or is (input) stationary", -1e300,
            1e300, {"os", "ws", "is"}});
     s.add({"array.formats", ParamType::string, "any",
-           "operand formats the MACs take, the native one first, like int8 or bf16, fp32; any: every format "
-           "(SCALE-Sim is format-agnostic). A GEMM or convolution in another format is an error"});
+           "operand formats the MACs take, the native one first, like int8 or bf16, fp32/4 (/N: N cycles per MAC, "
+           "faithful semantics); any: every format (SCALE-Sim is format-agnostic). A GEMM or convolution in "
+           "another format is an error"});
     s.add({"sram.ifmap", ParamType::bytes, "64KiB", "ifmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
     s.add({"sram.filter", ParamType::bytes, "64KiB", "filter SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
     s.add({"sram.ofmap", ParamType::bytes, "64KiB", "ofmap SRAM (double-buffered, 50/50)", 1, double(kMaxSramBytes)});
@@ -59,19 +60,36 @@ const config::Schema& config_schema() {
   return schema;
 }
 
-std::vector<FormatId> parse_array_formats(const std::string& text, const std::string& where) {
+std::vector<ArrayFormat> parse_array_formats(const std::string& text, const std::string& where) {
   if (trim(text) == "any") return {};
-  std::vector<FormatId> formats;
+  std::vector<ArrayFormat> formats;
   for (const auto& part : split(text, ',')) {
-    const std::string_view name = trim(part);
+    const std::string_view entry = trim(part);
+    const std::size_t slash = entry.find('/');
+    const std::string_view name = trim(entry.substr(0, slash));
     const std::optional<FormatId> f = parse_format(name);
     if (!f)
       throw InputError(where, "unknown format '" + std::string(name) +
-                                  "'; expected any, or a comma-separated list like int8 or bf16, fp32 (fp32, tf32, "
-                                  "bf16, fp16, e4m3, e5m2, int8, uint8, int4, ...)");
-    if (std::find(formats.begin(), formats.end(), *f) != formats.end())
+                                  "'; expected any, or a comma-separated list like int8 or bf16, fp32/4 (fp32, tf32, "
+                                  "bf16, fp16, e4m3, e5m2, int8, uint8, int4, ...; /N: N cycles per MAC)");
+    ArrayFormat a{*f, 1};
+    if (slash != std::string_view::npos) {
+      const std::string n(trim(entry.substr(slash + 1)));
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(n, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (n.empty() || used != n.size() || v < 1 || v > kMaxMacCycles)
+        throw InputError(where, "'" + std::string(entry) + "': expected FORMAT/N with N the cycles one MAC takes, 1 to " +
+                                    std::to_string(kMaxMacCycles) + " (bf16/2: half the native rate)");
+      a.mac_cycles = v;
+    }
+    if (std::any_of(formats.begin(), formats.end(), [&](const ArrayFormat& o) { return o.format == a.format; }))
       throw InputError(where, "format '" + std::string(name) + "' is listed twice");
-    formats.push_back(*f);
+    formats.push_back(a);
   }
   return formats;
 }
@@ -95,6 +113,12 @@ SystolicConfig config_from(const config::Config& cfg) {
   const std::string df = cfg.string("array.dataflow");
   c.dataflow = df == "ws" ? Dataflow::ws : df == "is" ? Dataflow::is : Dataflow::os;
   c.formats = parse_array_formats(cfg.string("array.formats"), cfg.where("array.formats"));
+  if (c.semantics == Semantics::scalesim_v2)
+    for (const ArrayFormat& f : c.formats)
+      if (f.mac_cycles > 1)
+        throw InputError(cfg.where("array.formats"), std::string(format_name(f.format)) + "/" + std::to_string(f.mac_cycles) +
+                                                         ": a rate below one MAC per cycle needs semantics: faithful "
+                                                         "(SCALE-Sim's schedule steps every cycle)");
   c.ifmap_sram_bytes = cfg.bytes("sram.ifmap");
   c.filter_sram_bytes = cfg.bytes("sram.filter");
   c.ofmap_sram_bytes = cfg.bytes("sram.ofmap");

@@ -20,8 +20,9 @@ const config::Schema& config_schema();
 // Semantic checks (SRAM too small for a fold, ...) report the YAML location of the field.
 SystolicConfig config_from(const config::Config& cfg);
 // array.formats: "any" (empty: every format) or a comma-separated list of format names, the
-// native one first; an unknown or repeated name is an InputError at `where`.
-std::vector<FormatId> parse_array_formats(const std::string& text, const std::string& where);
+// native one first, each optionally /N (N cycles per MAC, 1 to kMaxMacCycles); an unknown or
+// repeated name or a bad N is an InputError at `where`.
+std::vector<ArrayFormat> parse_array_formats(const std::string& text, const std::string& where);
 // A SystolicConfig as `kind: systolic` YAML (what config.resolved.yaml holds for a .cfg input);
 // it loads back to the same config.
 std::string format_systolic_yaml(const SystolicConfig& c, const std::string& comment = "");

@@ -20,6 +20,7 @@ struct Layer {
   std::int64_t pad_h = 0, pad_w = 0;        // faithful semantics only (SCALE-Sim has no padding)
   std::int64_t out_h = 0, out_w = 0;        // E_h, E_w
   std::int64_t in_bytes = 1, out_bytes = 1; // bytes per operand / output word (faithful semantics)
+  std::int64_t mac_cycles = 1;              // cycles per MAC step (array.formats' /N; faithful semantics)
 
   std::int64_t m() const { return out_h * out_w; }
   std::int64_t n() const { return num_filters; }

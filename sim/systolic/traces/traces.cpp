@@ -24,6 +24,11 @@ std::int64_t trace_cells(const Layer& layer, const SystolicConfig& c, const Laye
 
 void check_trace_size(const Layer& layer, const SystolicConfig& c, const LayerReport& report,
                       const std::string& layer_label) {
+  // The faithful traces have one row per step of the full-rate pipeline.
+  if (layer.mac_cycles > 1)
+    throw InputError("--traces", layer_label + " runs at 1/" + std::to_string(layer.mac_cycles) +
+                                     " of the native MAC rate (array.formats); per-cycle traces are written for "
+                                     "full-rate formats only. Leave out --traces or list the format without /N.");
   const std::int64_t cells = trace_cells(layer, c, report);
   if (cells > kMaxTraceCells)
     throw InputError("--traces", layer_label + " is too large for per-cycle traces: " + std::to_string(cells) +
