@@ -192,6 +192,14 @@ TEST_CASE("array.formats rates: FORMAT/N takes N cycles per MAC, stretching the 
                     std::string::npos,
                 ss_error);
 
+  // The same check guards a config built in code.
+  SystolicConfig direct = c;
+  direct.semantics = Semantics::scalesim_v2;
+  CHECK_THROWS_WITH_AS(SystolicModel{direct}, doctest::Contains("needs semantics: faithful"), InputError);
+  direct = c;
+  direct.formats[1].mac_cycles = 0;
+  CHECK_THROWS_WITH_AS(SystolicModel{direct}, doctest::Contains("bf16/0: expected 1 to 64 cycles per MAC"), InputError);
+
   // No DRAM limit in kBase: the layer's cycles are its compute, N times the native format's.
   const SystolicModel model(c);
   const KernelResult native = model.run(make_gemm("g", 300, 200, 100, FormatId::int8, FormatId::int32));

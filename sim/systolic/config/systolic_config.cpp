@@ -59,6 +59,14 @@ void SystolicConfig::validate(const std::function<std::string(const std::string&
     throw InputError(where("clock"), "expected none or a clock in [1MHz, 10GHz], got " + std::to_string(clock_hz) + " Hz");
   if (dram_bandwidth_bytes_per_s != 0 && !(dram_bandwidth_bytes_per_s > 0 && dram_bandwidth_bytes_per_s <= kMaxDramBytesPerS))
     throw InputError(where("dram_bandwidth"), "expected none or a bandwidth in (0, 1PB/s]");
+  for (const ArrayFormat& f : formats) {
+    const std::string entry = std::string(format_name(f.format)) + "/" + std::to_string(f.mac_cycles);
+    if (f.mac_cycles < 1 || f.mac_cycles > kMaxMacCycles)
+      throw InputError(where("formats"), entry + ": expected 1 to " + std::to_string(kMaxMacCycles) + " cycles per MAC");
+    if (f.mac_cycles > 1 && semantics == Semantics::scalesim_v2)
+      throw InputError(where("formats"), entry + ": a rate below one MAC per cycle needs semantics: faithful "
+                                                 "(SCALE-Sim's schedule steps every cycle)");
+  }
   if (vector.lanes < 0 || vector.lanes > kMaxVectorLanes)
     throw InputError(where("vector_lanes"), "expected 0 (no vector unit) to 2^20 lanes, got " + std::to_string(vector.lanes));
   if (vector.present() && vector.sram_bytes_per_cycle == 0)

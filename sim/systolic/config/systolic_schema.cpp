@@ -113,12 +113,6 @@ SystolicConfig config_from(const config::Config& cfg) {
   const std::string df = cfg.string("array.dataflow");
   c.dataflow = df == "ws" ? Dataflow::ws : df == "is" ? Dataflow::is : Dataflow::os;
   c.formats = parse_array_formats(cfg.string("array.formats"), cfg.where("array.formats"));
-  if (c.semantics == Semantics::scalesim_v2)
-    for (const ArrayFormat& f : c.formats)
-      if (f.mac_cycles > 1)
-        throw InputError(cfg.where("array.formats"), std::string(format_name(f.format)) + "/" + std::to_string(f.mac_cycles) +
-                                                         ": a rate below one MAC per cycle needs semantics: faithful "
-                                                         "(SCALE-Sim's schedule steps every cycle)");
   c.ifmap_sram_bytes = cfg.bytes("sram.ifmap");
   c.filter_sram_bytes = cfg.bytes("sram.filter");
   c.ofmap_sram_bytes = cfg.bytes("sram.ofmap");
@@ -142,7 +136,7 @@ SystolicConfig config_from(const config::Config& cfg) {
       {"IfmapOffset", "address.ifmap_offset"}, {"FilterOffset", "address.filter_offset"},
       {"OfmapOffset", "address.ofmap_offset"}, {"dram_bandwidth", "dram.bandwidth"},
       {"vector_lanes", "vector.lanes"},      {"vector_sram_bandwidth", "vector.sram_bandwidth"},
-      {"vector_latency", "vector.latency"}};
+      {"vector_latency", "vector.latency"}, {"formats", "array.formats"}};
   c.validate([&](const std::string& field) {
     for (const auto& [cfg_name, path] : fields)
       if (field == cfg_name) return cfg.where(path);
