@@ -54,6 +54,20 @@ void check_formats(const Kernel& k, const SystolicConfig& c, const std::string& 
 
 }  // namespace
 
+void note_underfill(const Layer& layer, const SystolicConfig& c, LayerReport& r) {
+  if (r.mapping_efficiency_pct >= kUnderfilledPct) return;
+  const FoldSchedule s = make_schedule(layer, c.rows, c.cols, c.dataflow);
+  // Which GEMM dimension each array side holds (fold_schedule.cpp): K is the reduction, M the output
+  // positions (tokens, pixels), N the outputs per position (features, filters).
+  const char* row_dim = c.dataflow == Dataflow::os ? "M" : "K";
+  const char* col_dim = c.dataflow == Dataflow::is ? "M" : "N";
+  r.notes.push_back("under-filled array: " + format_number("%.3g", r.mapping_efficiency_pct) + "% of the PEs hold work (" +
+                    to_string(c.dataflow) + " maps " + row_dim + " = " + std::to_string(s.Sr) + " onto " +
+                    std::to_string(c.rows) + " rows, " + col_dim + " = " + std::to_string(s.Sc) + " onto " +
+                    std::to_string(c.cols) + " columns); " + row_dim + " a multiple of " + std::to_string(c.rows) + " and " +
+                    col_dim + " of " + std::to_string(c.cols) + " fill it");
+}
+
 std::vector<Layer> SystolicModel::layers_of(const Kernel& kernel, const std::string& where, bool simulate_each) const {
   check_formats(kernel, config_, where);
   const std::int64_t mac_cycles = config_.mac_cycles(kernel.a_format, kernel.b_format);
@@ -210,6 +224,7 @@ KernelResult SystolicModel::run(const Kernel& kernel) const {
     total.time_s *= n;
   }
   total.name = kernel.name;
+  note_underfill(layers.front(), config_, total);
   return to_kernel_result(total, config_, repeat);
 }
 

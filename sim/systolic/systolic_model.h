@@ -42,6 +42,13 @@ class SystolicModel : public Accelerator {
   SystolicConfig config_;
 };
 
+// Mapping efficiency below which a kernel is noted as filling the array poorly (tcsim network flags
+// its layer, as it flags GPU layers whose sizes are not multiples of 8).
+inline constexpr double kUnderfilledPct = 50;
+// Adds that note to `r` (the dimensions each array side holds and what would fill it) when the
+// layer's mapping efficiency is below kUnderfilledPct.
+void note_underfill(const Layer& layer, const SystolicConfig& config, LayerReport& r);
+
 // The KernelResult view of a layer report (metrics with units in their names).
 KernelResult to_kernel_result(const LayerReport& r, const SystolicConfig& config, double repeat);
 

@@ -37,6 +37,13 @@ bool mentions_padding(const KernelResult& r) {
 
 std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
 
+// A systolic array's note that a kernel fills it poorly (SystolicModel::run), or "".
+std::string underfill_note(const KernelResult& r) {
+  for (const auto& n : r.notes)
+    if (n.rfind("under-filled array: ", 0) == 0) return n;
+  return "";
+}
+
 // The same kernel with its user-visible sizes rounded up to multiples of 8.
 Kernel padded_to_8(Kernel k) {
   if (k.kind == Kernel::Kind::conv) {
@@ -378,6 +385,25 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     r.flags.push_back("sizes not multiples of 8 (padded, or off the tensor cores): " +
                       format_number("%.3g", std::max(0.0, actual - at_fixed_rate) * 1e6) + " of its " +
                       format_number("%.4g", actual * 1e6) + " us; fix: " + sizes);
+  }
+
+  // Flags: kernels whose dimensions fill a systolic array poorly, with their share of the layer.
+  for (LayerEstimate& r : e.layers) {
+    if (r.layer < 0) continue;
+    double under = 0;
+    std::string first;
+    int kernels = 0;
+    for (const KernelEstimate& k : e.kernels) {
+      if (k.lowered.layer != r.layer || !k.modelled) continue;
+      const std::string note = underfill_note(k.result);
+      if (note.empty()) continue;
+      under += k.time_s();
+      if (kernels++ == 0) first = k.lowered.kernel.name + ": " + note.substr(std::string("under-filled array: ").size());
+    }
+    if (kernels == 0) continue;
+    r.flags.push_back("under-filled array: " + format_number("%.4g", under * 1e6) + " of its " +
+                      format_number("%.4g", r.time_s() * 1e6) + " us in " + std::to_string(kernels) + " such kernel" +
+                      (kernels > 1 ? "s" : "") + "; " + first);
   }
 
   const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s);
