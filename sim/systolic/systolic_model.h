@@ -24,6 +24,7 @@ class SystolicModel : public Accelerator {
   std::string name() const override;
   double clock_hz() const override { return config_.clock_hz; }
   KernelResult run(const Kernel& kernel) const override;
+  double memory_bytes() const override { return static_cast<double>(config_.dram_size_bytes); }
 
   // One layer, all SCALE-Sim counters. `where` names the layer in error messages.
   LayerReport run_layer(const Layer& layer) const;

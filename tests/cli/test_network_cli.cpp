@@ -115,6 +115,23 @@ TEST_CASE("tcsim network on a systolic array: GEMM-like layers on the array, the
   CHECK(r.out.find("not modelled") != std::string::npos);
 }
 
+TEST_CASE("tcsim network on a systolic array: dram.size is the device memory the footprint is checked against") {
+  // tpu_v1's 8 GiB Weight Memory holds Llama-2-7B's int8 weights (6.28 GiB), not Mixtral's.
+  const std::string base = "network -c " + src("configs/systolic/tpu_v1.yaml") + " ";
+  const auto fits = run_tcsim(base + src("models/llama2_7b.yaml") + " --seq 1 --kv-len 512 --batch 1 --precision int8");
+  REQUIRE_MESSAGE(fits.exit_code == 0, fits.err);
+  CHECK(fits.out.find("of 8.00 GiB") != std::string::npos);
+  CHECK(fits.err.find("more than the") == std::string::npos);
+  const auto over = run_tcsim(base + src("models/mixtral_8x7b.yaml") + " --seq 1 --kv-len 512 --batch 1 --precision int8");
+  REQUIRE_MESSAGE(over.exit_code == 0, over.err);
+  CHECK(over.err.find("more than the 8.00 GiB of device memory") != std::string::npos);
+  // Without it (the default, 0B), nothing is checked.
+  const auto unknown = run_tcsim(base + src("models/mixtral_8x7b.yaml") + " --seq 1 --kv-len 512 --batch 1 --precision int8 --set dram.size=0B");
+  REQUIRE_MESSAGE(unknown.exit_code == 0, unknown.err);
+  CHECK(unknown.out.find("of 8.00 GiB") == std::string::npos);
+  CHECK(unknown.err.find("more than the") == std::string::npos);
+}
+
 TEST_CASE("tcsim network on a SCALE-Sim config without a clock: exit 2 saying so, not a table of 0 us") {
   const std::string base = "network -c " + src("configs/systolic/scalesim_32x32_os.yaml") + " " +
                            src("models/resnet18.yaml") + " --batch 1";

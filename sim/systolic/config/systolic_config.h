@@ -76,6 +76,8 @@ struct SystolicConfig {
   // Faithful semantics: DRAM bandwidth in bytes/s (with a clock) or, without a clock, the USER
   // bandwidth in words/cycle is used; 0 and no user bandwidth: unlimited.
   double dram_bandwidth_bytes_per_s = 0;
+  // Device memory a workload may use (`dram.size`; tcsim network's footprint warning); 0: not given.
+  std::uint64_t dram_size_bytes = 0;
   // Faithful semantics: operand sizes come from the kernel's formats instead of word_bytes.
   bool bytes_from_formats = true;
 

@@ -46,6 +46,8 @@ const config::Schema& config_schema() {
            kMaxUserBandwidthWords});
     s.add({"dram.bandwidth", ParamType::string, "none",
            "faithful with a clock: DRAM bandwidth like 34GB/s, or none (words_per_cycle in user mode, else unlimited)"});
+    s.add({"dram.size", ParamType::bytes, "0B",
+           "device memory capacity (tcsim network warns when a step needs more; 0: not given)", 0, 1e15});
     s.add({"vector.lanes", ParamType::integer, "0",
            "vector unit for the memory-bound layers of tcsim network (activations, norms, softmax, adds, pooling, "
            "optimizer): arithmetic results per cycle; 0: none (those layers are reported as not modelled)",
@@ -124,6 +126,7 @@ SystolicConfig config_from(const config::Config& cfg) {
   c.bandwidth_mode = cfg.string("dram.mode") == "user" ? BandwidthMode::user : BandwidthMode::calc;
   c.user_bandwidth_words = cfg.number("dram.words_per_cycle");
   c.dram_bandwidth_bytes_per_s = optional_unit("dram.bandwidth", &units::parse_bandwidth_bytes_per_s, "34GB/s");
+  c.dram_size_bytes = cfg.bytes("dram.size");
   c.vector.lanes = cfg.integer("vector.lanes");
   c.vector.sram_bytes_per_cycle = optional_unit("vector.sram_bandwidth", &units::parse_bytes_per_cycle, "512B/clk");
   c.vector.latency_cycles = cfg.cycles("vector.latency");
@@ -158,7 +161,8 @@ std::string format_systolic_yaml(const SystolicConfig& c, const std::string& com
      << c.ifmap_offset << "\n  filter_offset: " << c.filter_offset << "\n  ofmap_offset: " << c.ofmap_offset
      << "\ndram:\n  mode: " << (c.bandwidth_mode == BandwidthMode::user ? "user" : "calc")
      << "\n  words_per_cycle: " << c.user_bandwidth_words << "\n  bandwidth: "
-     << (c.dram_bandwidth_bytes_per_s > 0 ? units::format_bandwidth(c.dram_bandwidth_bytes_per_s) : "none") << "\n";
+     << (c.dram_bandwidth_bytes_per_s > 0 ? units::format_bandwidth(c.dram_bandwidth_bytes_per_s) : "none")
+     << "\n  size: " << units::format_bytes(c.dram_size_bytes) << "\n";
   if (c.vector.present())
     os << "vector:\n  lanes: " << c.vector.lanes << "\n  sram_bandwidth: " << c.vector.sram_bytes_per_cycle
        << "B/clk\n  latency: " << c.vector.latency_cycles << "cycles\n";

@@ -5,7 +5,7 @@
 //   array.rows, array.cols, array.dataflow, array.formats
 //   sram.ifmap, sram.filter, sram.ofmap, sram.word_size, sram.bytes_from_formats
 //   address.ifmap_offset, address.filter_offset, address.ofmap_offset
-//   dram.mode, dram.words_per_cycle, dram.bandwidth
+//   dram.mode, dram.words_per_cycle, dram.bandwidth, dram.size
 //   vector.lanes, vector.sram_bandwidth, vector.latency
 #include <string>
 #include <vector>
