@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "common/error.h"
 #include "common/text/strings.h"
@@ -37,12 +38,22 @@ bool mentions_padding(const KernelResult& r) {
 
 std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
 
-// A systolic array's note that a kernel fills it poorly (SystolicModel::run), or "".
-std::string underfill_note(const KernelResult& r) {
+// A systolic array's note that a kernel fills it poorly (SystolicModel::run) starts so.
+constexpr std::string_view kUnderfilled = "under-filled array: ";
+
+// That note without its prefix, or "".
+std::string underfill_detail(const KernelResult& r) {
   for (const auto& n : r.notes)
-    if (n.rfind("under-filled array: ", 0) == 0) return n;
+    if (n.rfind(kUnderfilled, 0) == 0) return n.substr(kUnderfilled.size());
   return "";
 }
+
+// Per layer, the kernels that fill a systolic array poorly: their time and the first one's note.
+struct Underfill {
+  double time_s = 0;
+  int kernels = 0;
+  std::string first;
+};
 
 // The same kernel with its user-visible sizes rounded up to multiples of 8.
 Kernel padded_to_8(Kernel k) {
@@ -122,14 +133,8 @@ void check_precision(const Accelerator& acc, const NetworkRunOptions& opt) {
   }
 }
 
-bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& opt) {
-  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
-  Kernel probe;
-  probe.kind = Kernel::Kind::attention;
-  probe.name = "attention probe";
-  probe.attention = {1, 8, 8, 256, 256, 64, false};
-  probe.a_format = probe.b_format = f.quantized_inputs ? f.activation : f.gemm_in;
-  probe.c_format = probe.d_format = FormatId::fp32;
+// Whether the accelerator runs `probe` (false where it refuses it with an InputError).
+bool accepts(const Accelerator& acc, const Kernel& probe) {
   try {
     (void)acc.run(probe);
     return true;
@@ -138,19 +143,23 @@ bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& 
   }
 }
 
+bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& opt) {
+  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  Kernel probe;
+  probe.kind = Kernel::Kind::attention;
+  probe.name = "attention probe";
+  probe.attention = {1, 8, 8, 256, 256, 64, false};
+  probe.a_format = probe.b_format = f.quantized_inputs ? f.activation : f.gemm_in;
+  probe.c_format = probe.d_format = FormatId::fp32;
+  return accepts(acc, probe);
+}
+
 // Quantized modes keep attention's GEMMs in their 16-bit activation format, where the accelerator
 // has such GEMMs; an array whose MACs take only 8-bit operands (array.formats) gets quantized
 // attention instead (LoweringOptions::quantized_attention).
 bool needs_quantized_attention(const Accelerator& acc, const NetworkRunOptions& opt) {
   const workload::PrecisionFormats f = workload::formats_of(opt.precision);
-  if (!f.quantized_inputs) return false;
-  Kernel probe = make_gemm("attention probe", 256, 256, 64, f.activation, FormatId::fp32);
-  try {
-    (void)acc.run(probe);
-    return false;
-  } catch (const InputError&) {
-    return true;
-  }
+  return f.quantized_inputs && !accepts(acc, make_gemm("attention probe", 256, 256, 64, f.activation, FormatId::fp32));
 }
 
 }  // namespace
@@ -316,6 +325,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   step.name = "(step)";
   step.kind = "optimizer";
   std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last
+  std::vector<Underfill> underfill(net.layers.size());
   for (const KernelEstimate& k : e.kernels) {
     const int li = k.lowered.layer;
     LayerEstimate& r = li >= 0 ? e.layers[std::size_t(li)] : step;
@@ -336,6 +346,12 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     }
     r.flops += k.result.flops * double(n);
     e.flops += k.result.flops * double(n);
+    if (li >= 0)
+      if (std::string detail = underfill_detail(k.result); !detail.empty()) {
+        Underfill& u = underfill[std::size_t(li)];
+        u.time_s += t;
+        if (u.kernels++ == 0) u.first = k.lowered.kernel.name + ": " + detail;
+      }
     const double kernel_energy = k.result.get("energy_j").value_or(0) * double(n);
     r.energy_j += kernel_energy;
     e.energy_j += kernel_energy;
@@ -388,22 +404,13 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   }
 
   // Flags: kernels whose dimensions fill a systolic array poorly, with their share of the layer.
-  for (LayerEstimate& r : e.layers) {
-    if (r.layer < 0) continue;
-    double under = 0;
-    std::string first;
-    int kernels = 0;
-    for (const KernelEstimate& k : e.kernels) {
-      if (k.lowered.layer != r.layer || !k.modelled) continue;
-      const std::string note = underfill_note(k.result);
-      if (note.empty()) continue;
-      under += k.time_s();
-      if (kernels++ == 0) first = k.lowered.kernel.name + ": " + note.substr(std::string("under-filled array: ").size());
-    }
-    if (kernels == 0) continue;
-    r.flags.push_back("under-filled array: " + format_number("%.4g", under * 1e6) + " of its " +
-                      format_number("%.4g", r.time_s() * 1e6) + " us in " + std::to_string(kernels) + " such kernel" +
-                      (kernels > 1 ? "s" : "") + "; " + first);
+  for (std::size_t i = 0; i < underfill.size(); ++i) {
+    const Underfill& u = underfill[i];
+    if (u.kernels == 0) continue;
+    LayerEstimate& r = e.layers[i];
+    r.flags.push_back(std::string(kUnderfilled) + format_number("%.4g", u.time_s * 1e6) + " of its " +
+                      format_number("%.4g", r.time_s() * 1e6) + " us in " + std::to_string(u.kernels) + " such kernel" +
+                      (u.kernels > 1 ? "s" : "") + "; " + u.first);
   }
 
   const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s);
