@@ -97,7 +97,8 @@ int network_verb(const std::vector<std::string>& args) {
       ("seq", po::value(&seq), "tokens per sample (token models; default: the model's)")
       ("kv-len", po::value(&kv_len), "tokens already in the KV cache (decode: --seq 1 --kv-len 4096)")
       ("pass", po::value(&pass), "infer or train (forward + backward + optimizer)")
-      ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8")
+      ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8 (default fp32; where the "
+                                           "accelerator runs no fp32 GEMMs, as an int8-only systolic array, the first mode it runs)")
       ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
       ("fp32-master", po::bool_switch(&run.fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
                                                     "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
@@ -157,6 +158,14 @@ int network_verb(const std::vector<std::string>& args) {
   } else {
     modes.push_back(precision_option(precision, "--precision"));
   }
+  // The accelerator is needed before the workload is read: with no --precision it picks the mode.
+  const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
+  if (compare.empty() && !vm.count("precision")) {
+    modes.front() = engine::default_precision(*loaded.accelerator, opt.training);
+    if (modes.front() != workload::Precision::fp32)
+      std::cerr << "tcsim network: --precision " << workload::to_string(modes.front()) << ": " << loaded.accelerator->name()
+                << " does not run fp32, the default, and this is the first mode it runs\n";
+  }
 
   engine::NetworkWorkloadArgs wargs;
   wargs.model = model;
@@ -169,7 +178,6 @@ int network_verb(const std::vector<std::string>& args) {
       engine::read_network_workload(wargs, "--precision", "--pass", vm.count("seq") ? "--seq" : "--kv-len").network;
   engine::check_run_choices_fit(net, opt, [](const std::string& key) { return key == "kv_cache" ? "--kv-cache" : "--" + key; });
 
-  const engine::LoadedAccelerator loaded = engine::load_accelerator_with_config(config_path, overrides);
   engine::require_clock(*loaded.accelerator, config_path);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<engine::NetworkEstimate> estimates;

@@ -132,6 +132,41 @@ TEST_CASE("tcsim network on an int8-only array: int8 runs with quantized attenti
   CHECK(mixed.find("layer.attention.quantize_in,") == std::string::npos);
 }
 
+TEST_CASE("tcsim network without --precision runs the first mode the accelerator takes: fp32 on GPUs, int8 on tpu_v1") {
+  const std::string model = " " + src("models/resnet18.yaml") + " --batch 2";
+  const std::string tpu = "network -c " + src("configs/systolic/tpu_v1.yaml") + model;
+  const auto native = test::run_tcsim(tpu);
+  REQUIRE_MESSAGE(native.exit_code == 0, native.err);
+  CHECK_MESSAGE(native.out.find("inference step, batch 2, int8\n") != std::string::npos, native.out);
+  CHECK_MESSAGE(native.err.find("--precision int8: tpu_v1 (256x256 ws) does not run fp32, the default") != std::string::npos,
+                native.err);
+  // The same step as naming it.
+  const auto named = test::run_tcsim(tpu + " --precision int8");
+  REQUIRE(named.exit_code == 0);
+  CHECK(named.out == native.out);
+  // A bf16 array: the first mode it runs is amp-bf16; with fp32 listed (at 1/8 rate), fp32.
+  const auto bf16 = test::run_tcsim(tpu + " --set array.formats=bf16");
+  REQUIRE_MESSAGE(bf16.exit_code == 0, bf16.err);
+  CHECK(bf16.out.find("batch 2, amp-bf16\n") != std::string::npos);
+  const auto slow_fp32 = test::run_tcsim(tpu + " --set 'array.formats=bf16, fp32/8'");
+  REQUIRE_MESSAGE(slow_fp32.exit_code == 0, slow_fp32.err);
+  CHECK(slow_fp32.out.find("batch 2, fp32\n") != std::string::npos);
+  CHECK(slow_fp32.err.find("the default") == std::string::npos);
+  // Training: int8 does not train, so nothing is left; the error says what was refused and why.
+  const auto train = test::run_tcsim(tpu + " --pass train");
+  CHECK(train.exit_code == 2);
+  CHECK_MESSAGE(train.err.find("--precision: none given, and tpu_v1 (256x256 ws) runs none of the training precisions") !=
+                    std::string::npos,
+                train.err);
+  CHECK(train.err.find("array.formats") != std::string::npos);
+  CHECK(train.out.empty());
+  // A GPU keeps fp32, silently.
+  const auto gpu = test::run_tcsim("network -c " + src("configs/gpu/t4.yaml") + model);
+  REQUIRE_MESSAGE(gpu.exit_code == 0, gpu.err);
+  CHECK(gpu.out.find("batch 2, fp32\n") != std::string::npos);
+  CHECK(gpu.err.find("the default") == std::string::npos);
+}
+
 TEST_CASE("tcsim run on an int8-only array: an fp16 op trace is refused at its row; shapes take the native format") {
   const std::string tpu = "run -c " + src("configs/systolic/tpu_v1.yaml");
   const std::string trace = src("traces/gemm/transformer_layer.csv");

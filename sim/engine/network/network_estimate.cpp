@@ -164,6 +164,27 @@ bool needs_quantized_attention(const Accelerator& acc, const NetworkRunOptions& 
 
 }  // namespace
 
+workload::Precision default_precision(const Accelerator& acc, bool training) {
+  using workload::Precision;
+  auto gemm_probe = [](Precision p) {
+    const workload::PrecisionFormats f = workload::formats_of(p);
+    return make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
+  };
+  if (accepts(acc, gemm_probe(Precision::fp32))) return Precision::fp32;
+  for (Precision p : {Precision::tf32, Precision::amp_bf16, Precision::amp_fp16, Precision::bf16, Precision::fp16,
+                      Precision::int8, Precision::fp8})
+    if ((!training || workload::formats_of(p).training_allowed) && accepts(acc, gemm_probe(p))) return p;
+  std::string why;
+  try {
+    (void)acc.run(gemm_probe(Precision::fp32));
+  } catch (const InputError& e) {
+    why = e.what();
+  }
+  throw InputError("--precision", std::string("none given, and ") + acc.name() + " runs none of the " +
+                                      (training ? "training " : "") + "precisions (" + why + ")" +
+                                      (training ? "; its formats may be inference ones: try --pass infer" : ""));
+}
+
 void require_clock(const Accelerator& acc, const std::string& where) {
   if (acc.clock_hz() > 0) return;
   throw InputError(where + ": clock", "none: " + acc.name() + " counts cycles only (SCALE-Sim semantics), and " +

@@ -91,6 +91,12 @@ struct NetworkEstimate {
 // with SCALE-Sim semantics and no clock), whose every kernel would otherwise read 0 us.
 void require_clock(const Accelerator& acc, const std::string& where);
 
+// The mode a step runs in when none is named: fp32 where the accelerator runs fp32 GEMMs (every GPU),
+// else the first of tf32, amp-bf16, amp-fp16, bf16, fp16, int8, fp8 it runs (training: of those that
+// train), so an int8-only systolic array (tpu_v1) runs int8. Throws InputError (--precision) naming
+// what the accelerator refused when it runs none of them.
+workload::Precision default_precision(const Accelerator& acc, bool training);
+
 // Throws InputError when the accelerator has no clock (require_clock), when it cannot run the
 // precision (naming it), for a kernel the
 // model rejects that is a GEMM, convolution or attention kernel (naming its layer), and for
