@@ -94,8 +94,35 @@ TEST_CASE("network format: add and mul broadcast one input to the other's shape 
             .rfind("n.yaml:9: layer 's': inputs: the inputs of add must have the same shape, or one must broadcast", 0) == 0);
 }
 
+TEST_CASE("network format: a parameter layer is a learned tensor of its shape, read by later layers, with no input") {
+  const std::string layers = "  - {name: p, kind: conv2d, out_channels: 8, kernel: 8, stride: 8}\n"  // [8, 4, 4]
+                             "  - {name: r, kind: reshape, shape: [16, 8]}\n"
+                             "  - {name: cls, kind: parameter, shape: [1, 8]}\n"
+                             "  - {name: t, kind: concat, inputs: [cls, r]}\n"
+                             "  - {name: pos, kind: parameter, shape: [17, 8]}\n"
+                             "  - {name: e, kind: add, inputs: [t, pos]}\n"
+                             "  - {name: n, kind: layer_norm}\n";
+  const Network net = parse_network(image_net(layers), "n.yaml");
+  CHECK(find(net, "cls").inputs.empty());
+  CHECK(find(net, "cls").output == Shape{1, 8});
+  CHECK(find(net, "cls").params() == 8);
+  CHECK(find(net, "pos").params() == 17 * 8);
+  CHECK(find(net, "t").output == Shape{17, 8});
+  CHECK(find(net, "e").output == Shape{17, 8});
+  CHECK(net.params() == 8 * 3 * 64 + 8 + 17 * 8 + 2 * 8);
+  CHECK(find(net, "pos").forward_macs(2) == 0);
+  // It reads nothing, and needs its shape.
+  CHECK(error_of(image_net("  - {name: cls, kind: parameter, input: input, shape: [1, 8]}\n")) ==
+        "n.yaml:7: layer 'cls': input: a parameter layer reads no input: it is a learned tensor of `shape`");
+  CHECK(error_of(image_net("  - {name: cls, kind: parameter}\n")) ==
+        "n.yaml:7: layer 'cls': shape: missing (required for a parameter layer)");
+  CHECK(error_of(image_net("  - {name: cls, kind: parameter, shape: [0, 8]}\n")).rfind("n.yaml:7: layer 'cls': shape: ", 0) == 0);
+  CHECK(error_of(image_net("  - {name: cls, kind: parameter, shape: [1, 8], out_features: 3}\n"))
+            .rfind("n.yaml:7: layer 'cls': out_features: unknown key", 0) == 0);
+}
+
 TEST_CASE("network format: layer kinds spell as in the YAML and back") {
-  for (int k = 0; k <= static_cast<int>(LayerKind::cross_entropy); ++k) {
+  for (int k = 0; k <= static_cast<int>(kLastLayerKind); ++k) {
     LayerKind parsed = LayerKind::linear;
     REQUIRE(parse_layer_kind(to_string(static_cast<LayerKind>(k)), parsed));
     CHECK(static_cast<int>(parsed) == k);

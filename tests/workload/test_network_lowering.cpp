@@ -611,6 +611,49 @@ TEST_CASE("lowering: a broadcast mul (squeeze-and-excitation) is the strided ker
   CHECK(find(cl, "scale.backward_reduce")->kernel.memory.op == "reduce_columns");
 }
 
+TEST_CASE("lowering: parameter layers (ViT's class token and position embedding) are read once and broadcast over the batch") {
+  const std::string vit = image_network("v", "[3, 32, 32]", "", R"(
+  - {name: patch, kind: conv2d, out_channels: 8, kernel: 8, stride: 8}
+  - {name: r, kind: reshape, shape: [16, 8]}
+  - {name: cls, kind: parameter, shape: [1, 8]}
+  - {name: t, kind: concat, inputs: [cls, r]}
+  - {name: pos, kind: parameter, shape: [17, 8]}
+  - {name: e, kind: add, inputs: [t, pos]}
+  - {name: n, kind: layer_norm}
+)");
+  const Network net = parse_network(vit, "v.yaml");
+  LoweringOptions o = fp32_training();
+  const Lowering l = lower_network(net, o);
+  for (const auto& k : l.kernels) CHECK_MESSAGE(k.layer != 2, k.kernel.name);  // cls itself runs nothing
+  const std::int64_t out = 2 * 17 * 8;  // batch 2
+  const LoweredKernel* t = find(l, "t");
+  REQUIRE(t);
+  CHECK(t->kernel.bytes_read == 4 * (8 + 2 * 16 * 8));  // the class token once, the patches per sample
+  const LoweredKernel* e = find(l, "e");
+  REQUIRE(e);
+  CHECK(e->kernel.memory.strided_dims == 2);  // broadcast over the batch
+  CHECK(e->kernel.bytes_read == 4 * (out + 17 * 8));
+  CHECK(e->kernel.bytes_written == 4 * out);
+  const LoweredKernel* r = find(l, "e.backward_reduce");  // the position embedding's gradient: a sum over the batch
+  REQUIRE(r);
+  CHECK(r->kernel.memory.op == "reduce_columns");
+  CHECK(r->kernel.memory.elements == 17 * 8);
+  CHECK(r->kernel.memory.row_length == 2);
+  // Weights, gradients and Adam's state count the parameters like any weight.
+  o.training = false;
+  const double fp32_weights = lower_network(net, o).footprint.weights;
+  CHECK(fp32_weights == doctest::Approx(4.0 * double(net.params())));
+  // Autocast keeps parameters in fp32: the sum with the 16-bit tokens promotes to fp32.
+  o.precision = Precision::amp_fp16;
+  const Lowering amp = lower_network(net, o);
+  CHECK(find(amp, "e")->kernel.bytes_written == 4 * out);
+  // At batch 1 nothing is broadcast: a plain add.
+  NetworkVariables batch1;
+  batch1.batch = 1;
+  const Lowering one = lower_network(parse_network(vit, "v.yaml", batch1), fp32_training());
+  CHECK(find(one, "e")->kernel.memory.strided_dims == 0);
+}
+
 TEST_CASE("lowering: quantized modes with fused epilogues quantize in the producing conv's epilogue") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml");
   LoweringOptions o;

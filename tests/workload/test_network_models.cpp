@@ -59,7 +59,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 19);
+  CHECK(n == 20);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -73,7 +73,8 @@ TEST_CASE("network models: torchvision CNNs match the published parameters and G
                         {"resnet50.yaml", 25'557'032, 4.09},
                         {"vgg16.yaml", 138'357'544, 15.47},
                         {"mobilenet_v2.yaml", 3'504'872, 0.30},
-                        {"densenet121.yaml", 7'978'856, 2.83}};  // concat layers
+                        {"densenet121.yaml", 7'978'856, 2.83},  // concat layers
+                        {"vit_b_16.yaml", 86'567'656, 17.56}};  // parameter layers (class token, position embedding)
   for (const auto& c : cases) {
     INFO(std::string(c.file));
     const Network net = load(c.file);

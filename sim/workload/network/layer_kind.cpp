@@ -40,6 +40,7 @@ constexpr KindName kKinds[] = {
     {LayerKind::moe, "moe"},
     {LayerKind::position_bias, "position_bias"},
     {LayerKind::rnn, "rnn"},
+    {LayerKind::parameter, "parameter"},
 };
 
 }  // namespace

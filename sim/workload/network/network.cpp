@@ -42,6 +42,8 @@ T parameters(const Layer& l) {
       return v(l.input.back());
     case LayerKind::moe:  // the router (d x experts, no bias) and each expert's two linears (no biases)
       return v(l.input.back()) * v(l.experts) + v(l.experts) * v(l.expert_matrices()) * v(l.input.back()) * v(l.ffn);
+    case LayerKind::parameter:  // the tensor itself, once (not per sample)
+      return v(elements(l.output));
     case LayerKind::position_bias:  // a bias per bucket and head
       return v(l.buckets) * v(l.heads);
     case LayerKind::rnn: {  // per layer and direction: gates x hidden rows of input and recurrent weights, two biases

@@ -24,8 +24,11 @@ enum class LayerKind {
   moe, position_bias,
   // recurrent layers (LSTM, GRU, Elman RNN) as cuDNN runs them
   rnn,
+  // a learned tensor read as it is (ViT's class token and position embedding): no input, and one
+  // copy per step, not per sample (its readers broadcast it over the batch)
+  parameter,
 };
-constexpr LayerKind kLastLayerKind = LayerKind::rnn;
+constexpr LayerKind kLastLayerKind = LayerKind::parameter;
 
 // The YAML spelling ("conv2d", "layer_norm", ...), and back (false for an unknown name).
 const char* to_string(LayerKind kind);

@@ -122,11 +122,20 @@ FormatId Context::input_format(int li, std::size_t which) const {
   return f.autocast ? FormatId::fp32 : storage_of(f.activation);
 }
 
-std::int64_t Context::input_elements(int li, std::size_t which) const {
-  return elements(input_shape(li, which)) * batch;
+bool Context::reads_parameter(int li, std::size_t which) const {
+  const Layer& l = layer(li);
+  const int p = which < l.inputs.size() ? l.inputs[which] : -1;
+  return p >= 0 && layer(p).kind == LayerKind::parameter;
 }
 
-std::int64_t Context::output_elements(int li) const { return elements(layer(li).output) * batch; }
+// A parameter is one tensor per step; every other tensor has one copy per sample.
+std::int64_t Context::input_elements(int li, std::size_t which) const {
+  return elements(input_shape(li, which)) * (reads_parameter(li, which) ? 1 : batch);
+}
+
+std::int64_t Context::output_elements(int li) const {
+  return elements(layer(li).output) * (layer(li).kind == LayerKind::parameter ? 1 : batch);
+}
 
 void Context::emit_forward(int li, Kernel k, bool host_sync) {
   if (k.kind != Kernel::Kind::memory) k.count = layer(li).count;  // one GEMM-like kernel per copy

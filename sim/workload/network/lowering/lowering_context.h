@@ -36,7 +36,8 @@ struct Context {
   const Shape& input_shape(int li, std::size_t which) const;
   FormatId input_format(int li, std::size_t which) const;
   // Elements of input `which` for the whole batch.
-  std::int64_t input_elements(int li, std::size_t which) const;
+  std::int64_t input_elements(int li, std::size_t which) const;  // batch x the shape's, once for a parameter
+  bool reads_parameter(int li, std::size_t which) const;        // input `which` is a parameter layer
   std::int64_t output_elements(int li) const;
 
   // `host_sync`: the host waits for the GPU before launching it (LoweredKernel::host_sync).

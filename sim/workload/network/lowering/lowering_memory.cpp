@@ -104,8 +104,9 @@ int residual_add_host(const Context& c, int li) {
 int broadcast_dims(const Context& c, int li, std::size_t small) {
   const Shape& out = c.layer(li).output;
   const Shape& s = c.input_shape(li, small);
-  if (s == out) return 0;
-  std::vector<int> flags = {0};  // the batch: never broadcast
+  const int batch_flag = c.reads_parameter(li, small) ? 1 : 0;  // a parameter is broadcast over the batch
+  if (s == out && !batch_flag) return 0;
+  std::vector<int> flags = {batch_flag};
   std::vector<std::size_t> order(out.size());
   for (std::size_t k = 0; k < out.size(); ++k) order[k] = k;
   if (out.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc) order = {1, 2, 0};  // [H, W, C]
@@ -356,6 +357,12 @@ void lower_memory_layer(Context& c, int li) {
     case LayerKind::flatten:
     case LayerKind::reshape:
       return;  // views: no data moves
+    case LayerKind::parameter:
+      // A learned tensor, stored as the weights are (fp32 under autocast, whose type promotion
+      // makes its readers fp32; 16-bit beside a quantized mode's 8-bit GEMM weights). No kernel:
+      // its readers broadcast it, and their backward sums its gradient over the batch.
+      c.out_format[L] = c.f.autocast ? c.f.master : c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.weights);
+      return;
     case LayerKind::gelu:
       if (l.gelu_form == GeluForm::tanh_eager) {
         lower_gelu_tanh_eager(c, li, fmt);
@@ -392,7 +399,9 @@ void lower_memory_layer(Context& c, int li) {
           c.save_input(li, 0);
           c.save_input(li, 1);
         }
-        const bool columns = c.layer(li).output.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc;
+        // A parameter's gradient sums over the batch, the outer dimension: a column reduction.
+        const bool columns = (c.layer(li).output.size() == 3 && c.opt.conv_layout == TensorLayout::nhwc) ||
+                             c.reads_parameter(li, small);
         bwd(".backward_reduce", columns ? "reduce_columns" : "reduce", ns, out / std::max<std::int64_t>(1, ns), dout,
             double(ns), 1);
         return;

@@ -31,7 +31,8 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::gelu: return {"form"};
     case LayerKind::max_pool:
     case LayerKind::avg_pool: return {"kernel", "stride", "padding"};
-    case LayerKind::reshape: return {"shape"};
+    case LayerKind::reshape:
+    case LayerKind::parameter: return {"shape"};
     case LayerKind::concat: return {"inputs", "axis"};
     case LayerKind::embedding: return {"vocab", "dim", "tied_to", "first_position"};
     default: return {};
@@ -253,7 +254,8 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
     case LayerKind::gelu:
       l.gelu_form = read_choice(f, "form", {{"erf", GeluForm::erf}, {"tanh_eager", GeluForm::tanh_eager}}, GeluForm::erf);
       return;
-    case LayerKind::reshape: {
+    case LayerKind::reshape:
+    case LayerKind::parameter: {
       if (!f.has("shape")) f.missing("shape");
       const YAML::Node s = f.node("shape");
       if (!s.IsSequence() || s.size() == 0) throw InputError(f.at("shape"), "expected a list of dimensions, e.g. [16, 64]");

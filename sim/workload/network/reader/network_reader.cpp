@@ -223,7 +223,10 @@ void Reader::layer(const YAML::Node& node, const std::string& list_path, const S
   Layer& l = spec.layer;
   const std::string full = scope.group.empty() ? l.name : scope.group + "." + l.name;
   const std::string inputs_key = node["inputs"] ? "inputs" : "input";
-  if (spec.input_names.empty()) {
+  if (l.kind == LayerKind::parameter) {
+    if (!spec.input_names.empty())
+      throw InputError(spec.site.at(l.name, inputs_key), "a parameter layer reads no input: it is a learned tensor of `shape`");
+  } else if (spec.input_names.empty()) {
     l.inputs.push_back(previous_);
   } else {
     for (const auto& name : spec.input_names) l.inputs.push_back(resolve(name, scope, full, spec.site.at(l.name, inputs_key)));

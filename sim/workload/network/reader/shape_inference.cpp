@@ -299,6 +299,10 @@ void Inference::run() {
       expect_inputs(1, 1);
       l_.output = {elements(in_[0])};
       return;
+    case LayerKind::parameter:
+      expect_inputs(0, 0);
+      l_.output = requested_;
+      return;
     case LayerKind::reshape: {
       expect_inputs(1, 1);
       const Shape& want = requested_;
