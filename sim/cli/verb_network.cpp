@@ -97,7 +97,8 @@ int network_verb(const std::vector<std::string>& args) {
       ("seq", po::value(&seq), "tokens per sample (token models; default: the model's)")
       ("kv-len", po::value(&kv_len), "tokens already in the KV cache (decode: --seq 1 --kv-len 4096)")
       ("pass", po::value(&pass), "infer or train (forward + backward + optimizer)")
-      ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8 (default fp32; where the "
+      ("precision", po::value(&precision), "fp32, tf32, amp-fp16, amp-bf16, fp16, bf16, fp8, int8 (int8 and fp8 inference as an engine runs them; "
+                                           "fp8 training as Transformer Engine does: fp8 linears in bf16 autocast. Default fp32; where the "
                                            "accelerator runs no fp32 GEMMs, as an int8-only systolic array, the first mode it runs)")
       ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
       ("fp32-master", po::bool_switch(&run.fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "

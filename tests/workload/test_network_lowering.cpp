@@ -283,9 +283,11 @@ TEST_CASE("lowering: pure fp16 with fp32 master weights keeps the optimizer's co
   CHECK(pure.footprint.optimizer == doctest::Approx(2 * params));
 }
 
-TEST_CASE("lowering: inference-only precisions refuse training; quantized modes quantize GEMM inputs") {
-  CHECK_THROWS_AS(lower(kTinyCnn, Precision::fp8, true), InputError);
+TEST_CASE("lowering: int8 refuses training; quantized modes quantize GEMM inputs") {
   CHECK_THROWS_AS(lower(kTinyCnn, Precision::int8, true), InputError);
+  // fp8 trains (Transformer Engine's linears, the convolutions in bf16 as TE runs them).
+  const Lowering fp8 = lower(kTinyCnn, Precision::fp8, true);
+  CHECK(find(fp8, "conv1")->kernel.a_format == FormatId::bf16);
   const Lowering l = lower(kTinyCnn, Precision::int8, false);
   // An engine's quantize kernel (vectorized), not PyTorch's casting copy: fp16 in, int8 out.
   const LoweredKernel* q = find(l, "block.conv.quantize_in");
@@ -652,6 +654,83 @@ TEST_CASE("lowering: parameter layers (ViT's class token and position embedding)
   batch1.batch = 1;
   const Lowering one = lower_network(parse_network(vit, "v.yaml", batch1), fp32_training());
   CHECK(find(one, "e")->kernel.memory.strided_dims == 0);
+}
+
+TEST_CASE("lowering: fp8 training runs linears as Transformer Engine does, the rest as amp-bf16") {
+  const std::string net_text = token_network(R"(
+  - {name: emb, kind: embedding, vocab: 1000, dim: 64}
+  - {name: ln, kind: layer_norm}
+  - {name: fc, kind: linear, out_features: 128}
+  - {name: act, kind: gelu}
+  - {name: proj, kind: linear, out_features: 64, bias: false}
+  - {name: head, kind: linear, out_features: 1001}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)");
+  const Network net = parse_network(net_text, "g.yaml");
+  LoweringOptions o;
+  o.precision = Precision::fp8;
+  o.training = true;
+  const Lowering l = lower_network(net, o);
+  const std::int64_t rows = 2 * 16;
+  // The input (fp32: autocast keeps layer norms in fp32) cast to e4m3 twice over, as it is and transposed.
+  const LoweredKernel* ct = find(l, "fc.cast_transpose");
+  REQUIRE(ct);
+  CHECK(ct->kernel.bytes_read == 4 * rows * 64);
+  CHECK(ct->kernel.bytes_written == 2 * rows * 64);
+  const LoweredKernel* cw = find(l, "fc.cast_transpose_w");  // the fp32 master, once per step
+  REQUIRE(cw);
+  CHECK(cw->kernel.memory.cold);
+  CHECK(cw->kernel.bytes_read == 4 * 64 * 128);
+  CHECK(cw->kernel.bytes_written == 2 * 64 * 128);
+  const LoweredKernel* f = find(l, "fc");
+  REQUIRE(f);
+  CHECK(f->kernel.a_format == FormatId::e4m3);
+  CHECK(f->kernel.b_format == FormatId::e4m3);
+  CHECK(f->kernel.d_format == FormatId::bf16);
+  const LoweredKernel* dg = find(l, "fc.dgrad");
+  REQUIRE(dg);
+  CHECK(dg->kernel.a_format == FormatId::e5m2);
+  CHECK(dg->kernel.b_format == FormatId::e4m3);
+  CHECK(dg->kernel.d_format == FormatId::bf16);
+  const LoweredKernel* wg = find(l, "fc.wgrad");
+  REQUIRE(wg);
+  CHECK(wg->kernel.a_format == FormatId::e5m2);
+  CHECK(wg->kernel.d_format == FormatId::fp32);  // into the fp32 master gradient: no cast back
+  CHECK(find(l, "fc.cast_transpose_dbias"));     // dY to e5m2 with the bias gradient fused
+  CHECK_FALSE(find(l, "fc.bias_grad"));
+  CHECK_FALSE(find(l, "fc.cast_w"));
+  CHECK(find(l, "fc.cast_in.backward"));  // dX back to the layer norm's fp32
+  CHECK(find(l, "proj.grad_cast_transpose"));  // no bias
+  CHECK_FALSE(find(l, "proj.cast_in.backward"));  // GELU's output is bf16 already
+  // 1001 outputs: not a size TE's fp8 GEMMs take, so the head stays an autocast bf16 linear.
+  const LoweredKernel* head = find(l, "head");
+  REQUIRE(head);
+  CHECK(head->kernel.a_format == FormatId::bf16);
+  CHECK(find(l, "head.cast_w"));
+  CHECK_FALSE(find(l, "head.cast_transpose"));
+  // Delayed scaling: one amax-history update after each pass, over the fp8 tensors of fc and proj.
+  const LoweredKernel* fwd = find(l, "fp8.amax_and_scale_update.forward");
+  const LoweredKernel* bwd = find(l, "fp8.amax_and_scale_update.backward");
+  REQUIRE(fwd);
+  REQUIRE(bwd);
+  CHECK(fwd->phase == StepPhase::optimizer);
+  CHECK(fwd->kernel.memory.elements == 2 * 2 * 1024);
+  CHECK(bwd->kernel.memory.elements == 2 * 1 * 1024);
+  // The rest is amp-bf16's: the same kernels for the layer norm and the loss, fp32 master weights.
+  LoweringOptions bf = o;
+  bf.precision = Precision::amp_bf16;
+  const Lowering amp = lower_network(net, bf);
+  for (const char* name : {"ln", "ln.backward", "act", "loss.log_softmax"}) {
+    REQUIRE(find(amp, name));
+    REQUIRE(find(l, name));
+    CHECK(find(amp, name)->kernel.bytes_read == find(l, name)->kernel.bytes_read);
+  }
+  CHECK(l.footprint.master == amp.footprint.master);
+  // fp8 is still an inference mode without training: quantized GEMM inputs, no TE kernels.
+  o.training = false;
+  const Lowering infer = lower_network(net, o);
+  CHECK(find(infer, "fc.quantize_in"));
+  CHECK_FALSE(find(infer, "fc.cast_transpose"));
 }
 
 TEST_CASE("lowering: quantized modes with fused epilogues quantize in the producing conv's epilogue") {

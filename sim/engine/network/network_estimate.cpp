@@ -199,7 +199,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     throw InputError("--fp32-master", std::string("only with --precision fp16 or bf16 (pure low-precision training), got ") +
                                           workload::to_string(opt.precision) +
                                           ": the amp modes keep fp32 master weights already, fp32 and tf32 train in fp32, "
-                                          "fp8 and int8 are inference-only");
+                                          "fp8 trains with them as Transformer Engine does, int8 is inference-only");
   if (opt.fp32_master && !opt.training)
     throw InputError("--fp32-master", "master weights are the optimizer's: use it with --pass train");
   if (opt.eval_metrics && opt.training)

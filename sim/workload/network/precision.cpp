@@ -59,10 +59,9 @@ PrecisionFormats formats_of(Precision p) {
     case Precision::bf16:
       f = {F::bf16, F::fp32, F::bf16, F::bf16, F::bf16, F::bf16};
       break;
-    case Precision::fp8:  // inference: e4m3 weights and quantized activations, bf16 elsewhere
+    case Precision::fp8:  // inference: e4m3 weights and quantized activations, bf16 elsewhere (training: formats_for)
       f = {F::e4m3, F::fp32, F::bf16, F::e4m3, F::bf16, F::e4m3};
       f.quantized_inputs = true;
-      f.training_allowed = false;
       break;
     case Precision::int8:  // inference: s8 weights and quantized activations, s32 accumulation, fp16 elsewhere
       f = {F::int8, F::int32, F::fp16, F::int8, F::fp16, F::int8};
@@ -74,5 +73,12 @@ PrecisionFormats formats_of(Precision p) {
 }
 
 double bytes_of(FormatId f) { return format_bits(f) / 8.0; }
+
+PrecisionFormats formats_for(Precision p, bool training) {
+  if (!training || p != Precision::fp8) return formats_of(p);
+  PrecisionFormats f = formats_of(Precision::amp_bf16);
+  f.fp8_linears = true;
+  return f;
+}
 
 }  // namespace tcsim::workload

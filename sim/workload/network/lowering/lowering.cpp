@@ -210,6 +210,25 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
     step_kernel("optimizer." + opt, opt, 4, 3 + low, 3 + copy, 12);
 }
 
+// Transformer Engine's delayed scaling (DelayedScaling: amax_history_len 1024, amax_compute_algo
+// "max"): after the forward pass and after the backward pass, one fused multi-tensor kernel
+// (amax_and_scale_update) rolls every fp8 tensor's amax history and derives its next scale: the
+// forward's two tensors per te.Linear (input, weight), the backward's one (the output gradient).
+void fp8_scaling_kernels(Context& c, std::vector<LoweredKernel>& out) {
+  const std::int64_t linears = c.fp8_linear_copies;
+  if (linears == 0) return;
+  constexpr double kHistory = 1024;
+  for (const auto& [name, per_linear] : {std::pair<const char*, int>{"fp8.amax_and_scale_update.forward", 2},
+                                         std::pair<const char*, int>{"fp8.amax_and_scale_update.backward", 1}}) {
+    const std::int64_t tensors = linears * per_linear;
+    // Each tensor's history is read and written (rolled), its scale and inverse scale written.
+    const double elems = double(tensors) * kHistory;
+    out.push_back({memory_kernel(name, "copy", FormatId::fp32, tensors * std::int64_t(kHistory), 0, elems,
+                                 elems + 2.0 * double(tensors), 1, 1),
+                   -1, StepPhase::optimizer});
+  }
+}
+
 // Every tensor of the step (and attention's score matrix) must stay far from int64 overflow in the
 // byte and FLOP sums: at most 2^48 elements, more than any GPU holds; so must a repeat block's
 // copies together (its outputs and its parameters times the repeat count).
@@ -246,7 +265,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
   Context c(net, options);
   if (options.training && !c.f.training_allowed)
     throw InputError("--precision", std::string(to_string(options.precision)) +
-                                        " is an inference precision; train in fp32, tf32, amp-fp16, amp-bf16, fp16 or bf16");
+                                        " is an inference precision; train in fp32, tf32, amp-fp16, amp-bf16, fp16, bf16 or fp8");
   if (options.training && net.optimizer != "sgd" && net.optimizer != "adam" && net.optimizer != "adamw")
     throw InputError(net.file + ": optimizer", "expected sgd, adam or adamw, got '" + net.optimizer + "'");
 
@@ -294,6 +313,7 @@ Lowering lower_network(const Network& net, const LoweringOptions& options) {
       }
       for (auto& k : c.backward[static_cast<std::size_t>(i)]) out.kernels.push_back(std::move(k));
     }
+    if (c.f.fp8_linears) fp8_scaling_kernels(c, out.kernels);
     if (options.optimizer_step) optimizer_kernels(c, out.kernels, params, tensors);
   }
 

@@ -104,7 +104,7 @@ struct Lowering {
 };
 
 // Throws InputError (naming the layer's file:line) for a layer the mode cannot lower, e.g.
-// training in an inference-only precision, or `impl: fused` attention without fused kernels.
+// training in an inference-only precision (int8), or `impl: fused` attention without fused kernels.
 Lowering lower_network(const Network& net, const LoweringOptions& options);
 
 }  // namespace tcsim::workload

@@ -117,10 +117,64 @@ void lower_conv2d(Context& c, int li) {
   c.save_input(li, 0);
 }
 
+// A linear layer as Transformer Engine's te.Linear runs it in an fp8 training step (PrecisionFormats::
+// fp8_linears; TE's `_Linear` autograd function, DelayedScaling with Format.HYBRID). fp8 tensor-core
+// GEMMs take both operands K-major, so each operand is written twice, as it is and transposed, by
+// TE's fused cast-transpose kernels (which also record the tensor's amax):
+// - forward: the input cast to e4m3 (x and xᵀ), the fp32 master weight to e4m3 (W and Wᵀ, once per
+//   step: the master was last written by the optimizer), and x·Wᵀ in e4m3 writing bf16, the bias in
+//   its epilogue;
+// - backward: dY cast to e5m2 (dY and dYᵀ, the bias gradient fused: cast_transpose_dbias), the data
+//   gradient dY·W (e5m2 x e4m3 from Wᵀ, bf16 out) and the weight gradient dYᵀ·X (e5m2 x e4m3 from
+//   xᵀ) written in fp32, the master's format: no cast back.
+// Backward keeps xᵀ in e4m3 (one byte an element) instead of the bf16 input. An input in another
+// format than bf16 (an fp32 output of autocast) gets its gradient cast back to that format.
+// TE runs fp8 GEMMs only on sizes its kernels take (the weight's rows a multiple of 8 and its
+// columns of 16, the input's rows of 8): fp8_linear_fits; other linears stay in bf16.
+bool fp8_linear_fits(std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
+  return rows % 8 == 0 && in_f % 16 == 0 && out_f % 8 == 0;
+}
+
+void lower_linear_fp8(Context& c, int li, std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
+  const Layer& l = c.layer(li);
+  const FormatId act = storage_of(c.f.activation), from = c.input_format(li, 0);
+  c.out_format[static_cast<std::size_t>(li)] = act;
+  c.fp8_linear_copies += l.count;
+  const double x = double(rows) * double(in_f), dy = double(rows) * double(out_f);
+  c.emit_forward(li, memory_kernel(l.name + ".cast_transpose", "quantize", FormatId::e4m3, rows * in_f, 0, 0, 2 * x, 2,
+                                   l.count, bytes_of(from) * x));
+  const std::int64_t w = in_f * out_f;
+  Kernel cw = memory_kernel(l.name + ".cast_transpose_w", "quantize", FormatId::e4m3, w, 0, 0, 2.0 * double(w), 2, l.count,
+                            bytes_of(c.f.master) * double(w));
+  cw.memory.cold = true;
+  c.emit_forward(li, cw);
+  Kernel f = gemm(c, l.name, rows, out_f, in_f, 1, Layout::NT, Pass::forward, FormatId::e4m3);
+  f.d_format = act;
+  c.emit_forward(li, f);
+
+  c.emit_backward(li, memory_kernel(l.name + (l.bias ? ".cast_transpose_dbias" : ".grad_cast_transpose"), "quantize",
+                                    FormatId::e5m2, rows * out_f, 0, 0, 2 * dy, l.bias ? 3 : 2, l.count,
+                                    bytes_of(act) * dy, l.bias ? bytes_of(c.f.master) * double(out_f) : 0));
+  Kernel wg = gemm(c, l.name + ".wgrad", out_f, in_f, rows, 1, Layout::NT, Pass::weight_grad, FormatId::e5m2);
+  wg.b_format = FormatId::e4m3;
+  wg.d_format = c.f.master;
+  c.emit_backward(li, wg);
+  if (!l.inputs.empty() && l.inputs[0] >= 0) {
+    Kernel d = gemm(c, l.name + ".dgrad", rows, in_f, out_f, 1, Layout::NT, Pass::data_grad, FormatId::e5m2);
+    d.b_format = FormatId::e4m3;
+    d.d_format = act;
+    c.emit_backward(li, d);
+    if (from != act) c.emit_backward(li, cast_kernel(l.name + ".cast_in.backward", act, from, rows * in_f, l.count));
+  }
+  c.save_extra(li, x * bytes_of(FormatId::e4m3));
+}
+
 void lower_linear(Context& c, int li) {
   const Layer& l = c.layer(li);
   const Shape& in = c.input_shape(li, 0);
   if (in.empty()) throw InputError(l.where, "layer '" + l.name + "': linear needs an input with a feature dimension");
+  if (c.f.fp8_linears && fp8_linear_fits(c.input_elements(li, 0) / in.back(), in.back(), l.out_features))
+    return lower_linear_fp8(c, li, c.input_elements(li, 0) / in.back(), in.back(), l.out_features);
   const std::int64_t in_f = in.back(), out_f = l.out_features;
   const std::int64_t rows = c.input_elements(li, 0) / in_f;
   const bool cast = c.cast_input(li, 0, gemm_input_format(c));

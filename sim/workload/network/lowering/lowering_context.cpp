@@ -61,7 +61,7 @@ bool casts_dynamically(FormatId from, FormatId to) {
 }
 
 Context::Context(const Network& n, const LoweringOptions& o)
-    : net(n), opt(o), f(formats_of(o.precision)), batch(n.batch) {
+    : net(n), opt(o), f(formats_for(o.precision, o.training)), batch(n.batch) {
   if (o.fp32_master) {  // LoweringOptions::fp32_master: the optimizer's copy and state in fp32
     f.master = FormatId::fp32;
     f.loss_scaling = o.precision == Precision::fp16;

@@ -22,6 +22,7 @@ struct Context {
   std::vector<LoweredKernel> forward;      // launch order
   std::vector<std::vector<LoweredKernel>> backward;  // per layer, in the order within that layer
   double saved_extra_bytes = 0;            // saved tensors that are no layer's output (masks, casts, P)
+  std::int64_t fp8_linear_copies = 0;  // te.Linear copies run in fp8 (PrecisionFormats::fp8_linears)
   double kv_cache_bytes = 0;
   std::vector<std::string> notes;
   // Per layer: the conv/linear whose epilogue runs it (fused epilogues), or -1.
