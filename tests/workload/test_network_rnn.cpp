@@ -135,6 +135,9 @@ TEST_CASE("rnn: autocast runs the layer in fp16, casting its input and weights")
   CHECK(casts == 2);  // the fp32 input and the weights
   CHECK_THROWS_WITH_AS(lower_network(n, mode(Precision::fp8, false)), doctest::Contains("cuDNN has no fp8 recurrent layers"),
                        InputError);
+  // fp8 training (Transformer Engine's linears in bf16 autocast): the layer runs in bf16.
+  for (const auto& k : lower_network(n, mode(Precision::fp8, true)).kernels)
+    if (k.kernel.kind == Kernel::Kind::gemm) CHECK(k.kernel.a_format == FormatId::bf16);
 }
 
 TEST_CASE("rnn: bad input names the file, line, layer and field") {

@@ -64,7 +64,8 @@ void lower_rnn(Context& c, int li) {
   const Shape& in = c.input_shape(li, 0);
   if (in.size() != 2)
     throw InputError(l.where, "layer '" + l.name + "': rnn needs a [seq, features] input, got " + to_string(in));
-  if (c.opt.precision == Precision::fp8)
+  // fp8 training runs only Transformer Engine's linears in fp8: the layer runs in bf16 autocast there.
+  if (c.opt.precision == Precision::fp8 && !c.f.fp8_linears)
     throw InputError(l.where, "layer '" + l.name + "': cuDNN has no fp8 recurrent layers; run it in fp16, bf16 or int8");
   const FormatId g = c.f.gemm_in, act = storage_of(g);
   c.cast_input(li, 0, storage_of(g));  // cuDNN runs the whole layer in one data type
