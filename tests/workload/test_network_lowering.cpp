@@ -708,6 +708,9 @@ TEST_CASE("lowering: fp8 training runs linears as Transformer Engine does, the r
   CHECK(head->kernel.a_format == FormatId::bf16);
   CHECK(find(l, "head.cast_w"));
   CHECK_FALSE(find(l, "head.cast_transpose"));
+  REQUIRE(l.notes.size() == 1);  // and says so, with the size that would put it on the fp8 path
+  CHECK(l.notes[0] == "layer 'head' runs in bf16, not fp8: Transformer Engine's fp8 GEMMs take weights of rows a multiple "
+                      "of 8 and columns of 16, inputs of rows a multiple of 8; fix: out_features 1001 -> 1008");
   // Delayed scaling: one amax-history update after each pass, over the fp8 tensors of fc and proj.
   const LoweredKernel* fwd = find(l, "fp8.amax_and_scale_update.forward");
   const LoweredKernel* bwd = find(l, "fp8.amax_and_scale_update.backward");

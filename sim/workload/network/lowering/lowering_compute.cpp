@@ -4,6 +4,7 @@
 // weight gradient dYᵀ·X is TN.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "common/error.h"
 #include "workload/network/lowering/lowering_context.h"
@@ -135,6 +136,21 @@ bool fp8_linear_fits(std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
   return rows % 8 == 0 && in_f % 16 == 0 && out_f % 8 == 0;
 }
 
+// What keeps a linear off TE's fp8 GEMMs, and the sizes that would not.
+std::string fp8_size_fix(std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
+  auto up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
+  std::string fix;
+  auto add = [&](const char* what, std::int64_t v, std::int64_t m) {
+    if (v % m == 0) return;
+    fix += (fix.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(v) + " -> " + std::to_string(up(v, m));
+  };
+  add("out_features", out_f, 8);
+  add("in_features", in_f, 16);
+  add("rows (batch x tokens)", rows, 8);
+  return "Transformer Engine's fp8 GEMMs take weights of rows a multiple of 8 and columns of 16, inputs of rows a "
+         "multiple of 8; fix: " + fix;
+}
+
 void lower_linear_fp8(Context& c, int li, std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
   const Layer& l = c.layer(li);
   const FormatId act = storage_of(c.f.activation), from = c.input_format(li, 0);
@@ -173,8 +189,11 @@ void lower_linear(Context& c, int li) {
   const Layer& l = c.layer(li);
   const Shape& in = c.input_shape(li, 0);
   if (in.empty()) throw InputError(l.where, "layer '" + l.name + "': linear needs an input with a feature dimension");
-  if (c.f.fp8_linears && fp8_linear_fits(c.input_elements(li, 0) / in.back(), in.back(), l.out_features))
-    return lower_linear_fp8(c, li, c.input_elements(li, 0) / in.back(), in.back(), l.out_features);
+  if (c.f.fp8_linears) {
+    const std::int64_t r = c.input_elements(li, 0) / in.back();
+    if (fp8_linear_fits(r, in.back(), l.out_features)) return lower_linear_fp8(c, li, r, in.back(), l.out_features);
+    c.notes.push_back("layer '" + l.name + "' runs in bf16, not fp8: " + fp8_size_fix(r, in.back(), l.out_features));
+  }
   const std::int64_t in_f = in.back(), out_f = l.out_features;
   const std::int64_t rows = c.input_elements(li, 0) / in_f;
   const bool cast = c.cast_input(li, 0, gemm_input_format(c));
