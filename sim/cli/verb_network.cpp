@@ -33,7 +33,9 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dyn
             << " step, batch " << e.batch;
   if (e.sequence) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
   if (e.tokens && dynamic_cache) std::cout << " (Hugging Face DynamicCache: torch.cat every step)";
-  std::cout << ", " << e.precision << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
+  std::cout << ", " << e.precision
+            << (e.pass == "train" && e.precision == "fp8" ? " (Transformer Engine: fp8 linears, bf16 autocast elsewhere)" : "")
+            << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
   std::cout << io::format_text_table(io::select_columns(
       engine::network_layers_table(e),
       {"layer", "kind", "shape", "count", "kernels", "time_us", "tflops", "bound", "share_pct", "flags"}));

@@ -210,6 +210,12 @@ TEST_CASE("tcsim network --pass train --compare amp-bf16,fp8 on H100: Transforme
   const double speedup = std::stod(field);
   CHECK(speedup > 1.1);
   CHECK(speedup < 2.0);
+  const auto table = run_tcsim("network -c " + src("configs/gpu/h100.yaml") + " " + src("models/gpt2.yaml") +
+                               " --batch 2 --seq 128 --pass train --precision fp8");
+  REQUIRE_MESSAGE(table.exit_code == 0, table.err);
+  CHECK(table.out.find("training step, batch 2, seq 128, fp8 (Transformer Engine: fp8 linears, bf16 autocast elsewhere)\n") !=
+        std::string::npos);
+  CHECK(table.out.find("note: layer 'lm_head' runs in bf16, not fp8: ") != std::string::npos);
 }
 
 TEST_CASE("tcsim network: bad input exits 2 with a clear message") {
