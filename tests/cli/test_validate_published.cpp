@@ -52,3 +52,26 @@ TEST_CASE("community torch.mm benchmarks (>= 100 us): H100, A100 PCIe 40GB, L4 w
     CHECK(r.err.find(c.rows) != std::string::npos);
   }
 }
+
+TEST_CASE("tcsim validate on the torch.mm leaderboard's best rates over sizes: the config's board only, --max-mape, -o") {
+  const fs::path root = tcsim::test::source_dir();
+  const std::string config = (root / "configs/gpu/h100.yaml").string();
+  const std::string data = (root / "validation/published/torch_matmul/best_of_sizes.csv").string();
+  const fs::path out = tcsim::test::temp_dir("best_of_sizes_cli") / "o";
+  auto r = run_tcsim("validate -c '" + config + "' '" + data + "' --max-mape 5 -o '" + out.string() + "'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("tcsim validate: 6 rows on H100-SXM5 (best rates over sizes; 18 of 24 rows other boards or not comparable): "
+                   "MAPE 2.") != std::string::npos);
+  CHECK(r.out.find("NVIDIA H100 80GB HBM3  tf32") != std::string::npos);
+  CHECK(r.out.find("measured on NVIDIA L40S, the config is H100-SXM5") != std::string::npos);
+  CHECK(fs::exists(out / "summary.csv"));
+  CHECK(fs::exists(out / "tcsim.complete"));
+  auto strict = run_tcsim("validate -c '" + config + "' '" + data + "' --max-mape 1");
+  CHECK(strict.exit_code == 3);
+  CHECK(strict.err.find("exceeds --max-mape 1%") != std::string::npos);
+  // Mixed with a kernel measurement: refused, naming the file.
+  auto mixed = run_tcsim("validate -c '" + config + "' '" + data + "' '" + (root / "validation/published/torch_matmul/h100/gemm.csv").string() + "'");
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find("h100/gemm.csv: not a best-of-sizes leaderboard") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 
 #include "cli/validate/profile_commands.h"
 #include "cli/result_attributes.h"
+#include "cli/validate/validate_best_of_sizes.h"
 #include "cli/validate/validate_networks.h"
 #include "cli/verbs.h"
 #include "common/error.h"
@@ -15,6 +16,7 @@
 #include "engine/validation/validation.h"
 #include "io/writers.h"
 #include "workload/csv/csv_text.h"
+#include "workload/measured/best_of_sizes.h"
 #include "workload/measured/deepbench.h"
 #include "workload/measured/measured.h"
 #include "workload/measured/measured_h5.h"
@@ -65,6 +67,8 @@ int validate_verb(const std::vector<std::string>& args) {
       "throughput CSV (../shared/data/networks/dle_single_gpu.csv; validation/published/lambda_pytorch has Lambda's\n"
       "runs in its schema, with an optional memory_format column), run with models/<model>.yaml; DeepBench's\n"
       "recurrent-layer CSVs (v100_train_<fp16|fp32>_recurrent_layers_<lstm|gru|vanilla>.csv), one-layer networks.\n"
+      "Best rates over sizes: a CSV with a best_tflops column (validation/published/torch_matmul/best_of_sizes.csv),\n"
+      "each row of the config's board run at every size, the best predicted rate against the best measured.\n"
       "Profiles: a PyTorch profiler trace (torch.profiler, record_shapes=True; Chrome-trace JSON, or .json.gz),\n"
       "an Nsight Systems SQLite export or an Nsight Compute CSV: each op call simulated beside its kernels'\n"
       "measured time, per family, not-mapped calls listed (traces/README.md); --max-mape on the simulated calls.\n"
@@ -91,6 +95,9 @@ int validate_verb(const std::vector<std::string>& args) {
     req.max_mape = max_mape, req.has_max_mape = vm.count("max-mape") > 0;
     return run_profile_command(req);
   }
+  if (workload::is_best_of_sizes_csv(inputs.front()))  // best rates over sizes: validate_best_of_sizes.cpp
+    return validate_best_of_sizes_files({config_path, overrides, inputs, output_dir, format, "tcsim validate " + join(args, " "),
+                                         max_mape, vm.count("max-mape") > 0});
   if (is_network_measurement(inputs.front()))  // whole networks: validate_networks.cpp
     return validate_network_files({config_path, overrides, inputs, models_dir, output_dir, format, max_mape,
                                    vm.count("max-mape") > 0, engine::resolve_jobs(jobs), "tcsim validate " + join(args, " ")});

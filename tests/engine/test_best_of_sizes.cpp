@@ -1,0 +1,89 @@
+// Best matmul rates over several sizes (workload/measured/best_of_sizes.h, engine/validation/
+// best_of_sizes.h): the reader's checks, and the community leaderboard of
+// validation/published/torch_matmul/best_of_sizes.csv held out on every shipped board it names.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/error.h"
+#include "engine/load_accelerator.h"
+#include "engine/validation/best_of_sizes.h"
+#include "test_support.h"
+#include "workload/measured/best_of_sizes.h"
+
+using namespace tcsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kHeader = "device,dtype,best_tflops,sizes,environment\n";
+
+std::string error_of(const std::string& text) {
+  const fs::path dir = test::temp_dir("best_of_sizes");
+  const fs::path f = dir / "b.csv";
+  std::ofstream(f) << text;
+  try {
+    (void)workload::read_best_of_sizes(f.string());
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    const std::string prefix = f.string() + ":";
+    return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("best of sizes: the reader takes a board's best rate per dtype and refuses what it cannot compare") {
+  const fs::path dir = test::temp_dir("best_of_sizes_ok");
+  const fs::path f = dir / "b.csv";
+  std::ofstream(f) << "# a comment\n" << kHeader << "NVIDIA L40S,BF16,269.15,1024 8192,docker\n";
+  CHECK(workload::is_best_of_sizes_csv(f.string()));
+  const auto rows = workload::read_best_of_sizes(f.string());
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].device == "NVIDIA L40S");
+  CHECK(rows[0].dtype == "bf16");
+  CHECK(rows[0].a == FormatId::bf16);
+  CHECK(rows[0].acc == FormatId::fp32);
+  CHECK(rows[0].d == FormatId::bf16);
+  CHECK(rows[0].best_tflops == 269.15);
+  CHECK(rows[0].sizes == std::vector<std::int64_t>{1024, 8192});
+  CHECK(rows[0].origin == f.string() + ":3");
+  // A kernel-measurement CSV is not one.
+  CHECK_FALSE(workload::is_best_of_sizes_csv((test::source_dir() / "validation/published/torch_matmul/l4/gemm.csv").string()));
+
+  CHECK(error_of("device,dtype,sizes,environment\nx,fp16,1024,y\n").rfind("1: best_tflops: missing column", 0) == 0);
+  CHECK(error_of(std::string(kHeader) + "x,fp64,1.0,1024,y\n") == "2: dtype: expected fp32, tf32, fp16 or bf16, got 'fp64'");
+  CHECK(error_of(std::string(kHeader) + "x,fp16,-3,1024,y\n").rfind("2: best_tflops: ", 0) == 0);
+  CHECK(error_of(std::string(kHeader) + "x,fp16,3,1024 0,y\n").rfind("2: sizes: ", 0) == 0);
+  CHECK(error_of(std::string(kHeader) + "x,fp16,3,,y\n").rfind("2: sizes: expected the N of each square product", 0) == 0);
+  CHECK(error_of(std::string(kHeader) + ",fp16,3,1024,y\n") == "2: device: expected the board's name");
+}
+
+TEST_CASE("best of sizes: the community torch.mm leaderboard on six shipped boards, held out" * doctest::test_suite("accuracy")) {
+  const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
+  const auto rows = workload::read_best_of_sizes(csv);
+  REQUIRE(rows.size() == 24);
+  std::size_t compared = 0;
+  double sum = 0;
+  for (const char* config : {"t4", "a100", "a100_80gb", "h100", "h200", "l40s"}) {
+    const engine::LoadedAccelerator a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
+    const engine::BestOfSizesReport rep = engine::validate_best_of_sizes(*a.accelerator, rows);
+    REQUIRE(rep.errors.rows > 0);
+    for (const auto& r : rep.rows) {
+      if (!r.compared) continue;
+      MESSAGE(config << " " << r.measured.device << " " << r.measured.dtype << ": " << r.measured.best_tflops << " measured, "
+                     << r.predicted_tflops << " predicted at N = " << r.best_n << " (" << r.error_pct << "%)");
+      CHECK(std::abs(r.error_pct) < 20);
+      ++compared;
+      sum += std::abs(r.error_pct);
+    }
+  }
+  CHECK(compared == 22);  // the T4's two bf16 rows: no bf16 GEMM on sm_75 in tcsim
+  const double mape = sum / double(compared);
+  MESSAGE("best rates over sizes: MAPE " << mape << "% over " << compared);
+  CHECK(mape < 10);  // 6.3% (session 69)
+}
