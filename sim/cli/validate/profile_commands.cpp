@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/result_attributes.h"
+#include "cli/validate/mape_gate.h"
 #include "common/error.h"
 #include "common/text/strings.h"
 #include "engine/load_accelerator.h"
@@ -87,17 +88,7 @@ int run_profile_command(const ProfileRequest& req) {
               << "%; tensor cores: " << format_number("%.1f", e.measured_us > 0 ? 100 * e.measured_tensor_core_us / e.measured_us : 0)
               << "% of the measured kernel time, " << format_number("%.1f", e.predicted_us > 0 ? 100 * e.predicted_tensor_core_us / e.predicted_us : 0)
               << "% predicted\n";
-    if (req.has_max_mape) {
-      if (err.rows == 0 || !std::isfinite(err.mape_pct)) {
-        std::cerr << verb << ": no call could be compared; --max-mape fails\n";
-        return 3;
-      }
-      if (err.mape_pct > req.max_mape) {
-        std::cerr << verb << ": MAPE " << format_number("%.2f", err.mape_pct) << "% exceeds --max-mape "
-                  << format_number("%g", req.max_mape) << "%\n";
-        return 3;
-      }
-    }
+    if (const int rc = mape_gate(verb, req.has_max_mape, req.max_mape, err.rows, err.mape_pct, "call"); rc != 0) return rc;
   }
   if (req.replay)
     std::cerr << verb << ": measured step " << format_number("%.4g", e.mapping.span_us) << " us -> predicted "

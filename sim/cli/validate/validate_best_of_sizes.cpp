@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/result_attributes.h"
+#include "cli/validate/mape_gate.h"
 #include "common/error.h"
 #include "common/text/strings.h"
 #include "engine/load_accelerator.h"
@@ -42,18 +43,7 @@ int validate_best_of_sizes_files(const BestOfSizesRequest& req) {
             << rep.rows.size() - e.rows << " of " << rep.rows.size() << " rows other boards or not comparable): MAPE "
             << format_number("%.2f", e.mape_pct) << "%, median APE " << format_number("%.2f", e.median_ape_pct) << "%, bias "
             << format_number("%+.2f", e.bias_pct) << "% (+: the model's best rate is below the measured)\n";
-  if (req.has_max_mape) {
-    if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
-      std::cerr << "tcsim validate: no row could be compared; --max-mape fails\n";
-      return 3;
-    }
-    if (e.mape_pct > req.max_mape) {
-      std::cerr << "tcsim validate: MAPE " << format_number("%.2f", e.mape_pct) << "% exceeds --max-mape "
-                << format_number("%g", req.max_mape) << "%\n";
-      return 3;
-    }
-  }
-  return 0;
+  return mape_gate("tcsim validate", req.has_max_mape, req.max_mape, e.rows, e.mape_pct, "row");
 }
 
 }  // namespace tcsim::cli

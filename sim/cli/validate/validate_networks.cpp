@@ -1,5 +1,6 @@
 #include "cli/result_attributes.h"
 #include "cli/validate/validate_networks.h"
+#include "cli/validate/mape_gate.h"
 
 #include <cmath>
 #include <cstdio>
@@ -68,17 +69,7 @@ int validate_network_files(const NetworkValidateRequest& req) {
   std::cerr << "tcsim validate: " << e.rows << " network runs on " << loaded.accelerator->name() << ": MAPE "
             << format_number("%.2f", e.mape_pct) << "%, median " << format_number("%.2f", e.median_ape_pct) << "%, bias "
             << format_number("%+.2f", e.bias_pct) << "%\n";
-  if (req.has_max_mape) {
-    if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
-      std::cerr << "tcsim validate: no run could be compared; --max-mape fails\n";
-      return 3;
-    }
-    if (e.mape_pct > req.max_mape) {
-      std::cerr << "tcsim validate: MAPE " << format_number("%.2f", e.mape_pct) << "% exceeds --max-mape " << format_number("%g", req.max_mape) << "%\n";
-      return 3;
-    }
-  }
-  return 0;
+  return mape_gate("tcsim validate", req.has_max_mape, req.max_mape, e.rows, e.mape_pct, "run");
 }
 
 }  // namespace tcsim::cli

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/validate/profile_commands.h"
+#include "cli/validate/mape_gate.h"
 #include "cli/result_attributes.h"
 #include "cli/validate/validate_best_of_sizes.h"
 #include "cli/validate/validate_networks.h"
@@ -27,7 +28,6 @@ namespace po = boost::program_options;
 namespace tcsim::cli {
 namespace {
 
-constexpr int kExitMapeExceeded = 3;
 
 io::Table terminal_rows(const io::Table& full) {
   return io::select_columns(full, {"name", "measured_us", "predicted_us", "error_pct", "bound", "mapping", "skipped"});
@@ -170,18 +170,7 @@ int validate_verb(const std::vector<std::string>& args) {
             << format_number("%+.2f", e.bias_pct) << "%, worst " << format_number("%.1f", e.max_ape_pct) << "% (" << all.worst_name << ", "
             << all.worst_origin << "), pearson " << format_number("%.4f", e.pearson) << " (log " << format_number("%.4f", e.pearson_log)
             << ")\n";
-  if (vm.count("max-mape")) {
-    if (e.rows == 0 || !std::isfinite(e.mape_pct)) {
-      std::cerr << "tcsim validate: no row could be compared; --max-mape fails\n";
-      return kExitMapeExceeded;
-    }
-    if (e.mape_pct > max_mape) {
-      std::cerr << "tcsim validate: MAPE " << format_number("%.2f", e.mape_pct) << "% exceeds --max-mape " << format_number("%g", max_mape)
-                << "%\n";
-      return kExitMapeExceeded;
-    }
-  }
-  return 0;
+  return mape_gate("tcsim validate", vm.count("max-mape") > 0, max_mape, e.rows, e.mape_pct, "row");
 }
 
 }  // namespace
