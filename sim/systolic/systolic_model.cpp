@@ -61,7 +61,7 @@ void note_underfill(const Layer& layer, const SystolicConfig& c, LayerReport& r)
   // positions (tokens, pixels), N the outputs per position (features, filters).
   const char* row_dim = c.dataflow == Dataflow::os ? "M" : "K";
   const char* col_dim = c.dataflow == Dataflow::is ? "M" : "N";
-  r.notes.push_back("under-filled array: " + format_number("%.3g", r.mapping_efficiency_pct) + "% of the PEs hold work (" +
+  r.notes.push_back(std::string(kUnderfilledNote) + format_number("%.3g", r.mapping_efficiency_pct) + "% of the PEs hold work (" +
                     to_string(c.dataflow) + " maps " + row_dim + " = " + std::to_string(s.Sr) + " onto " +
                     std::to_string(c.rows) + " rows, " + col_dim + " = " + std::to_string(s.Sc) + " onto " +
                     std::to_string(c.cols) + " columns); " + row_dim + " a multiple of " + std::to_string(c.rows) + " and " +

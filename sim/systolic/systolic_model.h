@@ -4,6 +4,7 @@
 // Cycles, utilisations and SRAM counts are closed forms; the CALC-mode DRAM counts replay the
 // demand order (no matrices are built) and fall back to an estimate for layers too large to replay.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "systolic/schedule/layer.h"
@@ -46,6 +47,8 @@ class SystolicModel : public Accelerator {
 // Mapping efficiency below which a kernel is noted as filling the array poorly (tcsim network flags
 // its layer, as it flags GPU layers whose sizes are not multiples of 8).
 inline constexpr double kUnderfilledPct = 50;
+// How that note starts (tcsim network finds it by this prefix).
+inline constexpr std::string_view kUnderfilledNote = "under-filled array: ";
 // Adds that note to `r` (the dimensions each array side holds and what would fill it) when the
 // layer's mapping efficiency is below kUnderfilledPct.
 void note_underfill(const Layer& layer, const SystolicConfig& config, LayerReport& r);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -12,6 +13,7 @@
 #include "engine/kernel_runner.h"
 #include "engine/network/launch_queue.h"
 #include "engine/step_clock.h"
+#include "systolic/systolic_model.h"
 
 namespace tcsim::engine {
 
@@ -38,13 +40,12 @@ bool mentions_padding(const KernelResult& r) {
 
 std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
 
-// A systolic array's note that a kernel fills it poorly (SystolicModel::run) starts so.
-constexpr std::string_view kUnderfilled = "under-filled array: ";
-
-// That note without its prefix, or "".
+// A systolic array's note that a kernel fills it poorly (systolic::note_underfill) without its
+// prefix, or "".
 std::string underfill_detail(const KernelResult& r) {
+  constexpr std::string_view prefix = systolic::kUnderfilledNote;
   for (const auto& n : r.notes)
-    if (n.rfind(kUnderfilled, 0) == 0) return n.substr(kUnderfilled.size());
+    if (n.rfind(prefix, 0) == 0) return n.substr(prefix.size());
   return "";
 }
 
@@ -122,29 +123,32 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
   return {q.finish_s(), q.gpu_busy_s(), q.host_s()};
 }
 
-void check_precision(const Accelerator& acc, const NetworkRunOptions& opt) {
-  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
-  Kernel probe = make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
+// Why the accelerator refuses `probe` (its InputError's message), or nothing when it runs it.
+std::optional<std::string> refusal(const Accelerator& acc, const Kernel& probe) {
   try {
     (void)acc.run(probe);
+    return std::nullopt;
   } catch (const InputError& e) {
-    throw InputError("--precision", std::string(workload::to_string(opt.precision)) + " is not available on " +
-                                        acc.name() + ": " + e.what());
+    return std::string(e.what());
   }
 }
 
-// Whether the accelerator runs `probe` (false where it refuses it with an InputError).
-bool accepts(const Accelerator& acc, const Kernel& probe) {
-  try {
-    (void)acc.run(probe);
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
+bool accepts(const Accelerator& acc, const Kernel& probe) { return !refusal(acc, probe); }
+
+// A GEMM in the mode's main operand and accumulator formats: whether the accelerator has the mode.
+Kernel precision_probe(workload::Precision p) {
+  const workload::PrecisionFormats f = workload::formats_of(p);
+  return make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
+}
+
+void check_precision(const Accelerator& acc, const NetworkRunOptions& opt) {
+  if (const auto why = refusal(acc, precision_probe(opt.precision)))
+    throw InputError("--precision", std::string(workload::to_string(opt.precision)) + " is not available on " +
+                                        acc.name() + ": " + *why);
 }
 
 bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& opt) {
-  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  const workload::PrecisionFormats f = workload::formats_for(opt.precision, opt.training);
   Kernel probe;
   probe.kind = Kernel::Kind::attention;
   probe.name = "attention probe";
@@ -158,7 +162,7 @@ bool fused_attention_available(const Accelerator& acc, const NetworkRunOptions& 
 // has such GEMMs; an array whose MACs take only 8-bit operands (array.formats) gets quantized
 // attention instead (LoweringOptions::quantized_attention).
 bool needs_quantized_attention(const Accelerator& acc, const NetworkRunOptions& opt) {
-  const workload::PrecisionFormats f = workload::formats_of(opt.precision);
+  const workload::PrecisionFormats f = workload::formats_for(opt.precision, opt.training);
   return f.quantized_inputs && !accepts(acc, make_gemm("attention probe", 256, 256, 64, f.activation, FormatId::fp32));
 }
 
@@ -166,22 +170,13 @@ bool needs_quantized_attention(const Accelerator& acc, const NetworkRunOptions& 
 
 workload::Precision default_precision(const Accelerator& acc, bool training) {
   using workload::Precision;
-  auto gemm_probe = [](Precision p) {
-    const workload::PrecisionFormats f = workload::formats_of(p);
-    return make_gemm("precision probe", 512, 512, 512, f.gemm_in, f.gemm_acc);
-  };
-  if (accepts(acc, gemm_probe(Precision::fp32))) return Precision::fp32;
+  const std::optional<std::string> why = refusal(acc, precision_probe(Precision::fp32));
+  if (!why) return Precision::fp32;
   for (Precision p : {Precision::tf32, Precision::amp_bf16, Precision::amp_fp16, Precision::bf16, Precision::fp16,
                       Precision::int8, Precision::fp8})
-    if ((!training || workload::formats_of(p).training_allowed) && accepts(acc, gemm_probe(p))) return p;
-  std::string why;
-  try {
-    (void)acc.run(gemm_probe(Precision::fp32));
-  } catch (const InputError& e) {
-    why = e.what();
-  }
+    if ((!training || workload::formats_of(p).training_allowed) && accepts(acc, precision_probe(p))) return p;
   throw InputError("--precision", std::string("none given, and ") + acc.name() + " runs none of the " +
-                                      (training ? "training " : "") + "precisions (" + why + ")" +
+                                      (training ? "training " : "") + "precisions (" + *why + ")" +
                                       (training ? "; its formats may be inference ones: try --pass infer" : ""));
 }
 
@@ -429,7 +424,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     const Underfill& u = underfill[i];
     if (u.kernels == 0) continue;
     LayerEstimate& r = e.layers[i];
-    r.flags.push_back(std::string(kUnderfilled) + format_number("%.4g", u.time_s * 1e6) + " of its " +
+    r.flags.push_back(std::string(systolic::kUnderfilledNote) + format_number("%.4g", u.time_s * 1e6) + " of its " +
                       format_number("%.4g", r.time_s() * 1e6) + " us in " + std::to_string(u.kernels) + " such kernel" +
                       (u.kernels > 1 ? "s" : "") + "; " + u.first);
   }

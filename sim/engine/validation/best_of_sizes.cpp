@@ -5,14 +5,6 @@
 
 namespace tcsim::engine {
 
-namespace {
-double metric(const KernelResult& r, const char* name) {
-  for (const auto& [k, v] : r.metrics)
-    if (k == name) return v;
-  return 0;
-}
-}  // namespace
-
 BestOfSizesReport validate_best_of_sizes(const Accelerator& acc, const std::vector<workload::BestOfSizesRow>& rows) {
   BestOfSizesReport rep;
   std::vector<double> measured_s, predicted_s;
@@ -31,7 +23,7 @@ BestOfSizesReport validate_best_of_sizes(const Accelerator& acc, const std::vect
         k.layout = Layout::NN;
         const KernelResult res = acc.run(k);
         const double tflops = 2.0 * double(n) * double(n) * double(n) / res.time_s / 1e12;
-        if (tflops > r.predicted_tflops) r.predicted_tflops = tflops, r.best_n = n, r.clock_mhz = metric(res, "clock_mhz");
+        if (tflops > r.predicted_tflops) r.predicted_tflops = tflops, r.best_n = n, r.clock_mhz = res.get("clock_mhz").value_or(0);
       }
       r.compared = true;
       r.error_pct = error_pct(1 / m.best_tflops, 1 / r.predicted_tflops);

@@ -131,12 +131,9 @@ void lower_conv2d(Context& c, int li) {
 // Backward keeps xᵀ in e4m3 (one byte an element) instead of the bf16 input. An input in another
 // format than bf16 (an fp32 output of autocast) gets its gradient cast back to that format.
 // TE runs fp8 GEMMs only on sizes its kernels take (the weight's rows a multiple of 8 and its
-// columns of 16, the input's rows of 8): fp8_linear_fits; other linears stay in bf16.
-bool fp8_linear_fits(std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
-  return rows % 8 == 0 && in_f % 16 == 0 && out_f % 8 == 0;
-}
+// columns of 16, the input's rows of 8); other linears stay in bf16.
 
-// What keeps a linear off TE's fp8 GEMMs, and the sizes that would not.
+// What keeps a linear off TE's fp8 GEMMs and the sizes that would not, or "" when its sizes fit.
 std::string fp8_size_fix(std::int64_t rows, std::int64_t in_f, std::int64_t out_f) {
   auto up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   std::string fix;
@@ -147,6 +144,7 @@ std::string fp8_size_fix(std::int64_t rows, std::int64_t in_f, std::int64_t out_
   add("out_features", out_f, 8);
   add("in_features", in_f, 16);
   add("rows (batch x tokens)", rows, 8);
+  if (fix.empty()) return "";
   return "Transformer Engine's fp8 GEMMs take weights of rows a multiple of 8 and columns of 16, inputs of rows a "
          "multiple of 8; fix: " + fix;
 }
@@ -189,13 +187,13 @@ void lower_linear(Context& c, int li) {
   const Layer& l = c.layer(li);
   const Shape& in = c.input_shape(li, 0);
   if (in.empty()) throw InputError(l.where, "layer '" + l.name + "': linear needs an input with a feature dimension");
-  if (c.f.fp8_linears) {
-    const std::int64_t r = c.input_elements(li, 0) / in.back();
-    if (fp8_linear_fits(r, in.back(), l.out_features)) return lower_linear_fp8(c, li, r, in.back(), l.out_features);
-    c.notes.push_back("layer '" + l.name + "' runs in bf16, not fp8: " + fp8_size_fix(r, in.back(), l.out_features));
-  }
   const std::int64_t in_f = in.back(), out_f = l.out_features;
   const std::int64_t rows = c.input_elements(li, 0) / in_f;
+  if (c.f.fp8_linears) {
+    const std::string fix = fp8_size_fix(rows, in_f, out_f);
+    if (fix.empty()) return lower_linear_fp8(c, li, rows, in_f, out_f);
+    c.notes.push_back("layer '" + l.name + "' runs in bf16, not fp8: " + fix);
+  }
   const bool cast = c.cast_input(li, 0, gemm_input_format(c));
   cast_weights(c, li, in_f * out_f + (l.bias ? out_f : 0));
   c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);

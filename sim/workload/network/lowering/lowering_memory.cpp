@@ -101,6 +101,12 @@ int residual_add_host(const Context& c, int li) {
 // (memory order, batch first: [N, C, H, W], or [N, H, W, C] for channels-last images) merge where
 // the small operand is broadcast alike, so [N, C, H, W] x [N, C, 1, 1] walks 2 dims channels-first
 // and 3 channels-last. Returns 0 when the shapes are equal.
+// The format a learned table or tensor is read in (embeddings, parameter layers): fp32 under autocast,
+// which leaves them alone; 16-bit beside a quantized mode's 8-bit GEMM weights; else the weights'.
+FormatId learned_tensor_format(const Context& c) {
+  return c.f.autocast ? c.f.master : c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.weights);
+}
+
 int broadcast_dims(const Context& c, int li, std::size_t small) {
   const Shape& out = c.layer(li).output;
   const Shape& s = c.input_shape(li, small);
@@ -361,7 +367,7 @@ void lower_memory_layer(Context& c, int li) {
       // A learned tensor, stored as the weights are (fp32 under autocast, whose type promotion
       // makes its readers fp32; 16-bit beside a quantized mode's 8-bit GEMM weights). No kernel:
       // its readers broadcast it, and their backward sums its gradient over the batch.
-      c.out_format[L] = c.f.autocast ? c.f.master : c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.weights);
+      c.out_format[L] = learned_tensor_format(c);
       return;
     case LayerKind::gelu:
       if (l.gelu_form == GeluForm::tanh_eager) {
@@ -553,7 +559,7 @@ void lower_memory_layer(Context& c, int li) {
       return;
     case LayerKind::embedding: {
       // A gather of rows; the token ids are int64. Autocast leaves embeddings in fp32.
-      fmt = c.f.autocast ? c.f.master : c.f.quantized_inputs ? storage_of(c.f.activation) : storage_of(c.f.weights);
+      fmt = learned_tensor_format(c);
       c.out_format[L] = fmt;
       const std::int64_t tokens = in;
       fwd("", "embedding", out, last, dout, dout, 0, 8.0 * double(tokens));
