@@ -302,6 +302,11 @@ TEST_CASE("tcsim validate on NVIDIA's published network throughputs") {
   const auto strict = run_tcsim("validate -c " + src("configs/gpu/v100.yaml") + " " + csv + " --models " +
                                 src("models") + " --max-mape 0.001");
   CHECK(strict.exit_code == 3);
+  // A board the file has no run of: said, not a MAPE of nan over no rows.
+  const auto none = run_tcsim("validate -c " + src("configs/gpu/t4.yaml") + " " + csv + " --models " + src("models"));
+  CHECK(none.exit_code == 0);
+  CHECK_MESSAGE(none.err.find("no network run of the input is on T4: nothing compared") != std::string::npos, none.err);
+  CHECK(none.err.find("nan") == std::string::npos);
   // On a systolic config: exit 2 saying so (it printed a MAPE of nan over no rows).
   const auto systolic = run_tcsim("validate -c " + src("configs/systolic/tpu_v1.yaml") + " " + csv);
   CHECK(systolic.exit_code == 2);

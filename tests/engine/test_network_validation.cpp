@@ -513,7 +513,7 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven board
   // training throughputs on one GPU, each board's rows on its own config.
   const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
   const auto all = workload::read_dle_throughput_csv(csv);
-  REQUIRE(all.size() == 44);
+  REQUIRE(all.size() == 60);  // with the four boards of the next test case
   for (const auto& r : all)
     if (r.model == "resnet50") CHECK_MESSAGE(r.layout == TensorLayout::nchw, r.label);
   std::vector<double> errors;
@@ -536,7 +536,38 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven board
   double mape = 0;
   for (double e : errors) mape += e / double(errors.size());
   MESSAGE("Lambda single-GPU rows: MAPE " << mape << "% over " << errors.size());
-  CHECK(mape < 12);  // 9.3% over 44 (9.7% over 36 before the H100 PCIe rows, session 69)
+  CHECK(mape < 12);  // 9.3% over 44 (9.7% over 36 before the H100 PCIe rows, session 69); 9.8% since the A10's
+                     // L2 takes Accel-Sim's GA10x layout (session 70)
+}
+
+TEST_CASE("network validation: Lambda's runs on the RTX 3090, RTX A6000, RTX 6000 Ada and RTX 4090, held out" *
+          doctest::test_suite("accuracy")) {
+  // Four configs written from the boards' published figures (session 70), then compared: the GeForce
+  // boards' half-rate FP32-accumulate tensor cores, the workstation boards' full rate.
+  const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
+  const auto all = workload::read_dle_throughput_csv(csv);
+  std::vector<double> errors;
+  for (const char* config : {"rtx3090", "rtx_a6000", "rtx6000_ada", "rtx4090"}) {
+    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
+    std::vector<workload::MeasuredNetworkRow> rows;
+    for (const auto& r : all)
+      if (workload::same_gpu(r.gpu, a.accelerator->name())) rows.push_back(r);
+    REQUIRE(rows.size() == 4);
+    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      REQUIRE(rep.rows[i].simulated);
+      const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
+      MESSAGE(rows[i].label << ": " << err << "%");
+      // BERT-large SQuAD AMP is slow on every board (validation/published/lambda_pytorch/README.md): up to
+      // +38% on the RTX A6000 and the RTX 4090 here.
+      CHECK(std::abs(err) < 40);
+      errors.push_back(std::abs(err));
+    }
+  }
+  double mape = 0;
+  for (double e : errors) mape += e / double(errors.size());
+  MESSAGE("Lambda rows of the four boards: MAPE " << mape << "% over " << errors.size());
+  CHECK(mape < 14);  // 11.1% over 16 (session 70)
 }
 
 TEST_CASE("network validation: NVIDIA's ResNet-50 inference by batch on the V100 and the T4, held out but for the host" *

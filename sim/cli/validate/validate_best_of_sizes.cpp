@@ -39,10 +39,14 @@ int validate_best_of_sizes_files(const BestOfSizesRequest& req) {
   if (!req.output_dir.empty()) io::write_result_folder(req.output_dir, rs, true);
 
   const engine::ErrorSummary& e = rep.errors;
-  std::cerr << "tcsim validate: " << e.rows << " rows on " << loaded.accelerator->name() << " (best rates over sizes; "
-            << rep.rows.size() - e.rows << " of " << rep.rows.size() << " rows other boards or not comparable): MAPE "
-            << format_number("%.2f", e.mape_pct) << "%, median APE " << format_number("%.2f", e.median_ape_pct) << "%, bias "
-            << format_number("%+.2f", e.bias_pct) << "% (+: the model's best rate is below the measured)\n";
+  if (e.rows == 0)
+    std::cerr << "tcsim validate: no row of the input is on " << loaded.accelerator->name() << " (best rates over sizes; "
+              << rep.rows.size() << " rows of other boards or not comparable): nothing compared\n";
+  else
+    std::cerr << "tcsim validate: " << e.rows << " rows on " << loaded.accelerator->name() << " (best rates over sizes; "
+              << rep.rows.size() - e.rows << " of " << rep.rows.size() << " rows other boards or not comparable): MAPE "
+              << format_number("%.2f", e.mape_pct) << "%, median APE " << format_number("%.2f", e.median_ape_pct) << "%, bias "
+              << format_number("%+.2f", e.bias_pct) << "% (+: the model's best rate is below the measured)\n";
   return mape_gate("tcsim validate", req.has_max_mape, req.max_mape, e.rows, e.mape_pct, "row");
 }
 

@@ -66,9 +66,12 @@ int validate_network_files(const NetworkValidateRequest& req) {
   if (rep.skipped > 0)
     std::cerr << "tcsim validate: " << rep.skipped << " of " << rep.rows.size()
               << " runs not compared (other GPU, no shipped model, or not comparable: see the skipped column)\n";
-  std::cerr << "tcsim validate: " << e.rows << " network runs on " << loaded.accelerator->name() << ": MAPE "
-            << format_number("%.2f", e.mape_pct) << "%, median " << format_number("%.2f", e.median_ape_pct) << "%, bias "
-            << format_number("%+.2f", e.bias_pct) << "%\n";
+  if (e.rows == 0)
+    std::cerr << "tcsim validate: no network run of the input is on " << loaded.accelerator->name() << ": nothing compared\n";
+  else
+    std::cerr << "tcsim validate: " << e.rows << " network runs on " << loaded.accelerator->name() << ": MAPE "
+              << format_number("%.2f", e.mape_pct) << "%, median " << format_number("%.2f", e.median_ape_pct) << "%, bias "
+              << format_number("%+.2f", e.bias_pct) << "%\n";
   return mape_gate("tcsim validate", req.has_max_mape, req.max_mape, e.rows, e.mape_pct, "run");
 }
 

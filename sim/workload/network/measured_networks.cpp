@@ -51,11 +51,22 @@ bool leading_integer(const std::string& text, std::string& digits, std::string& 
   return true;
 }
 
-// "A100" in "A100-80GB" but not in "A1000": the family name not followed by a digit.
+// Whether `name` has `word` (upper case) as a word of its own at `at`: not followed by a letter or digit.
+bool word_at(const std::string& name, std::size_t at, const std::string& word) {
+  if (name.compare(at, word.size(), word) != 0) return false;
+  const std::size_t after = at + word.size();
+  return after == name.size() || !std::isalnum(static_cast<unsigned char>(name[after]));
+}
+
+// The family name as a word of its own, not followed by a variant's word: "A100" in "A100 80GB" but
+// not in "A1000"; "4090" in "RTX 4090" but not in "RTX 4090D"; "3090" not in "RTX 3090 Ti" (84 SMs,
+// 450 W), "4070" not in "4070 SUPER"; "L40" not in "L40S".
 bool has_family(const std::string& name, const std::string& family) {
   for (std::size_t at = name.find(family); at != std::string::npos; at = name.find(family, at + 1)) {
-    const std::size_t after = at + family.size();
-    if (after == name.size() || !std::isdigit(static_cast<unsigned char>(name[after]))) return true;
+    if (!word_at(name, at, family)) continue;
+    const std::size_t next = name.find_first_not_of(' ', at + family.size());
+    if (next != std::string::npos && (word_at(name, next, "TI") || word_at(name, next, "SUPER"))) continue;
+    return true;
   }
   return false;
 }
@@ -268,8 +279,16 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
 }
 
 bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
-  const std::string a = upper(measured_gpu), b = upper(accelerator);
-  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4", "A10", "L4", "L40"};
+  // Upper case, '-' and '_' as spaces: "RTX-6000-Ada-48GB" and "RTX 6000 Ada Generation 48GB" compare.
+  const auto words = [](const std::string& s) {
+    std::string u = upper(s);
+    for (auto& c : u)
+      if (c == '-' || c == '_') c = ' ';
+    return u;
+  };
+  const std::string a = words(measured_gpu), b = words(accelerator);
+  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4",   "A10",      "L4",
+                                         "L40",  "L40S", "3090", "4090", "A6000", "6000 ADA"};
   bool family = false;
   for (const char* f : families) {
     const bool in_a = has_family(a, f), in_b = has_family(b, f);
@@ -280,7 +299,11 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
   const std::string ga = memory_gb(a), gb = memory_gb(b);
   if (!ga.empty() && !gb.empty() && ga != gb) return false;
   const bool pcie_a = a.find("PCIE") != std::string::npos, pcie_b = b.find("PCIE") != std::string::npos;
-  return pcie_a == pcie_b;
+  // A laptop part shares the desktop's name, not its chip ("RTX 4090 Laptop" is an AD103).
+  const auto laptop = [](const std::string& s) {
+    return s.find("LAPTOP") != std::string::npos || s.find("MOBILE") != std::string::npos;
+  };
+  return pcie_a == pcie_b && laptop(a) == laptop(b);
 }
 
 }  // namespace tcsim::workload

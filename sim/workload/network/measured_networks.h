@@ -81,7 +81,8 @@ std::vector<MeasuredNetworkRow> read_deepbench_rnn_csv(const std::filesystem::pa
 
 // True when a measurement's GPU ("A100-80GB (DGX A100)", "Tesla V100-PCIE-32GB", "V100-PCIE-32GB")
 // is the accelerator named `accelerator` ("A100-SXM4-80GB", "V100-PCIe-32GB"): the same family and,
-// when both say, the same memory size and form factor (PCIe / SXM).
+// when both say, the same memory size and form factor (PCIe / SXM). A variant that names another
+// board is not its family: "RTX 3090 Ti", "RTX 4090D", "L40S" against an L40, a laptop part.
 bool same_gpu(const std::string& measured_gpu, const std::string& accelerator);
 
 }  // namespace tcsim::workload
