@@ -51,13 +51,19 @@ void add_power(Schema& s) {
   s.add({"power.limit", ParamType::power, "300W", "board power limit (TDP)", 0, 1e5});
   s.add({"power.idle", ParamType::power, "0W", "board power at idle (memory, regulators, fans, the idle chip)", 0, 1e5});
   s.add({"power.leakage", ParamType::power, "0W",
-         "extra static power of the busy chip at the reference voltage (the curve's last point; scales with the voltage)", 0, 1e5});
+         "extra static power of the busy chip at the reference voltage (power.energy_voltage, else the curve's last "
+         "point; scales with the voltage)", 0, 1e5});
   s.add({"power.min_clock", ParamType::frequency, "1MHz", "lowest clock the firmware lowers to under the power limit",
          1e3, 1e10});
   s.add({"power.clock_step", ParamType::frequency, "15MHz", "clock step of the firmware's table", 1e3, 1e9});
   s.add_list("power.vf_curve", vf_record(),
              "voltage-frequency curve: {clock, voltage} points, clocks increasing, voltages not decreasing");
-  const char* at_nominal = " at the reference voltage (the curve's last point)";
+  s.add({"power.energy_voltage", ParamType::voltage, "0V",
+         "core voltage at which power.energy.* and power.leakage are quoted (0: the curve's last point); set it to "
+         "extend a curve above the clock a chip's figures belong to (a GeForce board boosting past its published "
+         "clock) without restating every energy",
+         0, 5});
+  const char* at_nominal = " at the reference voltage (power.energy_voltage, else the curve's last point)";
   auto energy = [&](const char* key, const char* what) {
     s.add({std::string("power.energy.") + key, ParamType::energy, "0J", std::string(what) + at_nominal, 0, 1e-6});
   };
@@ -73,7 +79,7 @@ void add_power(Schema& s) {
   auto per_byte = [&](const char* key, const char* what) {
     s.add({std::string("power.energy.") + key, ParamType::energy_per_byte, "0pJ/B", what, 0, 1e-6});
   };
-  per_byte("smem", "dynamic energy per shared-memory byte read or written, at the reference voltage");
+  per_byte("smem", "dynamic energy per shared-memory byte read or written, at the reference voltage (power.energy_voltage)");
   per_byte("l1", "dynamic energy per L1 byte (global loads through L1), at the reference voltage");
   per_byte("l2", "dynamic energy per L2 byte read or written (crossbar included), at the reference voltage");
   per_byte("dram", "energy per DRAM byte read or written, interface included (its own supply: not scaled with the core voltage)");

@@ -44,7 +44,8 @@ TEST_CASE("power, energy, voltage and energy per byte") {
   CHECK(parse_energy_j("1.2nJ") == doctest::Approx(1.2e-9));
   CHECK_THROWS_AS(parse_energy_j("-1pJ"), ParseError);
   CHECK(parse_voltage_v("850mV") == doctest::Approx(0.85));
-  CHECK_THROWS_AS(parse_voltage_v("0V"), ParseError);
+  CHECK(parse_voltage_v("0V") == 0);  // a parameter's range decides (power.energy_voltage: 0 = the curve's last point)
+  CHECK_THROWS_AS(parse_voltage_v("-1V"), ParseError);
   CHECK(parse_energy_per_byte_j("3.9pJ/bit") == doctest::Approx(31.2e-12));
   CHECK(parse_energy_per_byte_j("31pJ/B") == doctest::Approx(31e-12));
   CHECK_THROWS_AS(parse_energy_per_byte_j("31pJ"), ParseError);

@@ -142,7 +142,7 @@ double parse_energy_j(std::string_view text) {
 double parse_voltage_v(std::string_view text) {
   static const std::vector<Suffix> s = {{"V", 1}, {"mV", 1e-3}};
   double v = scaled(text, s, "a voltage like 1.05V or 850mV", false);
-  if (v <= 0) throw ParseError("expected a positive voltage, got '" + std::string(trim(text)) + "'");
+  if (v < 0) throw ParseError("expected a non-negative voltage, got '" + std::string(trim(text)) + "'");
   return v;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "common/error.h"
 #include "common/text/units.h"
@@ -37,7 +39,8 @@ double PowerConfig::voltage_at(double clock_hz) const {
 }
 
 double PowerConfig::voltage_ratio(double clock_hz) const {
-  return vf.empty() ? 1.0 : voltage_at(clock_hz) / vf.back().voltage_v;
+  if (vf.empty()) return 1.0;
+  return voltage_at(clock_hz) / (reference_voltage_v > 0 ? reference_voltage_v : vf.back().voltage_v);
 }
 
 std::vector<double> PowerConfig::clock_steps(double max_clock_hz) const {
@@ -82,6 +85,21 @@ PowerConfig read_power_config(const config::Config& c, double clock_hz) {
       throw InputError(row.where("voltage"), "expected a monotone curve (voltage does not fall as the clock rises)");
     p.vf.push_back(pt);
   }
+
+  p.reference_voltage_v = c.voltage_v("power.energy_voltage");
+  const auto volts = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%gV", v);
+    return std::string(buf);
+  };
+  if (p.reference_voltage_v > 0 && p.vf.empty())
+    throw InputError(c.where("power.energy_voltage"), "a reference voltage needs power.vf_curve");
+  if (p.reference_voltage_v > 0 && (p.reference_voltage_v < p.vf.front().voltage_v * (1 - 1e-9) ||
+                                    p.reference_voltage_v > p.vf.back().voltage_v * (1 + 1e-9)))
+    throw InputError(c.where("power.energy_voltage"),
+                     "expected a voltage of the curve (" + volts(p.vf.front().voltage_v) + " to " +
+                         volts(p.vf.back().voltage_v) + "), got " +
+                         volts(p.reference_voltage_v));
 
   if (!p.vf.empty() && clock_hz > p.vf.back().clock_hz * (1 + 1e-9))
     throw InputError(c.where("power.vf_curve"), "the curve ends at " + units::format_frequency(p.vf.back().clock_hz) +

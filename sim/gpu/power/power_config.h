@@ -18,8 +18,9 @@ struct VfPoint {
   double voltage_v = 0;
 };
 
-// Dynamic energy per event at the reference voltage: the curve's last (highest) point, so that
-// boards of one chip with different boost clocks share the chip's energies.
+// Dynamic energy per event at the reference voltage: power.energy_voltage, by default the curve's
+// last (highest) point, so that boards of one chip with different boost clocks share the chip's
+// energies, and a board whose curve goes on above the chip's figures (a GeForce boost) keeps them.
 struct EventEnergies {
   double instruction_j = 0;     // per warp instruction issued (fetch, decode, schedule, operand collect)
   double ffma_j = 0;            // per thread FP32 lane op (FFMA/FADD/FMUL) on the CUDA cores
@@ -47,6 +48,7 @@ struct PowerConfig {
   double min_clock_hz = 0;      // lowest clock the firmware lowers to under the power limit
   double clock_step_hz = 15e6;  // clock steps (the firmware's table)
   std::vector<VfPoint> vf;      // voltage against clock, clocks increasing, voltages not decreasing
+  double reference_voltage_v = 0;  // the voltage `energy` and `leakage_w` are quoted at (0: vf's last point)
   EventEnergies energy;
 
   // Voltage at `clock_hz`: linear between points, flat beyond the ends (a floor below the first).

@@ -49,6 +49,28 @@ TEST_CASE("the voltage curve interpolates and is flat beyond its ends") {
   CHECK(steps.back() == doctest::Approx(1.2e9));
 }
 
+TEST_CASE("power.energy_voltage: a curve carried above a chip's reference clock keeps the chip's energies below it") {
+  PowerConfig p;
+  p.vf = {{1e9, 0.7}, {1.5e9, 1.0}, {2e9, 1.2}};
+  CHECK(p.voltage_ratio(1.5e9) == doctest::Approx(1.0 / 1.2));  // by default the last point is the reference
+  p.reference_voltage_v = 1.0;
+  CHECK(p.voltage_ratio(1.5e9) == doctest::Approx(1.0));
+  CHECK(p.voltage_ratio(1e9) == doctest::Approx(0.7));
+  CHECK(p.voltage_ratio(2e9) == doctest::Approx(1.2));  // above the reference: dynamic energy x 1.44
+
+  // The GeForce RTX 4090 carries the L40S's AD102 curve from 2520 MHz to 2820 MHz: at and below
+  // 2520 MHz every event costs what it costs on the L40S.
+  const GpuConfig l40s = test::shipped("l40s"), rtx4090 = test::shipped("rtx4090");
+  CHECK(rtx4090.clock_hz == doctest::Approx(2.82e9));
+  CHECK(rtx4090.power.reference_voltage_v == doctest::Approx(0.977));
+  CHECK(rtx4090.power.energy.mma_fp16_j == l40s.power.energy.mma_fp16_j);
+  for (double hz : {1.2e9, 1.98e9, 2.52e9}) {
+    CAPTURE(hz);
+    CHECK(rtx4090.power.voltage_ratio(hz) == doctest::Approx(l40s.power.voltage_ratio(hz)));
+  }
+  CHECK(rtx4090.power.voltage_ratio(2.82e9) > 1.1);
+}
+
 TEST_CASE("config check rejects impossible power models at the offending key") {
   const std::string v100 = config_text("v100");
   CHECK(load_error(v100) == "");
@@ -72,6 +94,13 @@ TEST_CASE("config check rejects impossible power models at the offending key") {
   e = load_error(v100, {"clock=1600MHz"});
   CHECK(e.find("power.vf_curve") != std::string::npos);
   CHECK(e.find("extend it") != std::string::npos);
+  // A reference voltage off the curve.
+  e = load_error(v100, {"power.energy_voltage=1.5V"});
+  CHECK(e.find("power.energy_voltage") != std::string::npos);
+  CHECK(e.find("expected a voltage of the curve") != std::string::npos);
+  e = load_error(v100, {"power.energy_voltage=-1V"});
+  CHECK(e.find("non-negative voltage") != std::string::npos);
+  CHECK(load_error(v100, {"power.energy_voltage=0.9V"}) == "");
   // Units are checked like every other value.
   e = load_error(v100, {"power.limit=300"});
   CHECK(e.find("power.limit") != std::string::npos);
