@@ -79,9 +79,9 @@ void add_power(Schema& s) {
   auto per_byte = [&](const char* key, const char* what) {
     s.add({std::string("power.energy.") + key, ParamType::energy_per_byte, "0pJ/B", what, 0, 1e-6});
   };
-  per_byte("smem", "dynamic energy per shared-memory byte read or written, at the reference voltage (power.energy_voltage)");
-  per_byte("l1", "dynamic energy per L1 byte (global loads through L1), at the reference voltage");
-  per_byte("l2", "dynamic energy per L2 byte read or written (crossbar included), at the reference voltage");
+  per_byte("smem", (std::string("dynamic energy per shared-memory byte read or written") + at_nominal).c_str());
+  per_byte("l1", (std::string("dynamic energy per L1 byte (global loads through L1)") + at_nominal).c_str());
+  per_byte("l2", (std::string("dynamic energy per L2 byte read or written (crossbar included)") + at_nominal).c_str());
   per_byte("dram", "energy per DRAM byte read or written, interface included (its own supply: not scaled with the core voltage)");
 }
 

@@ -14,6 +14,7 @@ TEST_CASE("same_gpu: the sets' spellings of a board match its config's name") {
   CHECK(same_gpu("NVIDIA RTX 4090 24GB", "RTX-4090-24GB"));
   CHECK(same_gpu("NVIDIA RTX A6000", "RTX-A6000-48GB"));
   CHECK(same_gpu("NVIDIA RTX 6000 Ada Generation 48GB", "RTX-6000-Ada-48GB"));
+  CHECK(same_gpu("GeForce RTX4090", "RTX-4090-24GB"));  // a number after letters is still the board's
 }
 
 TEST_CASE("same_gpu: another board of the same name is not the config's") {
@@ -35,4 +36,7 @@ TEST_CASE("same_gpu: another board of the same name is not the config's") {
   CHECK_FALSE(same_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-6000-Ada-48GB"));
   CHECK_FALSE(same_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-A6000-48GB"));
   CHECK_FALSE(same_gpu("Unknown board", "RTX-4090-24GB"));
+  // A name inside another: the GH200 superchip is not an H200 board.
+  CHECK_FALSE(same_gpu("NVIDIA GH200 480GB", "H200-SXM"));
+  CHECK(same_gpu("NVIDIA H200", "H200-SXM"));
 }

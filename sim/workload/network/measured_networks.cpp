@@ -51,16 +51,21 @@ bool leading_integer(const std::string& text, std::string& digits, std::string& 
   return true;
 }
 
-// Whether `name` has `word` (upper case) as a word of its own at `at`: not followed by a letter or digit.
+// Whether `name` has `word` (upper case) at `at` as a word of its own: not followed by a letter or
+// digit, nor preceded by a digit, nor, when the word starts with a letter, by a letter ("RTX4090"
+// has the word 4090; "GH200" has no word H200).
 bool word_at(const std::string& name, std::size_t at, const std::string& word) {
   if (name.compare(at, word.size(), word) != 0) return false;
   const std::size_t after = at + word.size();
-  return after == name.size() || !std::isalnum(static_cast<unsigned char>(name[after]));
+  if (after < name.size() && std::isalnum(static_cast<unsigned char>(name[after]))) return false;
+  if (at == 0) return true;
+  const auto before = static_cast<unsigned char>(name[at - 1]);
+  return !std::isdigit(before) && !(std::isalpha(before) && std::isalpha(static_cast<unsigned char>(word[0])));
 }
 
 // The family name as a word of its own, not followed by a variant's word: "A100" in "A100 80GB" but
 // not in "A1000"; "4090" in "RTX 4090" but not in "RTX 4090D"; "3090" not in "RTX 3090 Ti" (84 SMs,
-// 450 W), "4070" not in "4070 SUPER"; "L40" not in "L40S".
+// 450 W), nor any family in a "SUPER" variant; "L40" not in "L40S"; "H200" not in "GH200".
 bool has_family(const std::string& name, const std::string& family) {
   for (std::size_t at = name.find(family); at != std::string::npos; at = name.find(family, at + 1)) {
     if (!word_at(name, at, family)) continue;
