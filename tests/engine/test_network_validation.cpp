@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 
 #include "common/error.h"
@@ -508,16 +509,15 @@ TEST_CASE("network validation: a throughput CSV's optional memory_format column 
                        InputError);
 }
 
-TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven boards, held out" * doctest::test_suite("accuracy")) {
-  // validation/published/lambda_pytorch: ResNet-50 (synthetic data, NCHW) and BERT-large SQuAD
-  // training throughputs on one GPU, each board's rows on its own config.
-  const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
-  const auto all = workload::read_dle_throughput_csv(csv);
-  REQUIRE(all.size() == 60);  // with the four boards of the next test case
-  for (const auto& r : all)
-    if (r.model == "resnet50") CHECK_MESSAGE(r.layout == TensorLayout::nchw, r.label);
+namespace {
+
+// Each config's own rows of validation/published/lambda_pytorch (same_gpu), simulated: the percentage
+// error of every row (+: the model is slow), each checked within `worst_max`.
+std::vector<double> lambda_errors(const std::vector<workload::MeasuredNetworkRow>& all,
+                                  std::initializer_list<const char*> configs, double worst_max) {
   std::vector<double> errors;
-  for (const char* config : {"v100", "a10", "a100_pcie_40gb", "a100_80gb_pcie", "a100_80gb", "h100", "h100_pcie"}) {
+  for (const char* config : configs) {
+    CAPTURE(config);
     const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
     std::vector<workload::MeasuredNetworkRow> rows;
     for (const auto& r : all)
@@ -528,46 +528,49 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven board
       REQUIRE(rep.rows[i].simulated);
       const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
       MESSAGE(rows[i].label << ": " << err << "%");
-      CHECK(std::abs(err) < 25);
+      CHECK(std::abs(err) < worst_max);
       errors.push_back(std::abs(err));
     }
   }
+  return errors;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x / double(v.size());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven boards, held out" * doctest::test_suite("accuracy")) {
+  // validation/published/lambda_pytorch: ResNet-50 (synthetic data, NCHW) and BERT-large SQuAD
+  // training throughputs on one GPU, each board's rows on its own config.
+  const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
+  const auto all = workload::read_dle_throughput_csv(csv);
+  REQUIRE(all.size() == 60);  // with the four boards of the next test case
+  for (const auto& r : all)
+    if (r.model == "resnet50") CHECK_MESSAGE(r.layout == TensorLayout::nchw, r.label);
+  const std::vector<double> errors =
+      lambda_errors(all, {"v100", "a10", "a100_pcie_40gb", "a100_80gb_pcie", "a100_80gb", "h100", "h100_pcie"}, 25);
   REQUIRE(errors.size() == 44);
-  double mape = 0;
-  for (double e : errors) mape += e / double(errors.size());
-  MESSAGE("Lambda single-GPU rows: MAPE " << mape << "% over " << errors.size());
-  CHECK(mape < 12);  // 9.3% over 44 (9.7% over 36 before the H100 PCIe rows, session 69); 9.8% since the A10's
-                     // L2 takes Accel-Sim's GA10x layout (session 70)
+  MESSAGE("Lambda single-GPU rows: MAPE " << mean_of(errors) << "% over " << errors.size());
+  CHECK(mean_of(errors) < 12);  // 9.3% over 44 (9.7% over 36 before the H100 PCIe rows, session 69); 9.8% since the
+                             // A10's L2 takes Accel-Sim's GA10x layout (session 70)
 }
 
 TEST_CASE("network validation: Lambda's runs on the RTX 3090, RTX A6000, RTX 6000 Ada and RTX 4090, held out" *
           doctest::test_suite("accuracy")) {
   // Four configs written from the boards' published figures (session 70), then compared: the GeForce
-  // boards' half-rate FP32-accumulate tensor cores, the workstation boards' full rate.
+  // boards' half-rate FP32-accumulate tensor cores, the workstation boards' full rate. BERT-large
+  // SQuAD AMP is slow on every board (validation/published/lambda_pytorch/README.md): +38% on the
+  // RTX A6000 and +32% on the RTX 4090 here, hence the 40% bound.
   const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
-  const auto all = workload::read_dle_throughput_csv(csv);
-  std::vector<double> errors;
-  for (const char* config : {"rtx3090", "rtx_a6000", "rtx6000_ada", "rtx4090"}) {
-    const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
-    std::vector<workload::MeasuredNetworkRow> rows;
-    for (const auto& r : all)
-      if (workload::same_gpu(r.gpu, a.accelerator->name())) rows.push_back(r);
-    REQUIRE(rows.size() == 4);
-    const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      REQUIRE(rep.rows[i].simulated);
-      const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
-      MESSAGE(rows[i].label << ": " << err << "%");
-      // BERT-large SQuAD AMP is slow on every board (validation/published/lambda_pytorch/README.md): +38%
-      // on the RTX A6000 and +32% on the RTX 4090 here.
-      CHECK(std::abs(err) < 40);
-      errors.push_back(std::abs(err));
-    }
-  }
-  double mape = 0;
-  for (double e : errors) mape += e / double(errors.size());
-  MESSAGE("Lambda rows of the four boards: MAPE " << mape << "% over " << errors.size());
-  CHECK(mape < 12);  // 9.5% over 16 (session 70)
+  const std::vector<double> errors =
+      lambda_errors(workload::read_dle_throughput_csv(csv), {"rtx3090", "rtx_a6000", "rtx6000_ada", "rtx4090"}, 40);
+  REQUIRE(errors.size() == 16);
+  MESSAGE("Lambda rows of the four boards: MAPE " << mean_of(errors) << "% over " << errors.size());
+  CHECK(mean_of(errors) < 12);  // 9.5% over 16 (session 70)
 }
 
 TEST_CASE("network validation: NVIDIA's ResNet-50 inference by batch on the V100 and the T4, held out but for the host" *
