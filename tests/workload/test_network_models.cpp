@@ -59,7 +59,7 @@ TEST_CASE("network models: every models/*.yaml loads, cites its source and state
     CHECK(net.layers.back().kind == LayerKind::cross_entropy);
     CHECK(net.layers.back().train_only);
   }
-  CHECK(n == 20);
+  CHECK(n == 21);
 }
 
 TEST_CASE("network models: torchvision CNNs match the published parameters and GMACs") {
@@ -215,7 +215,8 @@ TEST_CASE("network models: learned position tables bound seq and past; encoders 
     std::int64_t positions;
     bool decoder;
   } cases[] = {{"bert_base.yaml", 512, false},  {"bert_large.yaml", 512, false}, {"bert_large_dle.yaml", 512, false},
-               {"bert_large_qa.yaml", 512, false}, {"gpt2.yaml", 1024, true},     {"gpt2_large.yaml", 1024, true},
+               {"bert_large_qa.yaml", 512, false}, {"bert_base_qa.yaml", 512, false}, {"gpt2.yaml", 1024, true},
+               {"gpt2_large.yaml", 1024, true},
                {"gpt3_xl.yaml", 2048, true},    {"gpt3_27.yaml", 2048, true},     {"opt_13.yaml", 2048, true}};
   for (const auto& c : cases) {
     INFO(c.file);
@@ -247,6 +248,19 @@ TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide star
   for (const auto& l : qa.layers) CHECK(l.name.rfind("mlm_", 0) != 0);
   // The same encoder: the pre-training model's MACs less its pooler and MLM head, plus 384 x 1024 x 2.
   const double h = 1024, v = 30522, s = 384;
+  const double heads_macs = h * h + s * (h * h + h * v);
+  CHECK(qa.forward_macs() / double(qa.batch) ==
+        doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
+}
+
+TEST_CASE("network models: BERT-base for SQuAD is BERT-base's encoder and the 2-wide head") {
+  const Network pre = load("bert_base.yaml", {.batch = 1, .seq = 384, .past = {}});
+  const Network qa = load("bert_base_qa.yaml");
+  CHECK(qa.seq == 384);
+  CHECK(qa.params() == 108'893'186);
+  CHECK(qa.params() == qa.reference_params);
+  CHECK(layer(qa, "qa_outputs").output == Shape{384, 2});
+  const double h = 768, v = 30522, s = 384;
   const double heads_macs = h * h + s * (h * h + h * v);
   CHECK(qa.forward_macs() / double(qa.batch) ==
         doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));

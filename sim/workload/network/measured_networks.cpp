@@ -197,6 +197,8 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
       r.model = lm.find("squad") != std::string::npos ? "bert_large_qa"  // pre-training, the MLM head on the
                 : lm.find("pretrain") != std::string::npos ? "bert_large_dle"  // masked tokens only
                                                             : "bert_large";
+    else if (lm.rfind("bert-base", 0) == 0)
+      r.model = lm.find("squad") != std::string::npos ? "bert_base_qa" : "bert_base";
     else r.model = lm;
     if (prec == "FP32") r.precision = Precision::fp32;
     else if (prec == "TF32") r.precision = Precision::tf32;
@@ -264,11 +266,12 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     }
     // DeepLearningExamples' run_squad.py steps with apex's FusedAdam under --fp16 and with its own
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
-    r.bert_adam = r.training && r.model == "bert_large_qa" && pytorch && r.precision != Precision::amp_fp16;
+    const bool squad = r.model == "bert_large_qa" || r.model == "bert_base_qa";
+    r.bert_adam = r.training && squad && pytorch && r.precision != Precision::amp_fp16;
     // Its inference throughput times the eval loop (run_squad.py, infer_start .. time_to_infer), which
     // copies each sample's start and end logits to the host after the forward pass, one `.cpu()` at a
     // time: the GPU idles while the host does it.
-    if (!r.training && r.model == "bert_large_qa" && pytorch) r.per_sample_readbacks = 2;
+    if (!r.training && squad && pytorch) r.per_sample_readbacks = 2;
     // Its ConvNets inference throughput (`--mode benchmark_inference`) times image_classification/
     // training.py's validate step: the model and its loss, utils.accuracy's top-1 and top-5, and a
     // torch.cuda.synchronize() (the data loader's time is left out: compute_ips).
