@@ -238,32 +238,29 @@ TEST_CASE("network models: learned position tables bound seq and past; encoders 
                        InputError);
 }
 
-TEST_CASE("network models: BERT-large for SQuAD is the encoder and a 2-wide start/end head") {
-  const Network pre = load("bert_large.yaml", {.batch = 1, .seq = 384, .past = {}});
-  const Network qa = load("bert_large_qa.yaml");
-  CHECK(qa.seq == 384);
-  CHECK(qa.params() == 334'094'338);
-  CHECK(qa.params() == qa.reference_params);
-  CHECK(layer(qa, "qa_outputs").output == Shape{384, 2});
-  for (const auto& l : qa.layers) CHECK(l.name.rfind("mlm_", 0) != 0);
-  // The same encoder: the pre-training model's MACs less its pooler and MLM head, plus 384 x 1024 x 2.
-  const double h = 1024, v = 30522, s = 384;
-  const double heads_macs = h * h + s * (h * h + h * v);
-  CHECK(qa.forward_macs() / double(qa.batch) ==
-        doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
-}
-
-TEST_CASE("network models: BERT-base for SQuAD is BERT-base's encoder and the 2-wide head") {
-  const Network pre = load("bert_base.yaml", {.batch = 1, .seq = 384, .past = {}});
-  const Network qa = load("bert_base_qa.yaml");
-  CHECK(qa.seq == 384);
-  CHECK(qa.params() == 108'893'186);
-  CHECK(qa.params() == qa.reference_params);
-  CHECK(layer(qa, "qa_outputs").output == Shape{384, 2});
-  const double h = 768, v = 30522, s = 384;
-  const double heads_macs = h * h + s * (h * h + h * v);
-  CHECK(qa.forward_macs() / double(qa.batch) ==
-        doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
+TEST_CASE("network models: BERT-large and BERT-base for SQuAD are the encoder and a 2-wide start/end head") {
+  struct Case {
+    const char* pretraining;
+    const char* squad;
+    std::int64_t params;
+    double hidden;
+  };
+  for (const Case c : {Case{"bert_large.yaml", "bert_large_qa.yaml", 334'094'338, 1024},
+                       Case{"bert_base.yaml", "bert_base_qa.yaml", 108'893'186, 768}}) {
+    INFO(c.squad);
+    const Network pre = load(c.pretraining, {.batch = 1, .seq = 384, .past = {}});
+    const Network qa = load(c.squad);
+    CHECK(qa.seq == 384);
+    CHECK(qa.params() == c.params);
+    CHECK(qa.params() == qa.reference_params);
+    CHECK(layer(qa, "qa_outputs").output == Shape{384, 2});
+    for (const auto& l : qa.layers) CHECK(l.name.rfind("mlm_", 0) != 0);
+    // The same encoder: the pre-training model's MACs less its pooler and MLM head, plus 384 x hidden x 2.
+    const double h = c.hidden, v = 30522, s = 384;
+    const double heads_macs = h * h + s * (h * h + h * v);
+    CHECK(qa.forward_macs() / double(qa.batch) ==
+          doctest::Approx(pre.forward_macs() - heads_macs + s * h * 2).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("network models: DeepLearningExamples' BERT-large pre-training runs its MLM head on the masked tokens") {
