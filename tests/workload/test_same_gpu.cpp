@@ -15,6 +15,8 @@ TEST_CASE("same_gpu: the sets' spellings of a board match its config's name") {
   CHECK(same_gpu("NVIDIA RTX A6000", "RTX-A6000-48GB"));
   CHECK(same_gpu("NVIDIA RTX 6000 Ada Generation 48GB", "RTX-6000-Ada-48GB"));
   CHECK(same_gpu("GeForce RTX4090", "RTX-4090-24GB"));  // a number after letters is still the board's
+  CHECK(same_gpu("Quadro RTX 8000 48GB", "Quadro-RTX-8000-48GB"));
+  CHECK_FALSE(same_gpu("Quadro RTX 6000 24GB", "Quadro-RTX-8000-48GB"));
 }
 
 TEST_CASE("same_gpu: another board of the same name is not the config's") {

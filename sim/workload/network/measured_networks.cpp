@@ -295,8 +295,8 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
     return u;
   };
   const std::string a = words(measured_gpu), b = words(accelerator);
-  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4",   "A10",      "L4",
-                                         "L40",  "L40S", "3090", "4090", "A6000", "6000 ADA"};
+  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4",    "A10",      "L4",
+                                         "L40",  "L40S", "3090", "4090", "A6000", "6000 ADA", "RTX 8000"};
   bool family = false;
   for (const char* f : families) {
     const bool in_a = has_family(a, f), in_b = has_family(b, f);
