@@ -28,13 +28,16 @@ std::string image_network(const std::string& name, const std::string& input, con
          header + "layers:" + layers;
 }
 
-// FP32 training with the default (PyTorch) kernels.
-LoweringOptions fp32_training() {
+// A training step in precision `p`, with the default (PyTorch) kernels.
+LoweringOptions training_in(Precision p) {
   LoweringOptions o;
-  o.precision = Precision::fp32;
+  o.precision = p;
   o.training = true;
   return o;
 }
+
+// FP32 training with the default (PyTorch) kernels.
+LoweringOptions fp32_training() { return training_in(Precision::fp32); }
 
 // conv (on the input image) -> bn -> relu; a residual block repeated 3 times; pool; fc; loss.
 const char* kTinyCnn = R"(version: 1
@@ -241,9 +244,7 @@ TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocas
 TEST_CASE("lowering: pure fp16 with fp32 master weights keeps the optimizer's copy and state in fp32, scales the loss") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml");
   const double params = double(net.params());
-  LoweringOptions o;
-  o.precision = Precision::fp16;
-  o.training = true;
+  LoweringOptions o = training_in(Precision::fp16);
   const Lowering pure = lower_network(net, o);
   o.fp32_master = true;
   const Lowering master = lower_network(net, o);
@@ -564,9 +565,7 @@ TEST_CASE("lowering: concat is one copy forward and one of the gradient backward
   - {name: c2, kind: conv2d, out_channels: 8, kernel: 3, padding: 1}
   - {name: j2, kind: concat, inputs: [stem, c1, c2]}
 )");
-  LoweringOptions o;
-  o.precision = Precision::fp32;
-  o.training = true;
+  LoweringOptions o = training_in(Precision::fp32);
   const Lowering l = lower_network(parse_network(dense, "d.yaml"), o);
   const LoweredKernel* j2 = find(l, "j2");
   REQUIRE(j2);
@@ -591,9 +590,7 @@ TEST_CASE("lowering: a broadcast mul (squeeze-and-excitation) is the strided ker
   - {name: g3, kind: reshape, shape: [16, 1, 1]}
   - {name: scale, kind: mul, inputs: [conv, g3]}
 )");
-  LoweringOptions o;
-  o.precision = Precision::fp32;
-  o.training = true;
+  LoweringOptions o = training_in(Precision::fp32);
   const Network net = parse_network(se, "se.yaml");
   const Lowering l = lower_network(net, o);
   const LoweredKernel* f = find(l, "scale");
@@ -667,9 +664,7 @@ TEST_CASE("lowering: fp8 training runs linears as Transformer Engine does, the r
   - {name: loss, kind: cross_entropy, train_only: true}
 )");
   const Network net = parse_network(net_text, "g.yaml");
-  LoweringOptions o;
-  o.precision = Precision::fp8;
-  o.training = true;
+  LoweringOptions o = training_in(Precision::fp8);
   const Lowering l = lower_network(net, o);
   const std::int64_t rows = 2 * 16;
   // The input (fp32: autocast keeps layer norms in fp32) cast to e4m3 twice over, as it is and transposed.
@@ -763,9 +758,7 @@ TEST_CASE("lowering: Hugging Face's gelu_new (form: tanh_eager) is eight eager k
   const Network net = parse_network(text, "g.yaml");
   CHECK(net.layers[2].gelu_form == GeluForm::tanh_eager);
   CHECK(net.layers[3].gelu_form == GeluForm::erf);
-  LoweringOptions opt;
-  opt.precision = Precision::fp32;
-  opt.training = true;
+  LoweringOptions opt = training_in(Precision::fp32);
   const Lowering step = lower_network(net, opt);
   int fwd = 0, bwd = 0, erf = 0;
   double read = 0, written = 0;
@@ -796,9 +789,7 @@ TEST_CASE("lowering: under autocast gelu_new is fp32 from torch.pow on, and a re
   - {name: loss, kind: cross_entropy, train_only: true}
 )");
   const Network net = parse_network(text, "g.yaml");
-  LoweringOptions opt;
-  opt.precision = Precision::amp_bf16;
-  opt.training = true;
+  LoweringOptions opt = training_in(Precision::amp_bf16);
   const Lowering step = lower_network(net, opt);
   const double n = 2 * 16 * 64;
   std::vector<std::string> forward, backward;
@@ -985,9 +976,7 @@ TEST_CASE("lowering: PyTorch's max pooling carries its window and format, and it
   - {name: fc, kind: linear, out_features: 10}
 )"),
                                     "stem.yaml", {});
-  LoweringOptions o;
-  o.precision = Precision::fp32;
-  o.training = true;
+  LoweringOptions o = training_in(Precision::fp32);
   o.conv_layout = TensorLayout::nhwc;
   const Lowering step = lower_network(net, o);
   const LoweredKernel* f = find(step, "maxpool");

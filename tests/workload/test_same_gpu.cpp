@@ -5,40 +5,45 @@
 
 using tcsim::workload::same_gpu;
 
+namespace {
+
+struct Pair {
+  const char* measured;
+  const char* config;
+};
+
+}  // namespace
+
 TEST_CASE("same_gpu: the sets' spellings of a board match its config's name") {
-  CHECK(same_gpu("A100-80GB (DGX A100)", "A100-SXM4-80GB"));
-  CHECK(same_gpu("Tesla V100-PCIE-32GB", "V100-PCIe-32GB"));
-  CHECK(same_gpu("NVIDIA L40S", "L40S"));
-  CHECK(same_gpu("NVIDIA GeForce RTX 3090 24GB", "RTX-3090-24GB"));
-  CHECK(same_gpu("NVIDIA GeForce RTX 3090", "RTX-3090-24GB"));
-  CHECK(same_gpu("NVIDIA RTX 4090 24GB", "RTX-4090-24GB"));
-  CHECK(same_gpu("NVIDIA RTX A6000", "RTX-A6000-48GB"));
-  CHECK(same_gpu("NVIDIA RTX 6000 Ada Generation 48GB", "RTX-6000-Ada-48GB"));
-  CHECK(same_gpu("GeForce RTX4090", "RTX-4090-24GB"));  // a number after letters is still the board's
-  CHECK(same_gpu("Quadro RTX 8000 48GB", "Quadro-RTX-8000-48GB"));
-  CHECK_FALSE(same_gpu("Quadro RTX 6000 24GB", "Quadro-RTX-8000-48GB"));
+  for (const Pair p : {Pair{"A100-80GB (DGX A100)", "A100-SXM4-80GB"}, Pair{"Tesla V100-PCIE-32GB", "V100-PCIe-32GB"},
+                       Pair{"NVIDIA L40S", "L40S"}, Pair{"NVIDIA GeForce RTX 3090 24GB", "RTX-3090-24GB"},
+                       Pair{"NVIDIA GeForce RTX 3090", "RTX-3090-24GB"}, Pair{"NVIDIA RTX 4090 24GB", "RTX-4090-24GB"},
+                       Pair{"NVIDIA RTX A6000", "RTX-A6000-48GB"},
+                       Pair{"NVIDIA RTX 6000 Ada Generation 48GB", "RTX-6000-Ada-48GB"},
+                       Pair{"GeForce RTX4090", "RTX-4090-24GB"},  // a number after letters is still the board's
+                       Pair{"Quadro RTX 8000 48GB", "Quadro-RTX-8000-48GB"}, Pair{"NVIDIA H200", "H200-SXM"}}) {
+    INFO(p.measured << " ~ " << p.config);
+    CHECK(same_gpu(p.measured, p.config));
+  }
 }
 
 TEST_CASE("same_gpu: another board of the same name is not the config's") {
-  // Other memory sizes, form factors and chips of a family.
-  CHECK_FALSE(same_gpu("A100-PCIE-40GB", "A100-SXM4-80GB"));
-  CHECK_FALSE(same_gpu("NVIDIA RTX 4090 48GB", "RTX-4090-24GB"));
-  CHECK_FALSE(same_gpu("NVIDIA RTX 4090 Laptop", "RTX-4090-24GB"));
-  // Variants that name another board: a suffix letter or word, a longer number.
-  CHECK_FALSE(same_gpu("NVIDIA RTX 4090D 24GB", "RTX-4090-24GB"));
-  CHECK_FALSE(same_gpu("NVIDIA GeForce RTX 3090 Ti", "RTX-3090-24GB"));
-  CHECK_FALSE(same_gpu("NVIDIA A10G", "A10"));
-  CHECK_FALSE(same_gpu("NVIDIA A1000", "A100-SXM4-40GB"));
-  CHECK_FALSE(same_gpu("NVIDIA L40", "L40S"));
-  CHECK_FALSE(same_gpu("NVIDIA Tesla V100S 32GB", "V100-SXM2-32GB"));
-  // Workstation boards of one chip: the RTX A6000 (GA102) is not the RTX 6000 Ada (AD102), and
-  // neither is the RTX PRO 6000 Blackwell.
-  CHECK_FALSE(same_gpu("NVIDIA RTX 6000 Ada Generation", "RTX-A6000-48GB"));
-  CHECK_FALSE(same_gpu("NVIDIA RTX A6000", "RTX-6000-Ada-48GB"));
-  CHECK_FALSE(same_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-6000-Ada-48GB"));
-  CHECK_FALSE(same_gpu("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-A6000-48GB"));
-  CHECK_FALSE(same_gpu("Unknown board", "RTX-4090-24GB"));
-  // A name inside another: the GH200 superchip is not an H200 board.
-  CHECK_FALSE(same_gpu("NVIDIA GH200 480GB", "H200-SXM"));
-  CHECK(same_gpu("NVIDIA H200", "H200-SXM"));
+  for (const Pair p : {
+           // Other memory sizes, form factors and chips of a family.
+           Pair{"A100-PCIE-40GB", "A100-SXM4-80GB"}, Pair{"NVIDIA RTX 4090 48GB", "RTX-4090-24GB"},
+           Pair{"NVIDIA RTX 4090 Laptop", "RTX-4090-24GB"},
+           // Variants that name another board: a suffix letter or word, a longer number.
+           Pair{"NVIDIA RTX 4090D 24GB", "RTX-4090-24GB"}, Pair{"NVIDIA GeForce RTX 3090 Ti", "RTX-3090-24GB"},
+           Pair{"NVIDIA A10G", "A10"}, Pair{"NVIDIA A1000", "A100-SXM4-40GB"}, Pair{"NVIDIA L40", "L40S"},
+           Pair{"NVIDIA Tesla V100S 32GB", "V100-SXM2-32GB"}, Pair{"Quadro RTX 6000 24GB", "Quadro-RTX-8000-48GB"},
+           // Workstation boards of one chip: the RTX A6000 (GA102) is not the RTX 6000 Ada (AD102), and
+           // neither is the RTX PRO 6000 Blackwell.
+           Pair{"NVIDIA RTX 6000 Ada Generation", "RTX-A6000-48GB"}, Pair{"NVIDIA RTX A6000", "RTX-6000-Ada-48GB"},
+           Pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-6000-Ada-48GB"},
+           Pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-A6000-48GB"}, Pair{"Unknown board", "RTX-4090-24GB"},
+           // A name inside another: the GH200 superchip is not an H200 board.
+           Pair{"NVIDIA GH200 480GB", "H200-SXM"}}) {
+    INFO(p.measured << " ~ " << p.config);
+    CHECK_FALSE(same_gpu(p.measured, p.config));
+  }
 }

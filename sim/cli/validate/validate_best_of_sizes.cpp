@@ -1,6 +1,5 @@
 #include "cli/validate/validate_best_of_sizes.h"
 
-#include <cmath>
 #include <iostream>
 
 #include "cli/result_attributes.h"
@@ -13,7 +12,7 @@
 
 namespace tcsim::cli {
 
-int validate_best_of_sizes_files(const BestOfSizesRequest& req) {
+int validate_best_of_sizes_files(const ValidateFilesRequest& req) {
   std::vector<workload::BestOfSizesRow> rows;
   for (const auto& f : req.inputs) {
     if (!workload::is_best_of_sizes_csv(f))

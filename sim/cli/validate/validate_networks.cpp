@@ -21,7 +21,7 @@ bool is_network_measurement(const std::string& file) {
          workload::is_torch_steps_csv(file) || workload::is_deepbench_rnn_csv(file);
 }
 
-int validate_network_files(const NetworkValidateRequest& req) {
+int validate_network_files(const ValidateFilesRequest& req) {
   std::vector<workload::MeasuredNetworkRow> rows;
   for (const auto& f : req.inputs) {
     if (workload::is_neusight_model_json(f)) {

@@ -95,12 +95,14 @@ int validate_verb(const std::vector<std::string>& args) {
     req.max_mape = max_mape, req.has_max_mape = vm.count("max-mape") > 0;
     return run_profile_command(req);
   }
-  if (workload::is_best_of_sizes_csv(inputs.front()))  // best rates over sizes: validate_best_of_sizes.cpp
-    return validate_best_of_sizes_files({config_path, overrides, inputs, output_dir, format, "tcsim validate " + join(args, " "),
-                                         max_mape, vm.count("max-mape") > 0});
-  if (is_network_measurement(inputs.front()))  // whole networks: validate_networks.cpp
-    return validate_network_files({config_path, overrides, inputs, models_dir, output_dir, format, max_mape,
-                                   vm.count("max-mape") > 0, engine::resolve_jobs(jobs), "tcsim validate " + join(args, " ")});
+  const bool best_rates = workload::is_best_of_sizes_csv(inputs.front());
+  if (best_rates || is_network_measurement(inputs.front())) {
+    const ValidateFilesRequest req{config_path, overrides, inputs,   models_dir,               output_dir,
+                                   format,      max_mape,  vm.count("max-mape") > 0, engine::resolve_jobs(jobs),
+                                   "tcsim validate " + join(args, " ")};
+    return best_rates ? validate_best_of_sizes_files(req)   // best rates over sizes: validate_best_of_sizes.cpp
+                      : validate_network_files(req);        // whole networks: validate_networks.cpp
+  }
 
   std::vector<workload::MeasuredRow> rows;
   std::vector<std::pair<std::string, std::string>> meta;

@@ -215,6 +215,8 @@ std::string format_power(double w) {
   return compact(w * 1e3) + "mW";
 }
 
+std::string format_voltage(double v) { return compact(v) + "V"; }  // core voltages are near 1 V: 0.977V
+
 std::string format_energy(double j) {
   if (j >= 1 || j == 0) return compact(j) + "J";
   if (j >= 1e-3) return compact(j * 1e3) + "mJ";

@@ -38,6 +38,7 @@ std::string format_frequency(double hz);
 std::string format_bandwidth(double bytes_per_s);
 std::string format_time(double seconds);
 std::string format_power(double watts);
+std::string format_voltage(double volts);
 std::string format_energy(double joules);
 
 }  // namespace tcsim::units

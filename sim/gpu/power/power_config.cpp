@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <string>
 
 #include "common/error.h"
 #include "common/text/units.h"
@@ -87,19 +85,14 @@ PowerConfig read_power_config(const config::Config& c, double clock_hz) {
   }
 
   p.reference_voltage_v = c.voltage_v("power.energy_voltage");
-  const auto volts = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%gV", v);
-    return std::string(buf);
-  };
   if (p.reference_voltage_v > 0 && p.vf.empty())
     throw InputError(c.where("power.energy_voltage"), "a reference voltage needs power.vf_curve");
   if (p.reference_voltage_v > 0 && (p.reference_voltage_v < p.vf.front().voltage_v * (1 - 1e-9) ||
                                     p.reference_voltage_v > p.vf.back().voltage_v * (1 + 1e-9)))
     throw InputError(c.where("power.energy_voltage"),
-                     "expected a voltage of the curve (" + volts(p.vf.front().voltage_v) + " to " +
-                         volts(p.vf.back().voltage_v) + "), got " +
-                         volts(p.reference_voltage_v));
+                     "expected a voltage of the curve (" + units::format_voltage(p.vf.front().voltage_v) + " to " +
+                         units::format_voltage(p.vf.back().voltage_v) + "), got " +
+                         units::format_voltage(p.reference_voltage_v));
 
   if (!p.vf.empty() && clock_hz > p.vf.back().clock_hz * (1 + 1e-9))
     throw InputError(c.where("power.vf_curve"), "the curve ends at " + units::format_frequency(p.vf.back().clock_hz) +
