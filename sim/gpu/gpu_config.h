@@ -56,7 +56,7 @@ struct MmaInstr {
 
 struct GpuConfig {
   std::string name = "gpu";       // "V100-SXM2"
-  std::string arch = "sm_70";     // sm_70 sm_75 sm_80 sm_90: selects kernel-mapping rules
+  std::string arch = "sm_70";     // sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_120: selects kernel-mapping rules
   double clock_hz = 1.53e9;       // SM clock the timings use
 
   // SM and sub-cores

@@ -89,7 +89,7 @@ Schema make_schema() {
   Schema s("gpu", "An NVIDIA GPU: SMs of sub-cores with tensor cores, shared memory, L1, L2 and DRAM");
   s.add({"name", ParamType::string, "gpu", "name shown in results, e.g. V100-SXM2"});
   s.add({"arch", ParamType::choice, "sm_70", "architecture: selects the MMA instructions and kernel-mapping rules",
-         -inf, inf, {"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}});
+         -inf, inf, {"sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_120"}});
   s.add({"clock", ParamType::frequency, "1530MHz", "SM clock during the kernel", 1e6, 1e10});
 
   s.add({"sm.count", ParamType::integer, "80", "number of SMs", 1, 4096});

@@ -62,7 +62,7 @@ TEST_CASE("tcsim validate on the torch.mm leaderboard's best rates over sizes: t
   auto r = run_tcsim("validate -c '" + config + "' '" + data + "' --max-mape 5 -o '" + out.string() + "'");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("tcsim validate: 6 rows on H100-SXM5 (best rates over sizes; 42 of 48 rows other boards or not comparable): "
+  CHECK(r.err.find("tcsim validate: 6 rows on H100-SXM5 (best rates over sizes; 51 of 57 rows other boards or not comparable): "
                    "MAPE 2.") != std::string::npos);
   // The H100's tf32 row is compared (the table pads the device column to the longest name of the file).
   bool tf32_row = false;
@@ -81,7 +81,7 @@ TEST_CASE("tcsim validate on the torch.mm leaderboard's best rates over sizes: t
   const std::string a10 = (root / "configs/gpu/a10.yaml").string();
   auto none = run_tcsim("validate -c '" + a10 + "' '" + data + "'");
   CHECK(none.exit_code == 0);
-  CHECK_MESSAGE(none.err.find("tcsim validate: no row of the input is on A10 (best rates over sizes; 48 rows of other boards "
+  CHECK_MESSAGE(none.err.find("tcsim validate: no row of the input is on A10 (best rates over sizes; 57 rows of other boards "
                               "or not comparable): nothing compared") != std::string::npos, none.err);
   CHECK(none.err.find("MAPE") == std::string::npos);
   CHECK(run_tcsim("validate -c '" + a10 + "' '" + data + "' --max-mape 5").exit_code == 3);

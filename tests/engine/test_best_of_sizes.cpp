@@ -66,7 +66,7 @@ TEST_CASE("best of sizes: the reader takes a board's best rate per dtype and ref
 TEST_CASE("best of sizes: the community torch.mm leaderboard on nine shipped boards, held out" * doctest::test_suite("accuracy")) {
   const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
   const auto rows = workload::read_best_of_sizes(csv);
-  REQUIRE(rows.size() == 48);
+  REQUIRE(rows.size() == 57);
   std::size_t compared = 0;
   double sum = 0;
   for (const char* config : {"t4", "a100", "a100_80gb", "h100", "h200", "l40s", "rtx3090", "rtx4090", "rtx_a6000"}) {
@@ -86,4 +86,35 @@ TEST_CASE("best of sizes: the community torch.mm leaderboard on nine shipped boa
   const double mape = sum / double(compared);
   MESSAGE("best rates over sizes: MAPE " << mape << "% over " << compared);
   CHECK(mape < 7);  // 6.3% over 22 (session 69); 4.5% over 46 with the GeForce RTX 3090 / 4090 and RTX A6000 (session 70)
+}
+
+// The Blackwell boards (sm_120), session 71: rtx5090.yaml and rtx_pro6000.yaml were written from NVIDIA's
+// whitepapers before these 9 entries were read. The FP32 SGEMMs run power-limited near 1950 MHz on both.
+// The RTX 5090's 16-bit products run at half rate into FP32, at the 2407 MHz boost the file keeps
+// (no clock under CUDA load found): 18-28% below the measured rates, which need a clock near
+// 2.8 GHz, as the RTX 4090 runs. The RTX PRO 6000's fp16 and bf16 entries differ by 32% on one
+// machine (315.5 and 418.0 TFLOP/s); the model, L2-bound at 330.7, gives one rate for both.
+TEST_CASE("best of sizes: the RTX 5090 and RTX PRO 6000 (Blackwell, sm_120), held out" * doctest::test_suite("accuracy")) {
+  const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
+  const auto rows = workload::read_best_of_sizes(csv);
+  std::size_t compared = 0;
+  double sum = 0;
+  for (const char* config : {"rtx5090", "rtx_pro6000"}) {
+    const engine::LoadedAccelerator a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
+    const engine::BestOfSizesReport rep = engine::validate_best_of_sizes(*a.accelerator, rows);
+    for (const auto& r : rep.rows) {
+      if (!r.compared) continue;
+      MESSAGE(config << " " << r.measured.device << " " << r.measured.dtype << ": " << r.measured.best_tflops << " measured, "
+                     << r.predicted_tflops << " predicted at N = " << r.best_n << " (" << r.error_pct << "%)");
+      if (r.measured.dtype == "fp32") CHECK(std::abs(r.error_pct) < 10);
+      else if (std::string(config) == "rtx5090") CHECK((r.error_pct > 10 && r.error_pct < 30));  // slow: the boost clock
+      else CHECK(std::abs(r.error_pct) < 30);
+      ++compared;
+      sum += std::abs(r.error_pct);
+    }
+  }
+  CHECK(compared == 9);
+  const double mape = sum / double(compared);
+  MESSAGE("Blackwell best rates over sizes: MAPE " << mape << "% over " << compared);
+  CHECK(mape < 18);  // 15.3% (session 71)
 }

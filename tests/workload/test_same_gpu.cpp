@@ -21,7 +21,10 @@ TEST_CASE("same_gpu: the sets' spellings of a board match its config's name") {
                        Pair{"NVIDIA RTX A6000", "RTX-A6000-48GB"},
                        Pair{"NVIDIA RTX 6000 Ada Generation 48GB", "RTX-6000-Ada-48GB"},
                        Pair{"GeForce RTX4090", "RTX-4090-24GB"},  // a number after letters is still the board's
-                       Pair{"Quadro RTX 8000 48GB", "Quadro-RTX-8000-48GB"}, Pair{"NVIDIA H200", "H200-SXM"}}) {
+                       Pair{"Quadro RTX 8000 48GB", "Quadro-RTX-8000-48GB"}, Pair{"NVIDIA H200", "H200-SXM"},
+                       Pair{"NVIDIA RTX 5090 32GB", "RTX-5090-32GB"}, Pair{"NVIDIA GeForce RTX 5090", "RTX-5090-32GB"},
+                       Pair{"NVIDIA RTX PRO 6000 Workstation 96G", "RTX-PRO-6000-Blackwell-96GB"},
+                       Pair{"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX-PRO-6000-Blackwell-96GB"}}) {
     INFO(p.measured << " ~ " << p.config);
     CHECK(same_gpu(p.measured, p.config));
   }
@@ -42,7 +45,14 @@ TEST_CASE("same_gpu: another board of the same name is not the config's") {
            Pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-6000-Ada-48GB"},
            Pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-A6000-48GB"}, Pair{"Unknown board", "RTX-4090-24GB"},
            // A name inside another: the GH200 superchip is not an H200 board.
-           Pair{"NVIDIA GH200 480GB", "H200-SXM"}}) {
+           Pair{"NVIDIA GH200 480GB", "H200-SXM"},
+           // Blackwell: the RTX 5090 D (v2: 24 GB) and the laptop part; the 300 W RTX PRO 6000 Max-Q, the
+           // Server Edition (1597 GB/s) and the RTX 6000 Ada are not the 600 W RTX PRO 6000 Workstation.
+           Pair{"NVIDIA GeForce RTX 5090 D v2", "RTX-5090-32GB"}, Pair{"NVIDIA RTX 5090 Laptop 24GB", "RTX-5090-32GB"},
+           Pair{"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "RTX-PRO-6000-Blackwell-96GB"},
+           Pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-Blackwell-96GB"},
+           Pair{"NVIDIA RTX 6000 Ada Generation 48GB", "RTX-PRO-6000-Blackwell-96GB"},
+           Pair{"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX-6000-Ada-48GB"}}) {
     INFO(p.measured << " ~ " << p.config);
     CHECK_FALSE(same_gpu(p.measured, p.config));
   }

@@ -3,8 +3,8 @@
 // carveout to one of the architecture's capacities, the smallest that holds what the resident CTAs
 // allocate plus the 1 KB per CTA the system reserves on compute capability 8.0 and later; the rest
 // of the L1 caches global loads (CUDA C++ Programming Guide, "Shared Memory" of compute capabilities
-// 7.x, 8.x and 9.0: 0, 8, 16, 32, 64, 96 KB on 7.0; 32 or 64 KB on 7.5; 0, 8, 16, 32, 64, 100,
-// 132, 164 KB on 8.0; up to 100 KB on 8.6 and 8.9; up to 228 KB on 9.0).
+// 7.x, 8.x, 9.0 and 12.0: 0, 8, 16, 32, 64, 96 KB on 7.0; 32 or 64 KB on 7.5; 0, 8, 16, 32, 64, 100,
+// 132, 164 KB on 8.0; up to 100 KB on 8.6, 8.9 and 12.0; up to 228 KB on 9.0).
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -27,7 +27,7 @@ inline double l1_cache_bytes(const GpuConfig& g, double smem_per_cta, std::int64
   std::span<const double> kib;  // another architecture: the carveout is what the CTAs need
   if (g.arch == "sm_70") kib = sm70;
   if (g.arch == "sm_75") kib = sm75;
-  if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_87" || g.arch == "sm_89") kib = sm80;
+  if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_87" || g.arch == "sm_89" || g.arch == "sm_120") kib = sm80;
   if (g.arch == "sm_90") kib = sm90;
   double carveout = kib.empty() ? need : double(g.max_smem_per_sm);
   for (double k : kib)

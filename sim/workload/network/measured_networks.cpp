@@ -65,12 +65,14 @@ bool word_at(const std::string& name, std::size_t at, const std::string& word) {
 
 // The family name as a word of its own, not followed by a variant's word: "A100" in "A100 80GB" but
 // not in "A1000"; "4090" in "RTX 4090" but not in "RTX 4090D"; "3090" not in "RTX 3090 Ti" (84 SMs,
-// 450 W), nor any family in a "SUPER" variant; "L40" not in "L40S"; "H200" not in "GH200".
+// 450 W), nor any family in a "SUPER" variant; "5090" not in "RTX 5090 D" (the China board, written
+// apart); "L40" not in "L40S"; "H200" not in "GH200".
 bool has_family(const std::string& name, const std::string& family) {
   for (std::size_t at = name.find(family); at != std::string::npos; at = name.find(family, at + 1)) {
     if (!word_at(name, at, family)) continue;
     const std::size_t next = name.find_first_not_of(' ', at + family.size());
-    if (next != std::string::npos && (word_at(name, next, "TI") || word_at(name, next, "SUPER"))) continue;
+    if (next != std::string::npos && (word_at(name, next, "TI") || word_at(name, next, "SUPER") || word_at(name, next, "D")))
+      continue;
     return true;
   }
   return false;
@@ -295,8 +297,9 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
     return u;
   };
   const std::string a = words(measured_gpu), b = words(accelerator);
-  static const char* const families[] = {"V100", "A100", "H100", "H200", "T4",    "A10",      "L4",
-                                         "L40",  "L40S", "3090", "4090", "A6000", "6000 ADA", "RTX 8000"};
+  static const char* const families[] = {"V100", "A100", "H100",  "H200",     "T4",       "A10",
+                                         "L4",   "L40",  "L40S",  "3090",     "4090",     "5090",
+                                         "A6000", "6000 ADA", "RTX 8000", "PRO 6000"};
   bool family = false;
   for (const char* f : families) {
     const bool in_a = has_family(a, f), in_b = has_family(b, f);
@@ -307,9 +310,13 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
   const std::string ga = memory_gb(a), gb = memory_gb(b);
   if (!ga.empty() && !gb.empty() && ga != gb) return false;
   const bool pcie_a = a.find("PCIE") != std::string::npos, pcie_b = b.find("PCIE") != std::string::npos;
-  // A laptop part shares the desktop's name, not its chip ("RTX 4090 Laptop" is an AD103).
+  // A laptop part shares the desktop's name, not its chip ("RTX 4090 Laptop" is an AD103); a Max-Q
+  // or Server Edition board, its power and memory clock ("RTX PRO 6000 Blackwell Max-Q": 300 W, the
+  // Server Edition 1597 GB/s, the Workstation Edition 600 W and 1792 GB/s).
   const auto laptop = [](const std::string& s) {
-    return s.find("LAPTOP") != std::string::npos || s.find("MOBILE") != std::string::npos;
+    for (const char* w : {"LAPTOP", "MOBILE", "MAX Q", "SERVER EDITION"})
+      if (s.find(w) != std::string::npos) return true;
+    return false;
   };
   return pcie_a == pcie_b && laptop(a) == laptop(b);
 }
