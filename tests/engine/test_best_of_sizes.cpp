@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "common/error.h"
@@ -33,6 +35,26 @@ std::string error_of(const std::string& text) {
     return what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
   }
   return "";
+}
+
+// Runs the shipped configs on the leaderboard (validation/published/torch_matmul/best_of_sizes.csv)
+// and hands each compared row to `check`, after a MESSAGE with its rates.
+void for_each_compared(std::initializer_list<const char*> configs,
+                       const std::function<void(const std::string&, const engine::BestOfSizesResult&)>& check) {
+  const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
+  const auto rows = workload::read_best_of_sizes(csv);
+  REQUIRE(rows.size() == 57);
+  for (const char* config : configs) {
+    const engine::LoadedAccelerator a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
+    const engine::BestOfSizesReport rep = engine::validate_best_of_sizes(*a.accelerator, rows);
+    REQUIRE(rep.errors.rows > 0);
+    for (const auto& r : rep.rows) {
+      if (!r.compared) continue;
+      MESSAGE(config << " " << r.measured.device << " " << r.measured.dtype << ": " << r.measured.best_tflops << " measured, "
+                     << r.predicted_tflops << " predicted at N = " << r.best_n << " (" << r.error_pct << "%)");
+      check(config, r);
+    }
+  }
 }
 
 }  // namespace
@@ -64,24 +86,14 @@ TEST_CASE("best of sizes: the reader takes a board's best rate per dtype and ref
 }
 
 TEST_CASE("best of sizes: the community torch.mm leaderboard on nine shipped boards, held out" * doctest::test_suite("accuracy")) {
-  const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
-  const auto rows = workload::read_best_of_sizes(csv);
-  REQUIRE(rows.size() == 57);
   std::size_t compared = 0;
   double sum = 0;
-  for (const char* config : {"t4", "a100", "a100_80gb", "h100", "h200", "l40s", "rtx3090", "rtx4090", "rtx_a6000"}) {
-    const engine::LoadedAccelerator a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
-    const engine::BestOfSizesReport rep = engine::validate_best_of_sizes(*a.accelerator, rows);
-    REQUIRE(rep.errors.rows > 0);
-    for (const auto& r : rep.rows) {
-      if (!r.compared) continue;
-      MESSAGE(config << " " << r.measured.device << " " << r.measured.dtype << ": " << r.measured.best_tflops << " measured, "
-                     << r.predicted_tflops << " predicted at N = " << r.best_n << " (" << r.error_pct << "%)");
-      CHECK(std::abs(r.error_pct) < 20);
-      ++compared;
-      sum += std::abs(r.error_pct);
-    }
-  }
+  for_each_compared({"t4", "a100", "a100_80gb", "h100", "h200", "l40s", "rtx3090", "rtx4090", "rtx_a6000"},
+                    [&](const std::string&, const engine::BestOfSizesResult& r) {
+                      CHECK(std::abs(r.error_pct) < 20);
+                      ++compared;
+                      sum += std::abs(r.error_pct);
+                    });
   CHECK(compared == 46);  // the T4's two bf16 rows: no bf16 GEMM on sm_75 in tcsim
   const double mape = sum / double(compared);
   MESSAGE("best rates over sizes: MAPE " << mape << "% over " << compared);
@@ -96,24 +108,15 @@ TEST_CASE("best of sizes: the community torch.mm leaderboard on nine shipped boa
 // 2.8 GHz, as the RTX 4090 runs. The RTX PRO 6000's fp16 and bf16 entries differ by 32% on one
 // machine (315.5 and 418.0 TFLOP/s); the model gives one rate for both, 375.3, between them.
 TEST_CASE("best of sizes: the RTX 5090 and RTX PRO 6000 (Blackwell, sm_120), held out" * doctest::test_suite("accuracy")) {
-  const std::string csv = (test::source_dir() / "validation/published/torch_matmul/best_of_sizes.csv").string();
-  const auto rows = workload::read_best_of_sizes(csv);
   std::size_t compared = 0;
   double sum = 0;
-  for (const char* config : {"rtx5090", "rtx_pro6000"}) {
-    const engine::LoadedAccelerator a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu" / (std::string(config) + ".yaml"));
-    const engine::BestOfSizesReport rep = engine::validate_best_of_sizes(*a.accelerator, rows);
-    for (const auto& r : rep.rows) {
-      if (!r.compared) continue;
-      MESSAGE(config << " " << r.measured.device << " " << r.measured.dtype << ": " << r.measured.best_tflops << " measured, "
-                     << r.predicted_tflops << " predicted at N = " << r.best_n << " (" << r.error_pct << "%)");
-      if (r.measured.dtype == "fp32") CHECK(std::abs(r.error_pct) < 10);
-      else if (std::string(config) == "rtx5090") CHECK((r.error_pct > 10 && r.error_pct < 30));  // slow: the boost clock
-      else CHECK(std::abs(r.error_pct) < 30);
-      ++compared;
-      sum += std::abs(r.error_pct);
-    }
-  }
+  for_each_compared({"rtx5090", "rtx_pro6000"}, [&](const std::string& config, const engine::BestOfSizesResult& r) {
+    if (r.measured.dtype == "fp32") CHECK(std::abs(r.error_pct) < 10);
+    else if (config == "rtx5090") CHECK((r.error_pct > 10 && r.error_pct < 30));  // slow: the boost clock
+    else CHECK(std::abs(r.error_pct) < 30);
+    ++compared;
+    sum += std::abs(r.error_pct);
+  });
   CHECK(compared == 9);
   const double mape = sum / double(compared);
   MESSAGE("Blackwell best rates over sizes: MAPE " << mape << "% over " << compared);
