@@ -230,6 +230,42 @@ __global__ void ldmatrix_kernel(int iters, int dependent, unsigned zero, long lo
 #endif
 }
 
+// Issue queue of shared-memory loads (the MIO's per-sub-core LSU queue, whose depth NVIDIA does not
+// publish): each warp times, with clock64, how long it takes to issue N independent ldmatrix.x4
+// whose results it reads only afterwards. While the queue has room a warp issues one per few
+// cycles; past the depth it waits for the LSU to drain it (512 B per x4 at the SM's shared-memory
+// rate). tcsim's SM model stalls a warp at an LDS once the SM's shared-memory backlog exceeds 32
+// cycles (sim/gpu/sm/sm_sim.cpp, kSmemQueue); the knee of cycles against N, for 1, 4, 8 and 16 warps
+// per SM (one CTA), is what that constant stands for. cycles[warp]: one entry per warp.
+template <int N>
+__global__ void ldmatrix_issue_kernel(long long* cycles, unsigned* sink) {
+#if TCV_ARCH >= 750
+  __shared__ __align__(128) unsigned short tile[64 * 64];
+  for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) tile[i] = static_cast<unsigned short>(i);
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t addr = static_cast<uint32_t>(
+      __cvta_generic_to_shared(tile + (((warp % 8) * 4 + lane / 8) * 8 + lane % 8) * 8));
+  uint32_t r[N][4];
+  long long t0, t1;
+  asm volatile("mov.u64 %0, %%clock64;\n" : "=l"(t0)::"memory");
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[i][0]), "=r"(r[i][1]), "=r"(r[i][2]), "=r"(r[i][3])
+                 : "r"(addr + 16u * static_cast<uint32_t>(i % 4)));
+  asm volatile("mov.u64 %0, %%clock64;\n" : "=l"(t1)::"memory");
+  unsigned acc = 0;
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc ^= r[i][0] ^ r[i][1] ^ r[i][2] ^ r[i][3];
+  if (lane == 0) cycles[warp] = t1 - t0;
+  if (acc == 0x9E3779B9u) sink[0] = acc;
+#else
+  if (threadIdx.x == 0) cycles[0] = -1;
+  (void)sink;
+#endif
+}
+
 __global__ void smem_latency_kernel(int iters, long long* cycles, unsigned* sink) {
   __shared__ unsigned next[4096];
   // a fixed pseudo-random cycle over 4096 words (stride 1237 is coprime with 4096)
@@ -292,6 +328,31 @@ void bench_ldmatrix(Ctx& ctx) {
   ctx.rows.push_back({"ldmatrix_throughput", "ldmatrix.m8n8.x4", "b16", "bytes_per_clk_per_sm",
                       static_cast<double>(warps) * 512.0 * iters / cyc, "B/clk/SM"});
   print_row(ctx.rows.back());
+}
+
+// The median over a CTA's warps of the cycles to issue N ldmatrix.x4 (ldmatrix_issue_kernel).
+template <int N>
+void ldmatrix_issue(Ctx& ctx, int warps) {
+  ldmatrix_issue_kernel<N><<<1, 32 * warps>>>(ctx.cycles, ctx.sink);
+  TCV_KERNEL_CHECK();
+  const double cyc = median_cycles(ctx, warps);
+  if (cyc < 0) return;
+  ctx.rows.push_back({"ldmatrix_issue", "ldmatrix.m8n8.x4 x" + std::to_string(N) + ", " + std::to_string(warps) + " warps",
+                      "b16", "issue_cycles", cyc, "cycles"});
+  print_row(ctx.rows.back());
+}
+
+void bench_ldmatrix_issue(Ctx& ctx) {
+  for (int warps : {1, 4, 8, 16}) {
+    ldmatrix_issue<1>(ctx, warps);
+    ldmatrix_issue<2>(ctx, warps);
+    ldmatrix_issue<4>(ctx, warps);
+    ldmatrix_issue<8>(ctx, warps);
+    ldmatrix_issue<12>(ctx, warps);
+    ldmatrix_issue<16>(ctx, warps);
+    ldmatrix_issue<24>(ctx, warps);
+    ldmatrix_issue<32>(ctx, warps);
+  }
 }
 
 void bench_all_mma(Ctx& ctx) {
@@ -422,7 +483,10 @@ int main(int argc, char** argv) {
   }
   if (want("mma")) bench_all_mma(ctx);
   if (want("wgmma")) bench_all_wgmma(ctx);
-  if (want("ldmatrix")) bench_ldmatrix(ctx);
+  if (want("ldmatrix")) {
+    bench_ldmatrix(ctx);
+    bench_ldmatrix_issue(ctx);
+  }
   if (want("smem")) bench_smem(ctx);
   if (want("memory")) bench_memory(ctx.dev, opt, ctx.rows);
   if (want("launch")) bench_launch(ctx.dev, ctx.rows);
