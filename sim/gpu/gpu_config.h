@@ -199,4 +199,11 @@ struct GpuConfig {
   }
 };
 
+// The architectures whose libraries run sm_80's kernels (mma.sync, cp.async, shared-memory carveouts up
+// to 100 or 164 KB): sm_80 and the later chips without wgmma, sm_86, sm_87, sm_89 and sm_120. One list
+// for every rule that holds across them (the carveout table, cuBLAS's batched-SGEMM tile).
+inline bool runs_sm80_kernels(const GpuConfig& g) {
+  return g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_87" || g.arch == "sm_89" || g.arch == "sm_120";
+}
+
 }  // namespace tcsim::gpu

@@ -47,10 +47,10 @@ void apply_cublas_choice(const GpuConfig& g, GemmPlan& plan, bool row_major_call
   // grid's z axis and no split-K. On sm_80 it runs ampere_sgemm_128x128_nn for every batched shape
   // (NeuSight's A100-PCIE-40GB bmm kernels, cuBLAS 12.1: 16,588 of 16,661 rows), even where one
   // dimension is a few elements and most of the tile is padding; on sm_70 it picks among
-  // volta_sgemm_64x64 / 32x128 / 128x32 (NeuSight V100: 17,621 of 17,694 rows). sm_86, sm_89 and
-  // sm_120 (the same SM generation's SIMT datapath, no trace of their own) are taken as sm_80.
+  // volta_sgemm_64x64 / 32x128 / 128x32 (NeuSight V100: 17,621 of 17,694 rows). The other chips that
+  // run sm_80's kernels (runs_sm80_kernels: no trace of their own) are taken as sm_80.
   if (plan.path != MathPath::cuda_core || p.batch <= 1 || p.ab != FormatId::fp32) return;
-  if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_89" || g.arch == "sm_120") {
+  if (runs_sm80_kernels(g)) {
     plan.cta_tiles = {{128, 128}};
     plan.notes.push_back("batched SGEMM: cuBLAS runs its 128x128 kernel for every batched shape on " + g.arch);
   } else if (g.arch == "sm_70" || g.arch == "sm_75") {

@@ -27,7 +27,7 @@ inline double l1_cache_bytes(const GpuConfig& g, double smem_per_cta, std::int64
   std::span<const double> kib;  // another architecture: the carveout is what the CTAs need
   if (g.arch == "sm_70") kib = sm70;
   if (g.arch == "sm_75") kib = sm75;
-  if (g.arch == "sm_80" || g.arch == "sm_86" || g.arch == "sm_87" || g.arch == "sm_89" || g.arch == "sm_120") kib = sm80;
+  if (runs_sm80_kernels(g)) kib = sm80;
   if (g.arch == "sm_90") kib = sm90;
   double carveout = kib.empty() ? need : double(g.max_smem_per_sm);
   for (double k : kib)

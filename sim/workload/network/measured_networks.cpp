@@ -313,12 +313,12 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
   // A laptop part shares the desktop's name, not its chip ("RTX 4090 Laptop" is an AD103); a Max-Q
   // or Server Edition board, its power and memory clock ("RTX PRO 6000 Blackwell Max-Q": 300 W, the
   // Server Edition 1597 GB/s, the Workstation Edition 600 W and 1792 GB/s).
-  const auto laptop = [](const std::string& s) {
+  const auto other_form = [](const std::string& s) {
     for (const char* w : {"LAPTOP", "MOBILE", "MAX Q", "SERVER EDITION"})
       if (s.find(w) != std::string::npos) return true;
     return false;
   };
-  return pcie_a == pcie_b && laptop(a) == laptop(b);
+  return pcie_a == pcie_b && other_form(a) == other_form(b);
 }
 
 }  // namespace tcsim::workload
