@@ -195,6 +195,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.smem_bank_bytes = int(c.bytes("shared_memory.bank_width"));
   g.smem_bytes_per_clk = c.bytes_per_cycle("shared_memory.bandwidth");
   g.smem_latency = c.cycles("shared_memory.latency");
+  g.smem_instruction_interval = c.cycles("shared_memory.instruction_interval");
   g.l1_size = c.bytes("l1.size");
   g.l1_bytes_per_clk = c.bytes_per_cycle("l1.bandwidth");
   g.l1_latency = c.cycles("l1.latency");

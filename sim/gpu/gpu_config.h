@@ -91,6 +91,9 @@ struct GpuConfig {
   int smem_bank_bytes = 4;                    // width of one bank (bytes per bank per cycle)
   double smem_bytes_per_clk = 128;            // per SM
   double smem_latency = 27;
+  // Cycles between the shared-memory warp instructions the SM's shared structures take (0: the
+  // banks alone limit them; sm_sim.cpp).
+  double smem_instruction_interval = 0;
   double l1_bytes_per_clk = 128;
   double l1_latency = 34;
   // Cycles per SM between the L1 requests (a warp's 32 accesses, at most 128 B) of operand copies

@@ -129,6 +129,9 @@ Schema make_schema() {
   s.add({"shared_memory.bank_width", ParamType::bytes, "4B", "bytes one bank delivers per cycle (a word)", 1, 64});
   s.add({"shared_memory.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "shared-memory bandwidth per SM", 1, 1e6});
   s.add({"shared_memory.latency", ParamType::cycles, "27", "shared-memory load latency", 1, 10000});
+  s.add({"shared_memory.instruction_interval", ParamType::cycles, "0",
+         "cycles between the shared-memory instructions (LDS, ldmatrix, STS) the SM takes, from any sub-core "
+         "(0: only the banks limit them)", 0, 64});
   s.add({"l1.size", ParamType::bytes, "128KiB", "unified L1 + shared memory per SM", 0, 1e9});
   s.add({"l1.bandwidth", ParamType::bytes_per_cycle, "128B/clk", "L1 bandwidth per SM", 1, 1e6});
   s.add({"l1.latency", ParamType::cycles, "34", "L1 hit latency", 1, 10000});

@@ -13,6 +13,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // How far ahead of the data a unit's queue may run before the issuing warp stalls (cycles).
 constexpr double kSmemQueue = 32;
 constexpr double kGlobalQueue = 256;
+// The widest warp access (LDS.128, ldmatrix.x4: 32 lanes x 16 B): a group given only as bytes
+// counts at least bytes / 512 instructions.
+constexpr double kWidestWarpAccessBytes = 512;
 
 // Rounds up to the next cycle. The integer conversion is std::ceil for the cycle counts the
 // simulation sees (non-negative, far below 2^53) at a fraction of its cost without SSE4.1's roundsd;
@@ -319,10 +322,16 @@ class Sim {
   // The banks serve one wavefront per `banks x bank_width` bytes of bandwidth: the pipe is busy for
   // max(bytes, wavefronts x banks x bank_width) / bandwidth cycles (= max(bytes / bandwidth,
   // wavefronts) when the bandwidth is the banks' 128 B/clk). Without wavefronts: conflict-free.
-  double smem_transfer(double t, double bytes, double wavefronts) {
+  // `instructions` > 0: a group of that many warp instructions (at least bytes /
+  // kWidestWarpAccessBytes), which the SM's shared structures take one per
+  // shared_memory.instruction_interval cycles (2 on Ampere and Turing: a warp-wide LDS.32, one bank
+  // cycle, then runs at half the banks' rate; configs/gpu/a100.yaml).
+  double smem_transfer(double t, double bytes, double wavefronts, double instructions = 0) {
     const double s = std::max(t, smem_.next_free);
     const double phase = double(g_.smem_banks) * g_.smem_bank_bytes;
-    const double d = std::max(bytes, wavefronts * phase) / g_.smem_bytes_per_clk;
+    double d = std::max(bytes, wavefronts * phase) / g_.smem_bytes_per_clk;
+    if (instructions > 0 && g_.smem_instruction_interval > 0)
+      d = std::max(d, std::ceil(std::max(instructions, bytes / kWidestWarpAccessBytes)) * g_.smem_instruction_interval);
     smem_.next_free = s + d;
     stats_.smem_busy += d;
     stats_.smem_bytes += bytes;
@@ -410,12 +419,12 @@ class Sim {
       }
       case Op::lds: {
         stall = t + in.count;  // a group of `count` load instructions takes as many issue slots
-        const double done = smem_transfer(t, in.bytes, in.smem_wavefronts);
+        const double done = smem_transfer(t, in.bytes, in.smem_wavefronts, in.count);
         set_slot(w, in, in.dst, done + g_.smem_latency);
         break;
       }
       case Op::sts: {
-        smem_transfer(t, in.bytes, in.smem_wavefronts);
+        smem_transfer(t, in.bytes, in.smem_wavefronts, in.count);
         break;
       }
       case Op::ldg: {

@@ -85,6 +85,31 @@ TEST_CASE("H100 uses wgmma with TMA; fp8 runs at twice the fp16 rate") {
   CHECK(f8.cycles < f16.cycles);
 }
 
+TEST_CASE("A100 tf32: M/N-major fragments (LDS.32) run at the shared structures' instruction rate") {
+  // BERT-base's weight-gradient GEMM with both operands M/N-major (TN): 64 LDS.32 per warp per k-tile
+  // of 16 against 64 tensor cycles, so at one LDS.32 per 2 cycles per SM (a100.yaml,
+  // shared_memory.instruction_interval) the shared structures bind; K-major operands (NT: ldmatrix)
+  // do not change.
+  GpuConfig g = test::shipped("a100");
+  REQUIRE(g.smem_instruction_interval == 2);
+  GpuConfig no_interval = g;
+  no_interval.smem_instruction_interval = 0;
+  GpuModel a100(g), ideal(no_interval);
+  auto time = [](GpuModel& m, Layout l) {
+    Kernel k = make_gemm("wgrad", 768, 3072, 8192, FormatId::tf32, FormatId::fp32);
+    k.layout = l;
+    return m.run(k).time_s;
+  };
+  MESSAGE("tf32 768x3072x8192 on A100, TN: " << time(a100, Layout::TN) * 1e6 << " us, " << time(ideal, Layout::TN) * 1e6
+                                             << " us without the interval");
+  CHECK(time(a100, Layout::TN) > 1.2 * time(ideal, Layout::TN));
+  CHECK(time(a100, Layout::NT) == doctest::Approx(time(ideal, Layout::NT)).epsilon(1e-9));
+  // fp16 fragments come by ldmatrix(.trans) in every layout: unchanged.
+  Kernel h = make_gemm("h", 768, 3072, 8192);
+  h.layout = Layout::TN;
+  CHECK(a100.run(h).time_s == doctest::Approx(ideal.run(h).time_s).epsilon(1e-9));
+}
+
 TEST_CASE("H100 tf32: M/N-major operands are transposed by the kernel (wgmma reads tf32 K-major only)") {
   // BERT-base's weight-gradient GEMM (768 x 3072 x 8192): both operands M/N-major (layout TN) in the
   // measured H100 TF32 traces, which ran cuBLAS's sm90_xmma ..._nt_ kernel ~35% slower than the model
