@@ -151,7 +151,7 @@ struct GpuConfig {
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;
   // host.autograd_factor: an op of a training forward pass costs this many host_kernel_overhead_s.
-  double host_autograd_factor = 1.65;
+  double host_autograd_factor = 1.5;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
   bool cudnn_benchmark = true;                 // library.cudnn_benchmark: cudnnFind (true) or cuDNN's heuristic
   int pytorch_version = 201;                   // library.pytorch_version as major * 100 + minor (2.11 -> 211)

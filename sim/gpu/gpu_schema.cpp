@@ -184,7 +184,7 @@ Schema make_schema() {
   // CALIBRATION (named): fitted on the lent H200 VM's Hugging Face BERT-large AMP training step
   // (validation/measured/H200/networks, host-bound: the GPU busy 40.8 of its 110.6 ms); every other
   // training step is held out (sim/engine/README.md, "Autograd on the host").
-  s.add({"host.autograd_factor", ParamType::number, "1.65",
+  s.add({"host.autograd_factor", ParamType::number, "1.5",
          "host cost of an op in an eager (PyTorch) training step's forward pass, as a multiple of "
          "host.kernel_overhead (which is an op's cost without autograd: inference mode, single ops): autograd "
          "records the backward graph (a node per op, saved tensors, version counters) as the forward runs; "

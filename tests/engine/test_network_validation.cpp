@@ -362,11 +362,11 @@ TEST_CASE("network validation: the lent H200 VM's eager inference steps with the
 }
 
 TEST_CASE("network validation: the lent Hopper VMs' eager training steps, with autograd's host cost" * doctest::test_suite("accuracy")) {
-  // host.autograd_factor (1.65: a training forward op costs the host 1.65 x host.kernel_overhead) is
+  // host.autograd_factor (1.5: a training forward op costs the host 1.5 x host.kernel_overhead) is
   // fitted on the H200's Hugging Face BERT-large AMP training step, the one whose GPU is idle most of
   // the step (busy 40.8 of 110.6 ms). The other nine H200 training runs and the H100's and H200's
   // ResNet-50 steps are held out (sim/engine/README.md, "Autograd on the host"); without the factor
-  // (1.0) they were 10.9 / 9.8 / 12.1% MAPE, today 5.5 / 4.9 / 5.3%.
+  // (1.0) they were 10.9 / 9.8 / 12.1% MAPE, today 7.1 / 2.9 / 1.9%.
   const fs::path root = test::source_dir() / "validation/measured";
   std::vector<workload::MeasuredNetworkRow> fitted, held_out, h100_steps, h200_steps;
   for (const auto& e : fs::directory_iterator(root / "H200/networks")) {
@@ -390,18 +390,18 @@ TEST_CASE("network validation: the lent Hopper VMs' eager training steps, with a
   REQUIRE(h200_steps.size() == 4);
   const LoadedAccelerator h200 = load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
   const LoadedAccelerator h100 = load_accelerator_with_config(test::source_dir() / "configs/gpu/h100.yaml");
-  CHECK(h200.accelerator->host_autograd_factor() == doctest::Approx(1.65));
+  CHECK(h200.accelerator->host_autograd_factor() == doctest::Approx(1.5));
   const auto fit = validate_networks(*h200.accelerator, fitted, test::source_dir() / "models", 2);
   REQUIRE(fit.rows.size() == 1);
   REQUIRE(fit.rows[0].simulated);
-  CHECK(std::abs(fit.rows[0].predicted_s / fit.rows[0].measured.measured_s - 1) < 0.02);  // -0.05% today
+  CHECK(std::abs(fit.rows[0].predicted_s / fit.rows[0].measured.measured_s - 1) < 0.02);  // +0.005% today
   struct Set {
     const char* what;
     const Accelerator& acc;
     const std::vector<workload::MeasuredNetworkRow>& rows;
     double max_mape;  // today's, a little above
   };
-  for (const Set& s : {Set{"H200 training runs", *h200.accelerator, held_out, 7.0},
+  for (const Set& s : {Set{"H200 training runs", *h200.accelerator, held_out, 7.5},
                        Set{"H100 ResNet-50 steps", *h100.accelerator, h100_steps, 7.0},
                        Set{"H200 ResNet-50 steps", *h200.accelerator, h200_steps, 7.0}}) {
     INFO(s.what);

@@ -440,6 +440,88 @@ TEST_CASE("lowering: an attention layer's dropout drops the probabilities in tra
   }
 }
 
+TEST_CASE("lowering: eager attention copies token-major heads for torch.matmul, at batch > 1 forward, always backward") {
+  // BERT-style: q, k, v from linears ([tokens, heads x head_dim]); torch.matmul reshapes the permuted
+  // views to [B·H, S, D], a copy each; the keys' copy transposes the innermost dim.
+  const char* bert = R"(version: 1
+kind: network
+name: tiny-bert
+task: tokens
+defaults: {batch: 2, seq: 16}
+constants: {hidden: 64, heads: 4}
+layers:
+  - {name: embed, kind: embedding, vocab: 100, dim: hidden}
+  - {name: q, kind: linear, out_features: hidden}
+  - {name: k, kind: linear, input: embed, out_features: hidden}
+  - {name: v, kind: linear, input: embed, out_features: hidden}
+  - {name: attn, kind: attention, inputs: [q, k, v], heads: heads, head_dim: hidden / heads}
+)";
+  const double n = 2.0 * 16 * 64;  // batch x seq x heads x head_dim
+  const Lowering t = lower(bert, Precision::fp32, true);
+  for (const char* which : {"q", "k", "v"}) {
+    const LoweredKernel* f = find(t, std::string("attn.split_heads_") + which);
+    const LoweredKernel* b = find(t, std::string("attn.split_heads_") + which + ".backward");
+    REQUIRE(f);
+    REQUIRE(b);
+    CHECK(f->phase == StepPhase::forward);
+    CHECK(b->phase == StepPhase::backward);
+    CHECK(f->kernel.memory.op == "transpose");
+    CHECK(f->kernel.bytes_read == doctest::Approx(4 * n));
+    CHECK(f->kernel.bytes_written == doctest::Approx(4 * n));
+  }
+  CHECK(find(t, "attn.split_heads_k")->kernel.memory.lines_per_warp == doctest::Approx(33));  // 32 + 32 x 4 B / 128 B
+  CHECK(find(t, "attn.split_heads_q")->kernel.memory.lines_per_warp == 0);
+  // The padding mask is broadcast over the heads: the strided kernel, reading the scores and the mask.
+  const LoweredKernel* mask = find(t, "attn.mask");
+  REQUIRE(mask);
+  CHECK(mask->kernel.memory.strided_dims == 3);
+  CHECK(mask->kernel.bytes_read == doctest::Approx(4.0 * (2 * 4 * 16 * 16 + 2 * 16)));
+  // One sample: the flattening is a view, no forward copy; the gradients are still copied back.
+  NetworkVariables one;
+  one.batch = 1;
+  const Lowering b1 = lower(bert, Precision::fp32, true, one);
+  CHECK(find(b1, "attn.split_heads_q") == nullptr);
+  CHECK(count_named(b1, "attn.split_heads_") == 3);
+  // A rotary decoder (kTinyDecoder with as many KV heads as heads): q and k come out of rope
+  // contiguous, only v is copied; a decode step reads keys and values from the cache: no copy.
+  std::string llama = kTinyDecoder;
+  llama.replace(llama.find("kv_heads: 2"), std::string("kv_heads: 2").size(), "kv_heads: 8");
+  llama.replace(llama.find("      - {name: attn"), 0,
+                "      - {name: q_rope, kind: rope, input: q}\n      - {name: k_rope, kind: rope, input: k}\n");
+  llama.replace(llama.find("inputs: [q, k, v]"), std::string("inputs: [q, k, v]").size(), "inputs: [q_rope, k_rope, v]");
+  const Lowering r = lower(llama.c_str(), Precision::fp32, true);
+  CHECK(find(r, "layers.attn.split_heads_q") == nullptr);
+  CHECK(find(r, "layers.attn.split_heads_k") == nullptr);
+  CHECK(find(r, "layers.attn.split_heads_v"));
+  CHECK(count_named(lower(llama.c_str(), Precision::fp32, false, one_token_after(31)), "layers.attn.split_heads") == 0);
+  // Grouped-query heads: repeat_kv's copy is already contiguous.
+  CHECK(find(lower(kTinyDecoder, Precision::fp32, true), "layers.attn.split_heads_v") == nullptr);
+}
+
+TEST_CASE("lowering: under autocast the eager softmax reads the 16-bit scores and writes fp32, with no cast kernel") {
+  // ATen's autocast runs softmax as fp32_set_opt_dtype: softmax(x, dtype=float).
+  std::string enc = kTinyDecoder;
+  enc.replace(enc.find(", causal: true"), std::string(", causal: true").size(), ", dropout: 0.1");
+  const Lowering t = lower(enc.c_str(), Precision::amp_fp16, true);
+  const double n = 2.0 * 8 * 8 * 8;  // batch x heads x q x kv
+  CHECK(count_named(t, "layers.attn.softmax.cast") == 0);
+  const LoweredKernel* sm = find(t, "layers.attn.softmax");
+  REQUIRE(sm);
+  CHECK(sm->kernel.bytes_read == doctest::Approx(2 * n));
+  CHECK(sm->kernel.bytes_written == doctest::Approx(4 * n));
+  const LoweredKernel* smb = find(t, "layers.attn.softmax.backward");
+  REQUIRE(smb);
+  CHECK(smb->kernel.bytes_read == doctest::Approx(2 * 4 * n));
+  CHECK(smb->kernel.bytes_written == doctest::Approx(2 * n));
+  // The fp32 probabilities (dropped in fp32) are cast to fp16 for P·V, and their gradient back.
+  CHECK(find(t, "layers.attn.probs.cast"));
+  CHECK(find(t, "layers.attn.probs.cast.backward"));
+  // fp32 runs read and write fp32.
+  const LoweredKernel* s32 = find(lower(enc.c_str(), Precision::fp32, true), "layers.attn.softmax");
+  REQUIRE(s32);
+  CHECK(s32->kernel.bytes_read == doctest::Approx(4 * n));
+}
+
 TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits") {
   // Parameter tensors of the tiny CNN: conv1, three block convs (no biases), bn1's two, fc's two.
   const Lowering l = lower(kTinyCnn, Precision::fp32, true);

@@ -428,7 +428,7 @@ TEST_CASE("gpu model: host overhead and launch delay come from the config") {
   const GpuModel m(g);
   CHECK(m.host_overhead_s() == doctest::Approx(32.5e-6));
   CHECK(m.host_launch_delay_s() == doctest::Approx(12.5e-6));
-  CHECK(m.host_autograd_factor() == doctest::Approx(1.65));  // the schema's default, every shipped config
+  CHECK(m.host_autograd_factor() == doctest::Approx(1.5));  // the schema's default, every shipped config
   g.host_autograd_factor = 2;
   CHECK(GpuModel(g).host_autograd_factor() == doctest::Approx(2));
   CHECK(m.run(memory_kernel("add", 1 << 20, 0, 2)).time_s ==

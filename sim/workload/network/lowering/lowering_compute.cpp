@@ -238,6 +238,43 @@ void lower_matmul(Context& c, int li) {
 
 namespace {
 
+// torch.matmul flattens 4-D operands to [B·H, rows, cols] with reshape before bmm (ATen's matmul,
+// LinearAlgebra.cpp). A head split of a token-major [B, S, H·D] projection (view + permute, or
+// transpose) cannot be flattened so: reshape copies it (a 4-D strided copy), unless one sample or one
+// token makes the flattening a view. Backward, the gradient comes out of bmm as [B·H, S, D] and is
+// permuted back: reshaping it to [B, S, H·D] for the projection's GEMMs copies it whatever the batch.
+// Exempt: rotary outputs (contiguous [B, H, S, D]), the keys and values of a KV cache (the cache is
+// contiguous) and repeat_kv's expansion (a copy already). The H200's eager BERT-base step
+// (validation/measured/H200/networks) has these 8 copies per layer, forward and backward.
+// `backward`: the gradients' copies (after Q·Kᵀ's and P·V's gradient GEMMs), else the forward's.
+void emit_head_split_copies(Context& c, int li, FormatId in_fmt, bool backward) {
+  const Layer& l = c.layer(li);
+  const std::int64_t B = c.batch, h = l.heads, kvh = l.kv_heads, q = l.q_len, kv = l.kv_len, d = l.head_dim;
+  const FormatId act = storage_of(c.f.activation);
+  const bool cached = c.net.task == "tokens" && l.causal && !l.cross && !c.opt.training &&
+                      (c.opt.kv_cache_concat || kv > q);
+  static const char* const names[] = {".split_heads_q", ".split_heads_k", ".split_heads_v"};
+  for (int which = 0; which < 3; ++which) {
+    const std::int64_t rows = which == 0 ? q : kv, heads = which == 0 ? h : kvh;
+    if (rows == 1 || heads == 1) continue;
+    if (which > 0 && (cached || kvh < h)) continue;
+    const std::size_t input = l.inputs.size() >= 3 ? std::size_t(which) : 0;  // one input: a fused QKV
+    const int producer = input < l.inputs.size() ? l.inputs[input] : -1;
+    if (producer >= 0 && c.layer(producer).kind == LayerKind::rope) continue;
+    const std::int64_t n = B * rows * heads * d;
+    // Kᵀ ([B·H, D, S]) swaps the innermost dim: 32 consecutive elements of the contiguous side are a
+    // head row apart on the other, 32 lines per warp access (the H200's BERT-base: the key's copies
+    // take 74 and 80 us against 37 for the query's and the value's).
+    auto copy = [&](const std::string& name, FormatId fmt) {
+      Kernel k = memory_kernel(l.name + name, "transpose", fmt, n, 0, double(n), double(n), 0, l.count);
+      if (which == 1) k.memory.lines_per_warp = 32.0 + 32.0 * bytes_of(fmt) / 128.0;
+      return k;
+    };
+    if (backward) c.emit_backward(li, copy(std::string(names[which]) + ".backward", act));
+    else if (B > 1) c.emit_forward(li, copy(names[which], in_fmt));
+  }
+}
+
 // softmax(Q·Kᵀ/sqrt(d) + mask)·V as the separate kernels eager PyTorch launches (Hugging Face's
 // "eager" attention): K/V expansion for grouped-query attention, two batched GEMMs, the scale,
 // the mask, a softmax (autocast runs it in fp32), in training the dropout on the probabilities
@@ -265,6 +302,10 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
     c.emit_backward(li, memory_kernel(l.name + ".repeat_kv.backward", "reduce", in_fmt, src, h / kvh, double(n),
                                       double(src), double(h / kvh), l.count));
   }
+  // PyTorch's own behaviour (torch.matmul, TensorIterator, autocast) below: TensorFlow and MXNet as
+  // DeepLearningExamples runs them (XLA, graph executors) keep the kernels they had before.
+  const bool torch = c.opt.framework == Framework::pytorch;
+  if (torch) emit_head_split_copies(c, li, in_fmt, false);
   c.emit_forward(li, gemm(c, l.name + ".scores", q, kv, d, B * h, Layout::NT, Pass::forward, gin));
   // T5 adds a score bias of the scores' size (position bias plus mask: the fourth input) in place
   // of the scale and the mask; its gradient is the scores' own (autograd adds the bias's readers').
@@ -275,14 +316,28 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
                                      l.count, bias_bytes));
   } else {
     c.emit_forward(li, mem(".scale", "div", act, scores, 0, 1, 1, 1));
-    c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
+    // The mask ([B, 1, 1, kv] padding or [B, 1, q, kv] causal) is broadcast over the heads: the
+    // strided elementwise kernel over three coalesced dims (batch, heads x rows, columns).
+    if (torch) {
+      Kernel mask = memory_kernel(l.name + ".mask", "add", act, scores, 0, double(scores) + double(B * kv),
+                                  double(scores), 1, l.count);
+      mask.memory.strided_dims = 3;
+      c.emit_forward(li, mask);
+    } else {
+      c.emit_forward(li, mem(".mask", "add", act, scores, 0, 1, 1, 1));
+    }
   }
-  FormatId p_fmt = act;
-  if (c.f.autocast) {  // softmax is on autocast's fp32 list: its input is cast up, its output stays fp32
-    c.emit_forward(li, cast_kernel(l.name + ".softmax.cast", act, c.f.kept_fp32, scores, l.count));
-    p_fmt = c.f.kept_fp32;
-  }
-  c.emit_forward(li, mem(".softmax", "softmax", p_fmt, scores, kv, 1, 1, 5));
+  // Autocast runs softmax as fp32_set_opt_dtype (ATen's autocast_mode.cpp): softmax(x, dtype=float)
+  // reads the 16-bit scores and writes fp32 probabilities, no cast kernel; its backward writes the
+  // scores' gradient in their own format (the H200's eager BERT-base: softmax_warp_forward<Half,
+  // float, float>, softmax_warp_backward<float, Half, float>).
+  // A graph framework's mixed precision casts the softmax's input up (TensorFlow's deny list).
+  const FormatId p_fmt = c.f.autocast ? c.f.kept_fp32 : act;
+  const bool cast_up = c.f.autocast && !torch;
+  if (cast_up) c.emit_forward(li, cast_kernel(l.name + ".softmax.cast", act, p_fmt, scores, l.count));
+  const double score_bytes = double(scores) * bytes_of(cast_up ? p_fmt : act);
+  c.emit_forward(li, memory_kernel(l.name + ".softmax", "softmax", p_fmt, scores, kv, 0, double(scores), 5, l.count,
+                                   score_bytes));
   const bool dropout = c.opt.training && l.probability > 0;
   if (dropout) c.emit_forward(li, dropout_kernel(l.name + ".dropout", p_fmt, scores, l.count));
   if (p_fmt != storage_of(gin))  // quantized attention quantizes the probabilities (an inference engine's kernel)
@@ -300,11 +355,13 @@ void lower_unfused_attention(Context& c, int li, FormatId in_fmt) {
   if (p_fmt != storage_of(gin))
     c.emit_backward(li, cast_kernel(l.name + ".probs.cast.backward", storage_of(gin), p_fmt, scores, l.count));
   if (dropout) c.emit_backward(li, dropout_backward_kernel(l.name + ".dropout.backward", p_fmt, scores, l.count));
-  c.emit_backward(li, mem(".softmax.backward", "softmax_backward", p_fmt, scores, kv, 2, 1, 4));
-  if (c.f.autocast) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
+  c.emit_backward(li, memory_kernel(l.name + ".softmax.backward", "softmax_backward", p_fmt, scores, kv,
+                                    2.0 * double(scores), 0, 4, l.count, 0, score_bytes));
+  if (cast_up) c.emit_backward(li, cast_kernel(l.name + ".softmax.cast.backward", p_fmt, act, scores, l.count));
   if (!score_bias) c.emit_backward(li, mem(".scale.backward", "div", act, scores, 0, 1, 1, 1));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_q", q, d, kv, B * h, Layout::NN, Pass::data_grad, gin));
   c.emit_backward(li, gemm(c, l.name + ".scores.grad_k", kv, d, q, B * h, Layout::TN, Pass::data_grad, gin));
+  if (torch) emit_head_split_copies(c, li, in_fmt, true);
   c.save_extra(li, double(scores) * bytes_of(p_fmt));  // the probabilities P, kept for P·V's gradient
   // With dropout P·V reads the dropped probabilities: autograd keeps them, P (for the softmax's
   // gradient) and the mask.

@@ -332,7 +332,11 @@ void lower_memory_layer(Context& c, int li) {
     return;
   }
   // Autocast casts the inputs of its fp32-list ops up to fp32 (a cast kernel when they are not).
-  if (c.f.autocast && is_kept_fp32(kind)) c.cast_input(li, 0, c.f.kept_fp32);
+  // PyTorch's autocast runs softmax as fp32_set_opt_dtype instead: softmax(x, dtype=float) reads x
+  // as it is (TensorFlow's mixed precision casts it: softmax is on its deny list).
+  const FormatId stored_in = c.input_format(li, 0);
+  const bool reads_as_is = kind == LayerKind::softmax && c.opt.framework == Framework::pytorch;
+  if (c.f.autocast && is_kept_fp32(kind) && !reads_as_is) c.cast_input(li, 0, c.f.kept_fp32);
   FormatId fmt = c.input_format(li, 0);
   if (c.f.autocast && is_kept_fp32(kind)) fmt = c.f.kept_fp32;
   if ((kind == LayerKind::add || kind == LayerKind::mul) && l.inputs.size() == 2)
@@ -514,8 +518,13 @@ void lower_memory_layer(Context& c, int li) {
       return;
     }
     case LayerKind::softmax:
-      fwd("", "softmax", out, last, dout, dout, fpe);
-      bwd(".backward", "softmax_backward", out, last, 2 * dout, dout, 4);
+      if (stored_in != fmt) {  // autocast: the input read, and its gradient written, in its own format
+        fwd("", "softmax", out, last, 0, dout, fpe, dout * bytes_of(stored_in));
+        bwd(".backward", "softmax_backward", out, last, 2 * dout, 0, 4, 0, dout * bytes_of(stored_in));
+      } else {
+        fwd("", "softmax", out, last, dout, dout, fpe);
+        bwd(".backward", "softmax_backward", out, last, 2 * dout, dout, 4);
+      }
       c.save_output(li);
       return;
     case LayerKind::max_pool:
