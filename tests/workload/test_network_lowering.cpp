@@ -520,6 +520,25 @@ TEST_CASE("lowering: under autocast the eager softmax reads the 16-bit scores an
   const LoweredKernel* s32 = find(lower(enc.c_str(), Precision::fp32, true), "layers.attn.softmax");
   REQUIRE(s32);
   CHECK(s32->kernel.bytes_read == doctest::Approx(4 * n));
+  // A softmax layer of its own: the same policy in PyTorch; TensorFlow's mixed precision casts it up.
+  const std::string net = token_network(R"(
+  - {name: embed, kind: embedding, vocab: 100, dim: 64}
+  - {name: fc, kind: linear, out_features: 32}
+  - {name: sm, kind: softmax})");
+  const double m = 2.0 * 16 * 32;  // batch x seq x features
+  LoweringOptions o = training_in(Precision::amp_fp16);
+  const Lowering torch = lower_network(parse_network(net, "g.yaml"), o);
+  const LoweredKernel* ts = find(torch, "sm");
+  REQUIRE(ts);
+  CHECK(count_named(torch, "sm.") == 1);  // sm.backward only
+  CHECK(ts->kernel.bytes_read == doctest::Approx(2 * m));
+  CHECK(ts->kernel.bytes_written == doctest::Approx(4 * m));
+  CHECK(find(torch, "sm.backward")->kernel.bytes_written == doctest::Approx(2 * m));
+  o.framework = Framework::tensorflow;
+  const Lowering tf = lower_network(parse_network(net, "g.yaml"), o);
+  REQUIRE(find(tf, "sm"));
+  CHECK(count_named(tf, "sm.") > 1);  // its input cast up, and the gradient's cast back
+  CHECK(find(tf, "sm")->kernel.bytes_read == doctest::Approx(4 * m));
 }
 
 TEST_CASE("lowering: the optimizer launches follow multi_tensor_apply's limits") {

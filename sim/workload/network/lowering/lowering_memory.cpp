@@ -518,7 +518,7 @@ void lower_memory_layer(Context& c, int li) {
       return;
     }
     case LayerKind::softmax:
-      if (stored_in != fmt) {  // autocast: the input read, and its gradient written, in its own format
+      if (reads_as_is && stored_in != fmt) {  // autocast: the input read, its gradient written, in its own format
         fwd("", "softmax", out, last, 0, dout, fpe, dout * bytes_of(stored_in));
         bwd(".backward", "softmax_backward", out, last, 2 * dout, 0, 4, 0, dout * bytes_of(stored_in));
       } else {
