@@ -250,14 +250,21 @@ void map_memory(Call& c, const std::string& b) {
     std::int64_t dim = int_list(c.concrete(1)).empty() ? -1 : int_list(c.concrete(1))[0];
     if (dim < 0) dim += std::int64_t(x.size());
     const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
-    return add_memory(c, "softmax", b, f, t.largest, row, n * eb, n * eb, 5, launches);
+    // _softmax(self, dim, half_to_float): autocast's softmax(x, dtype=float) reads the 16-bit input
+    // and writes fp32 (softmax_warp_forward<Half, float, float> in the H200's eager BERT trace).
+    const double out_bytes = c.concrete(2) == "True" ? 4.0 : eb;
+    return add_memory(c, "softmax", b, f, t.largest, row, n * eb, n * out_bytes, 5, launches);
   }
   if (b == "softmax_backward_data" || b == "log_softmax_backward_data") {
     std::int64_t dim = int_list(c.concrete(2)).empty() ? -1 : int_list(c.concrete(2))[0];
     if (dim < 0) dim += std::int64_t(x.size());
     const std::int64_t row = dim >= 0 && dim < std::int64_t(x.size()) ? x[std::size_t(dim)] : x.back();
+    // _softmax_backward_data(grad, output, dim, input_dtype): the gradient is written in the forward
+    // input's dtype (c10::ScalarType: 5 Half, 15 BFloat16, 6 Float), fp16 after a half_to_float softmax.
+    const std::string in_dtype = c.concrete(3);
+    const double grad_bytes = in_dtype == "5" || in_dtype == "15" ? 2.0 : in_dtype == "6" ? 4.0 : eb;
     return add_memory(c, "softmax", b == "softmax_backward_data" ? "softmax_backward" : "log_softmax_backward", f,
-                      t.largest, row, 2 * n * eb, n * eb, 4, launches);
+                      t.largest, row, 2 * n * eb, n * grad_bytes, 4, launches);
   }
   // aten::_fused_rms_norm (input, normalized_shape, weight, eps): PyTorch runs it through
   // vectorized_layer_norm_kernel with its RMS flag (the H100's llm_ops traces name that kernel), a

@@ -110,6 +110,19 @@ TEST_CASE("op kernels: attention, norms, softmax, reductions, copies") {
   REQUIRE(sm.mapped);
   CHECK(sm.kernels[0].memory.row_length == 128);
   CHECK(sm.kernels[0].bytes_read == 32u * 12 * 128 * 128 * 2);
+  CHECK(sm.kernels[0].bytes_written == 32u * 12 * 128 * 128 * 2);
+  // Autocast's softmax (half_to_float True, the H200's eager BERT trace): fp16 in, fp32 out; its
+  // gradient (input_dtype 5, Half) is written in fp16 from fp32 operands.
+  const std::size_t scores = 32u * 12 * 128 * 128;
+  OpKernels smf = op_kernels(op("aten::_softmax", {{32, 12, 128, 128}, {}, {}}, {"c10::Half", "Scalar", "Scalar"}, {"", "-1", "True"}), none);
+  REQUIRE(smf.mapped);
+  CHECK(smf.kernels[0].bytes_read == scores * 2);
+  CHECK(smf.kernels[0].bytes_written == scores * 4);
+  OpKernels smb = op_kernels(op("aten::_softmax_backward_data", {{32, 12, 128, 128}, {32, 12, 128, 128}, {}, {}},
+                                {"float", "float", "Scalar", "Scalar"}, {"", "", "-1", "5"}), none);
+  REQUIRE(smb.mapped);
+  CHECK(smb.kernels[0].bytes_read == scores * 8);
+  CHECK(smb.kernels[0].bytes_written == scores * 2);
   OpKernels sum = op_kernels(op("aten::sum", {{64, 1000}, {}}, {"float", "ScalarList"}, {"", "[0]"}), none);
   REQUIRE(sum.mapped);
   CHECK(sum.kernels[0].memory.elements == 1000);
