@@ -517,7 +517,8 @@ TEST_CASE("lowering: under autocast the eager softmax reads the 16-bit scores an
   CHECK(find(t, "layers.attn.probs.cast"));
   CHECK(find(t, "layers.attn.probs.cast.backward"));
   // fp32 runs read and write fp32.
-  const LoweredKernel* s32 = find(lower(enc.c_str(), Precision::fp32, true), "layers.attn.softmax");
+  const Lowering fp32 = lower(enc.c_str(), Precision::fp32, true);
+  const LoweredKernel* s32 = find(fp32, "layers.attn.softmax");
   REQUIRE(s32);
   CHECK(s32->kernel.bytes_read == doctest::Approx(4 * n));
   // A softmax layer of its own: the same policy in PyTorch; TensorFlow's mixed precision casts it up.
