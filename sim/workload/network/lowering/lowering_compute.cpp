@@ -238,6 +238,10 @@ void lower_matmul(Context& c, int li) {
 
 namespace {
 
+// Causal self-attention of a token model: the attention that keeps a KV cache (an encoder such as
+// BERT attends over its whole input in one pass).
+bool keeps_kv_cache(const Context& c, const Layer& l) { return c.net.task == "tokens" && l.causal && !l.cross; }
+
 // torch.matmul flattens 4-D operands to [B·H, rows, cols] with reshape before bmm (ATen's matmul,
 // LinearAlgebra.cpp). A head split of a token-major [B, S, H·D] projection (view + permute, or
 // transpose) cannot be flattened so: reshape copies it (a 4-D strided copy), unless one sample or one
@@ -251,8 +255,7 @@ void emit_head_split_copies(Context& c, int li, FormatId in_fmt, bool backward) 
   const Layer& l = c.layer(li);
   const std::int64_t B = c.batch, h = l.heads, kvh = l.kv_heads, q = l.q_len, kv = l.kv_len, d = l.head_dim;
   const FormatId act = storage_of(c.f.activation);
-  const bool cached = c.net.task == "tokens" && l.causal && !l.cross && !c.opt.training &&
-                      (c.opt.kv_cache_concat || kv > q);
+  const bool cached = keeps_kv_cache(c, l) && !c.opt.training && (c.opt.kv_cache_concat || kv > q);
   static const char* const names[] = {".split_heads_q", ".split_heads_k", ".split_heads_v"};
   for (int which = 0; which < 3; ++which) {
     const std::int64_t rows = which == 0 ? q : kv, heads = which == 0 ? h : kvh;
@@ -390,8 +393,7 @@ void lower_attention(Context& c, int li) {
   c.out_format[static_cast<std::size_t>(li)] = storage_of(c.f.activation);
   const std::int64_t B = c.batch;
 
-  // Decoders keep a KV cache (an encoder such as BERT attends over its whole input in one pass).
-  const bool decoder = c.net.task == "tokens" && l.causal && !l.cross;
+  const bool decoder = keeps_kv_cache(c, l);
   const std::int64_t cache = B * l.kv_heads * l.kv_len * l.head_dim;  // keys (or values) of the cache
   if (decoder && !c.opt.training) c.kv_cache_bytes += 2.0 * double(cache) * bytes_of(in_fmt) * double(l.count);
   if (decoder && c.opt.kv_cache_concat) {

@@ -334,7 +334,6 @@ void lower_memory_layer(Context& c, int li) {
   // Autocast casts the inputs of its fp32-list ops up to fp32 (a cast kernel when they are not).
   // PyTorch's autocast runs softmax as fp32_set_opt_dtype instead: softmax(x, dtype=float) reads x
   // as it is (TensorFlow's mixed precision casts it: softmax is on its deny list).
-  const FormatId stored_in = c.input_format(li, 0);
   const bool reads_as_is = kind == LayerKind::softmax && c.opt.framework == Framework::pytorch;
   if (c.f.autocast && is_kept_fp32(kind) && !reads_as_is) c.cast_input(li, 0, c.f.kept_fp32);
   FormatId fmt = c.input_format(li, 0);
@@ -517,16 +516,15 @@ void lower_memory_layer(Context& c, int li) {
       c.save_input(li, 0);
       return;
     }
-    case LayerKind::softmax:
-      if (reads_as_is && stored_in != fmt) {  // autocast: the input read, its gradient written, in its own format
-        fwd("", "softmax", out, last, 0, dout, fpe, dout * bytes_of(stored_in));
-        bwd(".backward", "softmax_backward", out, last, 2 * dout, 0, 4, 0, dout * bytes_of(stored_in));
-      } else {
-        fwd("", "softmax", out, last, dout, dout, fpe);
-        bwd(".backward", "softmax_backward", out, last, 2 * dout, dout, 4);
-      }
+    case LayerKind::softmax: {
+      // The input is read, and its gradient written, in the format the op takes it in: the 16-bit
+      // input as it is under PyTorch's autocast (reads_as_is), else fmt (a cast-up input's fp32).
+      const double in_bytes = dout * bytes_of(reads_as_is ? c.input_format(li, 0) : fmt);
+      fwd("", "softmax", out, last, 0, dout, fpe, in_bytes);
+      bwd(".backward", "softmax_backward", out, last, 2 * dout, 0, 4, 0, in_bytes);
       c.save_output(li);
       return;
+    }
     case LayerKind::max_pool:
     case LayerKind::avg_pool: {
       const bool mx = kind == LayerKind::max_pool;
