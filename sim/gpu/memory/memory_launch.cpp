@@ -106,6 +106,8 @@ constexpr double kGeluBackwardInstructions = 43.9;
 constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 // fused_dropout_kernel_vec: PTX of a replica (launch_for), 160 per 4-element vector.
 constexpr double kDropoutInstructions = 160 / 4.0;
+// Its registers per thread as allocated (the H200 traces' 51 for fp32 data and 56 for fp16 round to 56).
+constexpr std::int64_t kDropoutRegistersPerThread = 56;
 constexpr double kSiluAndMulInstructions = 47;
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
 // element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
@@ -677,6 +679,18 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     // 80 of them the Philox rounds, the rest the uniform conversion, mask, scale and stores.
     MemoryLaunch l = elementwise(k, s.elements, 256, 4, "fused_dropout_kernel_vec");
     l.issue_instructions_per_element = kDropoutInstructions;
+    // Its grid is persistent: min(SMs x maxThreadsPerMultiProcessor / 256, ceil(n / 256)) CTAs in a
+    // grid-stride loop of one vector per thread per iteration, a __syncthreads() ending each (the
+    // H100/H200 traces: grid 1056 on 132 SMs whatever n). Its 51-56 registers per thread leave room
+    // for 4 such CTAs per SM (the traces' "est. achieved occupancy" 50%): two rounds of CTAs.
+    const std::int64_t n = std::max<std::int64_t>(1, s.elements);
+    const std::int64_t per_sm = std::int64_t(g.max_warps_per_sm) * 32 / 256;
+    l.ctas = std::min<std::int64_t>(std::int64_t(g.sm_count) * per_sm, ceil_div(n, 256));
+    l.max_resident = int(std::max<std::int64_t>(1, g.registers_per_sm / (256 * kDropoutRegistersPerThread)));
+    l.dependent_loads = double(ceil_div(n, l.ctas * 256 * 4));
+    l.scalar_loop = true;
+    l.kernel = "fused_dropout_kernel_vec (256 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs, " +
+               std::to_string(std::int64_t(l.dependent_loads)) + " vectors of 4 per thread)";
     return l;
   }
   if (op == "max_pool" && s.pool.n > 0) return max_pool_launch(s.pool);
