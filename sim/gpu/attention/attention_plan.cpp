@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "gpu/int_math.h"
+#include "gpu/sm/cta_rounds.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -53,14 +54,6 @@ const MmaInstr* find_sync_mma(const GpuConfig& g, FormatId ab) {
 
 int round_regs(double r) { return std::min(255, int(std::ceil(r / 8)) * 8); }
 
-int occupancy(const GpuConfig& g, int warps, int regs, std::uint64_t smem) {
-  if (warps * 32 > g.max_threads_per_cta || smem > g.max_smem_per_cta) return 0;
-  int c = std::min(g.max_ctas_per_sm, g.max_warps_per_sm / warps);
-  const std::int64_t regs_per_warp = (std::int64_t(regs) * 32 + 255) / 256 * 256;
-  c = int(std::min<std::int64_t>(c, g.registers_per_sm / (regs_per_warp * warps)));
-  if (smem > 0) c = int(std::min<std::uint64_t>(std::uint64_t(c), g.max_smem_per_sm / smem));
-  return std::max(c, 0);
-}
 
 // [FA2-bwd] run_mha_bwd_hdim*: the dQ/dK/dV kernel's tiles by the head dimension and the opt-in
 // shared memory per CTA (cudaDevAttrMaxSharedMemoryPerBlockOptin: 163 KB on A100, 227 KB on H100,
@@ -255,7 +248,7 @@ AttentionPlan plan_attention(const GpuConfig& g, const Kernel& k, bool allow_fa3
     p.regs_per_thread = round_regs(wr * hd / 32 + wr * p.bc / 32 * 1.5 + 40);
     p.row_blocks = ceil_div(p.rows, p.br);
   }
-  if (p.ctas_per_sm == 0) p.ctas_per_sm = occupancy(g, p.warps, p.regs_per_thread, p.smem_bytes);
+  if (p.ctas_per_sm == 0) p.ctas_per_sm = resident_ctas(g, p.warps, p.regs_per_thread, p.smem_bytes);
   if (p.ctas_per_sm == 0)
     throw InputError(where, "the attention CTA (" + std::to_string(p.smem_bytes) + " B shared memory, " +
                                 std::to_string(p.warps) + " warps) does not fit an SM of " + g.name);

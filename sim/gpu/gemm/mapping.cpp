@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gpu/gemm/program_costs.h"
+#include "gpu/sm/cta_rounds.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -96,13 +97,7 @@ std::string Mapping::describe(const GpuConfig& g) const {
 }
 
 int ctas_per_sm(const GpuConfig& g, const Mapping& m) {
-  if (m.warps * 32 > g.max_threads_per_cta) return 0;
-  if (m.smem_bytes > g.max_smem_per_cta) return 0;
-  int c = std::min(g.max_ctas_per_sm, g.max_warps_per_sm / m.warps);
-  const std::int64_t regs_per_warp = std::int64_t((m.regs_per_thread * 32 + 255) / 256 * 256);
-  c = int(std::min<std::int64_t>(c, g.registers_per_sm / (regs_per_warp * m.warps)));
-  if (m.smem_bytes > 0) c = int(std::min<std::uint64_t>(std::uint64_t(c), g.max_smem_per_sm / m.smem_bytes));
-  return std::max(c, 0);
+  return resident_ctas(g, m.warps, m.regs_per_thread, m.smem_bytes);
 }
 
 std::vector<Mapping> candidate_mappings(const GpuConfig& g, const GemmProblem& p, MathPath path, int mma_row) {

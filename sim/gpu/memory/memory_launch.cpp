@@ -7,6 +7,7 @@
 #include "common/text/strings.h"
 #include "gpu/int_math.h"
 #include "gpu/memory/max_pool_launch.h"
+#include "gpu/sm/cta_rounds.h"
 #include "workload/kernel.h"
 
 namespace tcsim::gpu {
@@ -107,7 +108,7 @@ constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 // fused_dropout_kernel_vec: PTX of a replica (launch_for), 160 per 4-element vector.
 constexpr double kDropoutInstructions = 160 / 4.0;
 // Its registers per thread as allocated (the H200 traces' 51 for fp32 data and 56 for fp16 round to 56).
-constexpr std::int64_t kDropoutRegistersPerThread = 56;
+constexpr int kDropoutRegistersPerThread = 56;
 constexpr double kSiluAndMulInstructions = 47;
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
 // element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
@@ -686,7 +687,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     const std::int64_t n = std::max<std::int64_t>(1, s.elements);
     const std::int64_t per_sm = std::int64_t(g.max_warps_per_sm) * 32 / 256;
     l.ctas = std::min<std::int64_t>(std::int64_t(g.sm_count) * per_sm, ceil_div(n, 256));
-    l.max_resident = int(std::max<std::int64_t>(1, g.registers_per_sm / (256 * kDropoutRegistersPerThread)));
+    l.max_resident = std::max(1, resident_ctas(g, 256 / 32, kDropoutRegistersPerThread, 0));
     l.dependent_loads = double(ceil_div(n, l.ctas * 256 * 4));
     l.scalar_loop = true;
     l.kernel = "fused_dropout_kernel_vec (256 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs, " +

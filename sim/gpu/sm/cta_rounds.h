@@ -1,13 +1,26 @@
 #pragma once
-// Rounds of resident CTAs on the busiest SM for kernels without a tile program (memory-bound
-// kernels, GEMVs): their CTAs need few registers and no shared memory, so warps and CTA slots
-// set the occupancy.
+// Occupancy: the CTAs of a kernel one SM holds at once (resident_ctas, from its warps, registers
+// and shared memory), and the rounds of resident CTAs on the busiest SM for kernels without a tile
+// program (cta_rounds: memory-bound kernels, GEMVs, whose CTAs need few registers and no shared
+// memory, so warps and CTA slots set the occupancy).
 #include <algorithm>
 #include <cstdint>
 
 #include "gpu/gpu_config.h"
 
 namespace tcsim::gpu {
+
+// CTAs of `warps` warps at `regs_per_thread` registers and `smem_bytes` of shared memory one SM
+// holds at once: CTA slots, warps, registers (allocated per warp in units of 256) and shared memory
+// bound it; 0 where one CTA does not fit.
+inline int resident_ctas(const GpuConfig& g, int warps, int regs_per_thread, std::uint64_t smem_bytes) {
+  if (warps * 32 > g.max_threads_per_cta || smem_bytes > g.max_smem_per_cta) return 0;
+  int c = std::min(g.max_ctas_per_sm, g.max_warps_per_sm / warps);
+  const std::int64_t regs_per_warp = (std::int64_t(regs_per_thread) * 32 + 255) / 256 * 256;
+  c = int(std::min<std::int64_t>(c, g.registers_per_sm / (regs_per_warp * warps)));
+  if (smem_bytes > 0) c = int(std::min<std::uint64_t>(std::uint64_t(c), g.max_smem_per_sm / smem_bytes));
+  return std::max(c, 0);
+}
 
 struct CtaRounds {
   int warps_per_cta = 1;
