@@ -11,6 +11,7 @@ std::string kernel_key(const Kernel& k) {
   os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
      << int(k.b_format) << ',' << int(k.c_format) << ',' << int(k.d_format) << '|' << int(k.layout) << ','
      << int(k.pass) << ',' << k.sparse_a << k.l2_warm << ',' << k.epilogue_inputs;
+  if (k.kind == Kernel::Kind::gemm) os << '|' << k.cublas_version;
   if (k.kind == Kernel::Kind::conv)
     os << '|' << c.batch << ',' << c.ifmap_h << ',' << c.ifmap_w << ',' << c.filter_h << ',' << c.filter_w << ','
        << c.channels << ',' << c.num_filters << ',' << c.stride_h << ',' << c.stride_w << ',' << c.pad_h << ','

@@ -225,6 +225,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");
   g.cudnn_version = c.number("library.cudnn_version");
+  g.cublas_version = c.number("library.cublas_version");
   g.cudnn_benchmark = c.boolean("library.cudnn_benchmark");
   g.pytorch_version = parse_release(c.string("library.pytorch_version"));
   if (g.pytorch_version < 0)

@@ -153,6 +153,7 @@ struct GpuConfig {
   // host.autograd_factor: an op of a training forward pass costs this many host_kernel_overhead_s.
   double host_autograd_factor = 1.5;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)
+  double cublas_version = 12.1;                // library.cublas_version (tensor cores for odd GEMM sizes on sm_70/75)
   bool cudnn_benchmark = true;                 // library.cudnn_benchmark: cudnnFind (true) or cuDNN's heuristic
   int pytorch_version = 201;                   // library.pytorch_version as major * 100 + minor (2.11 -> 211)
   // library.sgemm_tile: the one cuBLAS SIMT tile FP32 CUDA-core GEMMs run (0 x 0: auto, the model's choice)

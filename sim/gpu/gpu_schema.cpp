@@ -199,6 +199,12 @@ Schema make_schema() {
          "follow the rules learnt from cuDNN 7.6's heuristic; from 8 on, benchmark mode (the fastest modelled "
          "algorithm), as PyTorch with cudnn.benchmark runs it. See sim/gpu/README.md, Convolutions",
          5, 20});
+  s.add({"library.cublas_version", ParamType::number, "12.1",
+         "cuBLAS release the GEMMs run with (a measured set's GEMM may name its own): before 11, fp16 GEMMs whose "
+         "M, N or K is not a multiple of 8 ran without tensor cores (HFMA2) on sm_70/75; from 11 on they run on the "
+         "tensor cores, padded (NVIDIA's Matrix Multiplication Background guide, Tensor Core Requirements). The "
+         "default is the CUDA 12.1 of library.pytorch_version's default. See sim/gpu/README.md, How a kernel is simulated",
+         9, 20});
   s.add({"library.cudnn_benchmark", ParamType::boolean, "true",
          "true: cuDNN >= 8 convolutions run the fastest modelled algorithm (PyTorch's cudnn.benchmark = True); "
          "false: cuDNN's own heuristic (PyTorch's default), modelled from cuDNN 9 on: its FP32 forward "

@@ -149,6 +149,10 @@ struct Kernel {
   // reads and adds before the store (a residual z of cuDNN's fused conv-bias-add-activation, cuBLAS's
   // beta·C). 0: the epilogue reads nothing.
   int epilogue_inputs = 0;
+  // GEMMs: the cuBLAS release the data was measured with (DeepBench's V100 sheets: CUDA 10.1's
+  // cuBLAS 10.2); 0: the config's library.cublas_version. Before 11, cuBLAS ran fp16 GEMMs whose
+  // M, N or K is not a multiple of 8 without tensor cores on sm_70/75 (gpu/gemm/gemm_plan.cpp).
+  double cublas_version = 0;
   // GEMMs: A is 2:4 structured sparse (cuSPARSELt / mma.sp: two kept values and their 2-bit
   // indices per group of four along K); m, n, k stay the dense shape.
   bool sparse_a = false;

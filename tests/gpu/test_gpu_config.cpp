@@ -75,6 +75,17 @@ TEST_CASE("library.pytorch_version is a release (major.minor), not a decimal num
   }
 }
 
+TEST_CASE("library.cublas_version: the default, an override, and out-of-range releases") {
+  CHECK(test::shipped("t4").cublas_version == doctest::Approx(12.1));  // PyTorch 2.1's CUDA 12.1
+  const std::string text = v100_text();
+  CHECK(load_error(text, {"library.cublas_version=10.2"}) == "");
+  for (const char* bad : {"8", "21", "ten", "10.2GHz"}) {
+    CAPTURE(std::string(bad));
+    CHECK(load_error(text, {std::string("library.cublas_version=") + bad}).find("library.cublas_version") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("library.sgemm_tile is auto or a CTA tile MxN[-sliced]") {
   const GpuConfig v = test::shipped("v100");
   CHECK(v.sgemm_tile_m == 0);  // auto: the model's choice

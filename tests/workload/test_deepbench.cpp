@@ -43,6 +43,7 @@ TEST_CASE("deepbench: GEMM rows, precision, padding and layout mapping") {
   CHECK(half.rows[0].time_s == doctest::Approx(20e-6));
   CHECK(half.rows[0].origin == "v100_train_fp16_dense_matrix_multiplication.csv:2");
   CHECK(half.rows[0].group == "gemm fp16");
+  CHECK(a.cublas_version == doctest::Approx(10.2));  // CUDA 10.1's cuBLAS: the odd-size rule of its era
   const Kernel& b = half.rows[1].kernel;
   CHECK(b.m == 40);  // padded to a multiple of 8
   CHECK(b.n == 8464);

@@ -66,6 +66,7 @@ void read_gemm(const CsvText& csv, DeepBenchPrecision p, MeasuredSet& out) {
 
     Kernel k;
     k.kind = Kernel::Kind::gemm;
+    k.cublas_version = 10.2;  // DeepBench's V100 results: CUDA 10.1.243 (its README), whose cuBLAS is 10.2
     k.name = source_of(csv, row) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk) + "_" +
              blas;
     const bool pad = p == DeepBenchPrecision::fp16_mixed;

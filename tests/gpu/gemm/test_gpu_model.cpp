@@ -58,18 +58,37 @@ TEST_CASE("fp32 runs on the CUDA cores, tf32 on A100 tensor cores") {
   CHECK(t.tflops() < 156);
 }
 
-TEST_CASE("dimensions that are not multiples of 8: CUDA cores on V100, padding on A100") {
-  GpuModel v100(test::shipped("v100"));
-  const KernelResult r = v100.run(make_gemm("odd", 1000, 1001, 1003));
-  CHECK(r.mapping.find("HFMA2") != std::string::npos);
+TEST_CASE("dimensions that are not multiples of 8: CUDA cores on V100 under cuBLAS 10, padding since cuBLAS 11") {
   auto noted = [](const KernelResult& k, const char* what) {
     for (const auto& n : k.notes)
       if (n.find(what) != std::string::npos) return true;
     return false;
   };
+  // cuBLAS before 11 (DeepBench's CUDA 10.1): HFMA2 on the CUDA cores, whether the kernel or the
+  // config names the release.
+  Kernel old_blas = make_gemm("odd", 1000, 1001, 1003);
+  old_blas.cublas_version = 10.2;
+  GpuModel v100(test::shipped("v100"));
+  const KernelResult r = v100.run(old_blas);
+  CHECK(r.mapping.find("HFMA2") != std::string::npos);
   CHECK(noted(r, "without tensor cores"));
+  GpuConfig v100_cuda10 = test::shipped("v100");
+  v100_cuda10.cublas_version = 10.2;
+  CHECK(GpuModel(v100_cuda10).run(make_gemm("odd", 1000, 1001, 1003)).mapping.find("HFMA2") != std::string::npos);
+  // The default release (12.1) pads to 8 and runs the tensor cores, on Volta and Turing as on Ampere,
+  // and a kernel's own release wins over the config's.
+  const KernelResult now = v100.run(make_gemm("odd", 1000, 1001, 1003));
+  CHECK(now.mapping.find("HMMA") != std::string::npos);
+  CHECK(noted(now, "padded"));
+  CHECK(now.cycles < r.cycles / 2);
+  Kernel new_blas = make_gemm("odd", 1000, 1001, 1003);
+  new_blas.cublas_version = 11.0;
+  CHECK(GpuModel(v100_cuda10).run(new_blas).mapping.find("HMMA") != std::string::npos);
+  GpuModel t4(test::shipped("t4"));
+  CHECK(t4.run(make_gemm("vit", 4 * 197, 3072, 768)).mapping.find("HMMA") != std::string::npos);
+  CHECK(t4.run(old_blas).mapping.find("HFMA2") != std::string::npos);
   GpuModel a100(test::shipped("a100"));
-  const KernelResult p = a100.run(make_gemm("odd", 1000, 1001, 1003));
+  const KernelResult p = a100.run(old_blas);
   CHECK(p.mapping.find("HMMA") != std::string::npos);
   CHECK(noted(p, "padded"));
   CHECK(noted(p, "2-byte aligned"));  // 1001 and 1003 fp16 elements: cuBLAS's _align1 kernels
