@@ -315,6 +315,29 @@ TEST_CASE("network estimate: every shipped network trains on the shipped A100 wi
   }
 }
 
+TEST_CASE("network estimate: a bigger batch never takes less GPU time (ViT-B/16's 197 tokens on Volta and Turing)") {
+  // 197 tokens make M a multiple of 8 only at batches divisible by 8. Before cuBLAS 11 those GEMMs ran
+  // without tensor cores on sm_70/75, and at the default (later) release they must not: a sweep found
+  // batch 4 on the T4 slower than batch 8 (library.cublas_version, sim/gpu/README.md).
+  for (const char* gpu : {"t4", "v100"}) {
+    CAPTURE(gpu);
+    const auto acc = load_accelerator(test::source_dir() / "configs/gpu" / (std::string(gpu) + ".yaml"));
+    double previous = 0;
+    for (int batch : {1, 2, 3, 4, 6, 8}) {
+      CAPTURE(batch);
+      workload::NetworkVariables vars;
+      vars.batch = batch;
+      const auto net = workload::read_network(test::source_dir() / "models/vit_b_16.yaml", vars);
+      NetworkRunOptions opt;
+      opt.precision = workload::Precision::amp_fp16;
+      opt.jobs = 1;
+      const NetworkEstimate e = estimate_network(*acc, net, opt);
+      CHECK(e.gpu_time_s > previous);
+      previous = e.gpu_time_s;
+    }
+  }
+}
+
 TEST_CASE("network estimate: an inference engine's int8 ResNet-50 on the T4 fuses its epilogues and beats fp16") {
   // TensorRT-style: batch norm, ReLU and the residual add + ReLU of each bottleneck run in the conv
   // epilogues, which write the next conv's int8 input; the T4's int8 tensor cores run at twice
