@@ -88,15 +88,13 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
     if (k.m % 8 || k.n % 8 || k.k % 8) {
       // cuBLAS before 11 used the tensor cores only for multiples of 8 (fp16); from 11 on it uses
       // them for any size, most efficiently for multiples of 8 (NVIDIA, Matrix Multiplication
-      // Background User's Guide, "Tensor Core Requirements": cuBLAS 10.1 against 11.0). cuDNN's
-      // implicit GEMMs keep the rule whatever the release (not measured on later cuDNN).
-      const bool gemm_call = kernel.kind == Kernel::Kind::gemm;
+      // Background User's Guide, "Tensor Core Requirements": cuBLAS 10.1 against 11.0).
       const double cublas = kernel.cublas_version > 0 ? kernel.cublas_version : g.cublas_version;
-      if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16 && (!gemm_call || cublas < 11)) {
+      if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16 && cublas < 11) {
         plan.path = MathPath::cuda_core;
         plan.mma_row = -1;
-        plan.notes.push_back("M, N or K not a multiple of 8: " + std::string(gemm_call ? "cuBLAS before 11" : "cuDNN") +
-                             " on " + g.arch + " runs it without tensor cores (HFMA2); pad to multiples of 8 to use them");
+        plan.notes.push_back("M, N or K not a multiple of 8: cuBLAS before 11 on " + g.arch +
+                             " runs it without tensor cores (HFMA2); pad to multiples of 8 to use them");
       } else {
         p.m = round_up(p.m, 8), p.n = round_up(p.n, 8), p.k = round_up(p.k, 8);
         plan.notes.push_back("M, N, K padded to multiples of 8 for the tensor cores");
