@@ -196,7 +196,7 @@ GemmPlan plan_step(const GpuConfig& g, const Kernel& conv, const GemmShape& s, c
   gk.b_format = conv.b_format;
   gk.d_format = conv.a_format;
   gk.batch = s.batch;
-  gk.cublas_version = 11;  // not a cuBLAS call: its pre-11 rule for unaligned fp16 GEMMs (gemm_plan.cpp) is not cuDNN's
+  gk.cublas_version = kCublasPadsUnalignedFp16;  // not a cuBLAS call: cuBLAS's older HFMA2 rule is not cuDNN's
   GemmPlan p = plan_gemm(g, gk);
   // cuDNN's kernels vectorise along channels by their own rules: the implicit GEMM's dimensions
   // say nothing about cuBLAS's _align kernels, nor cuBLAS's HFMA2 rule about theirs.

@@ -90,7 +90,7 @@ GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel) {
       // them for any size, most efficiently for multiples of 8 (NVIDIA, Matrix Multiplication
       // Background User's Guide, "Tensor Core Requirements": cuBLAS 10.1 against 11.0).
       const double cublas = kernel.cublas_version > 0 ? kernel.cublas_version : g.cublas_version;
-      if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16 && cublas < 11) {
+      if ((g.arch == "sm_70" || g.arch == "sm_75") && k.a_format == FormatId::fp16 && cublas < kCublasPadsUnalignedFp16) {
         plan.path = MathPath::cuda_core;
         plan.mma_row = -1;
         plan.notes.push_back("M, N or K not a multiple of 8: cuBLAS before 11 on " + g.arch +

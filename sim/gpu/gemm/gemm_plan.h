@@ -25,6 +25,10 @@ struct GemmPlan {
   std::vector<std::string> notes;
 };
 
+// The first cuBLAS release that runs fp16 GEMMs whose M, N or K is not a multiple of 8 on the tensor
+// cores of sm_70/75 (padded); before it they ran HFMA2 (Kernel::cublas_version, library.cublas_version).
+inline constexpr double kCublasPadsUnalignedFp16 = 11.0;
+
 // Throws InputError for dimensions that are zero/negative or formats no unit of this GPU runs.
 GemmPlan plan_gemm(const GpuConfig& g, const Kernel& kernel);
 
