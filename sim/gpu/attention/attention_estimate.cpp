@@ -155,16 +155,22 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   // first. A CTA runs among as many co-resident CTAs as the CTAs still to start fill per SM
   // (all slots while at least a full wave remains, fewer in the last partial wave, where each gets
   // more of the bandwidth; exact for waves of equal CTAs, optimistic for a staggered tail). The
-  // concurrency is rounded up to slots / 2^(level/2) to bound the number of SM simulations.
+  // concurrency is rounded up to a grid of anchor / 2^(level/2) to bound the number of SM
+  // simulations. The grid is anchored at the last wave's CTA count, so the first CTA of that wave,
+  // the slowest, runs at its exact concurrency: a grid anchored at the slots rounded a 192-CTA
+  // wave on 264 slots up to 264 and made a 132-SM H100 slower than a 99-SM one.
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (double s = 0; s < std::min(slots_all, ctas); ++s) free_at.push(0.0);
   std::map<std::pair<std::int64_t, int>, double> memo;  // (iterations, tail level) -> cycles
+  const double last_wave = ctas <= slots_all ? ctas : std::fmod(ctas, slots_all) > 0 ? std::fmod(ctas, slots_all) : slots_all;
+  auto grid = [&](int level) { return std::min(slots_all, last_wave / std::pow(2.0, level / 2.0)); };
   double makespan = 0, remaining = ctas;
   for (std::int64_t h = 0; h < heads_grid; ++h)
     for (std::size_t i = 0; i < pattern.size(); ++i, remaining -= 1) {
-      int level = 0;  // the smallest slots / 2^(level/2) >= remaining
-      while (level < 40 && slots_all / std::pow(2.0, (level + 1) / 2.0) >= remaining) ++level;
-      const double concurrent = std::max(1.0, slots_all / std::pow(2.0, level / 2.0));
+      int level = 0;  // the smallest grid(level) >= remaining (negative levels lie above the last wave)
+      while (level > -40 && grid(level) < std::min(remaining, slots_all)) --level;
+      while (level < 40 && grid(level + 1) >= remaining) ++level;
+      const double concurrent = std::max(1.0, grid(level));
       auto it = memo.find({pattern[i], level});
       if (it == memo.end()) {
         const int n = int(std::clamp(std::ceil(concurrent / g.sm_count), 1.0, double(p.ctas_per_sm)));

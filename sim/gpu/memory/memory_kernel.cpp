@@ -151,21 +151,33 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // the same in the SM's first round: its CTAs start together and run the same trips in step.
   // Later rounds start as earlier CTAs finish, staggered, and their trips overlap the others'
   // transfers (the lockstep phases below bound them by bandwidth instead).
-  auto burst = [&](std::int64_t n, double bw, bool first_round) {
-    // (Serial trips already charge their bytes in `trip`: GammaBetaBackward.)
-    const bool together = l.scalar_loop || (l.block_reductions > 0 && first_round && !l.serial_trips);
-    return together ? double(n) * trip_bytes * active_sms / bw : 0.0;
+  // The bandwidth is shared by the CTAs running GPU-wide, not by the SMs: an SM that holds n of a
+  // round's `running` CTAs gets n / running of it (the memory system serves requests, and an SM
+  // with two CTAs has twice the requests in flight). With the CTAs spread evenly this is 1 /
+  // sm_count per SM, except in a round that leaves SMs idle or holds fewer CTAs on most SMs than on
+  // the busiest: 96 channels of cuDNN's per-channel batch norm on 87 SMs ran at 87/96 x 2 = 1.8x
+  // their bytes' time, slower than on 58 SMs.
+  struct Round {
+    std::int64_t n;  // CTAs of the busiest SM in the round
+    bool first;      // the SM's first round
+    double running;  // CTAs running GPU-wide
   };
-  auto first_pass = [&](std::int64_t n, bool first_round) {
-    return (l.dependent_loads - l.dram_trips) * trip(n, mem_latency + burst(n, level_bw, first_round)) +
-           l.dram_trips * trip(n, g.dram_latency + burst(n, dram_bw, first_round));
+  auto burst = [&](const Round& rd, double bw) {
+    // (Serial trips already charge their bytes in `trip`: GammaBetaBackward.)
+    const bool together = l.scalar_loop || (l.block_reductions > 0 && rd.first && !l.serial_trips);
+    return together ? trip_bytes * rd.running / bw : 0.0;
+  };
+  auto first_pass = [&](const Round& rd) {
+    return (l.dependent_loads - l.dram_trips) * trip(rd.n, mem_latency + burst(rd, level_bw)) +
+           l.dram_trips * trip(rd.n, g.dram_latency + burst(rd, dram_bw));
   };
   // A re-read pass that also loads per-feature parameters (layer norm's gamma and beta) waits for
   // them: from L2 in the SM's first round of CTAs, from L1 once an earlier round brought them in.
-  auto cta_path = [&](std::int64_t n, bool first_round) {
+  auto cta_path = [&](const Round& rd) {
+    const std::int64_t n = rd.n;
     const double reread_trip_latency =
-        l.reread_loads_parameters && first_round ? std::max(reread_latency, g.l2_hit_latency()) : reread_latency;
-    return first_pass(n, first_round) + l.reread_trips * trip(n, reread_trip_latency) +
+        l.reread_loads_parameters && rd.first ? std::max(reread_latency, g.l2_hit_latency()) : reread_latency;
+    return first_pass(rd) + l.reread_trips * trip(n, reread_trip_latency) +
            (l.warp_reductions * kWarpReductionSteps + l.block_reductions * kBlockReductionSteps) * g.smem_latency +
            g.l2_hit_latency() + (trips > 0 ? 0.0 : double(n) * cta_issue);
   };
@@ -174,11 +186,20 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // The sum of f(n CTAs, first round?) over the SM's rounds. (A named copy: clang 14 lambdas cannot
   // capture a structured binding.)
   const std::int64_t full = resident;
-  auto over_rounds = [&](auto&& f) {
-    if (full_rounds == 0) return f(last, true);
-    return f(full, true) + double(full_rounds - 1) * f(full, false) + (last > 0 ? f(last, false) : 0.0);
+  // Rounds run in step across the SMs, so round i runs min(a full wave, the CTAs not yet run)
+  // GPU-wide; only the last full round and the partial one can hold fewer than a wave.
+  const double wave = double(g.sm_count) * double(resident);
+  auto running = [&](std::int64_t i, std::int64_t n) {
+    return std::clamp(double(l.ctas) - double(i) * wave, double(n), wave);
   };
-  const double cta_cycles = cta_path(resident, false);
+  auto over_rounds = [&](auto&& f) {
+    if (full_rounds == 0) return f(Round{last, true, running(0, last)});
+    double sum = f(Round{full, true, running(0, full)});
+    if (full_rounds >= 2)
+      sum += double(full_rounds - 2) * f(Round{full, false, wave}) + f(Round{full, false, running(full_rounds - 1, full)});
+    return sum + (last > 0 ? f(Round{last, false, running(full_rounds, last)}) : 0.0);
+  };
+  const double cta_cycles = cta_path(Round{resident, false, running(0, resident)});
   const double latency_cycles = over_rounds(cta_path);
 
   // Lockstep phases of row kernels with CTA-wide barriers (block reductions between passes: softmax
@@ -191,11 +212,10 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // (elementwise, the warp-per-row softmax, gathers) keep overlapping one CTA's memory with
   // another's work: for them the bandwidth and the CTA path are separate bounds.
   const bool phased = l.block_reductions > 0;
-  const double sm_level_bw = level_bw / active_sms;
   const double cta_level_bytes = level_bytes / double(l.ctas);
   // The part of a round's first pass that waits for bandwidth beyond the CTA path's own trips.
-  auto bandwidth_wait = [&](std::int64_t n, bool first_round) {
-    return std::max(0.0, double(n) * cta_level_bytes / sm_level_bw - first_pass(n, first_round));
+  auto bandwidth_wait = [&](const Round& rd) {
+    return std::max(0.0, cta_level_bytes * rd.running / level_bw - first_pass(rd));
   };
   const double phased_cycles = phased ? latency_cycles + over_rounds(bandwidth_wait) : 0.0;
   const bool bandwidth_phases = phased && phased_cycles > latency_cycles;  // some round waited for bandwidth
@@ -262,7 +282,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("ctas_per_sm", double(resident));
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
-  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(resident, false));
+  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(Round{resident, false, running(0, resident)}));
   r.set("launch_overhead_us", fixed_s * 1e6);
   // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
   // loads/stores when the instructions are not counted, 2 register sources per instruction.

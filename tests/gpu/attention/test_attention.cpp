@@ -160,6 +160,22 @@ TEST_CASE("decode splits the KV length when batch x kv_heads cannot fill the GPU
   CHECK(per_byte_small < 2.0 * per_byte_large);
 }
 
+TEST_CASE("split-KV decode on more SMs never takes longer: its last wave runs at its own concurrency") {
+  // Llama-2-7B's decode attention (32 heads, KV 2048) splits the KV length 6 ways on 96-126 SMs: 192
+  // CTAs, one wave. The bandwidth share of a CTA is bandwidth / 192 whatever the slots; rounding the
+  // concurrency up to the slots (252 on 126 SMs) made the H100 up to 24% slower than with 99 SMs.
+  GpuConfig g = test::shipped("h100");
+  double first = 0;
+  for (int sms : {96, 99, 108, 120, 126}) {
+    CAPTURE(sms);
+    g.sm_count = sms;
+    const KernelResult r = GpuModel(g).run(attention(1, 32, 32, 1, 2048, 128, true));
+    REQUIRE(r.get("kv_splits").value() == 6);
+    if (first == 0) first = r.time_s;
+    CHECK(r.time_s <= first * 1.02);
+  }
+}
+
 TEST_CASE("backward: FlashAttention-2's dQ/dK/dV kernel, 2.5x the forward products") {
   GpuModel model(test::shipped("a100"));
   const KernelResult f = model.run(attention(4, 16, 16, 4096, 4096, 64, false));
