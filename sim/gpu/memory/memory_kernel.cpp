@@ -183,7 +183,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   };
   // Full rounds of `resident` CTAs, then a last round of the remainder.
   const std::int64_t full_rounds = ctas_per_sm / resident, last = ctas_per_sm % resident;
-  // The sum of f(n CTAs, first round?) over the SM's rounds. (A named copy: clang 14 lambdas cannot
+  // The sum of f(Round) over the SM's rounds. (A named copy: clang 14 lambdas cannot
   // capture a structured binding.)
   const std::int64_t full = resident;
   // Rounds run in step across the SMs, so round i runs min(a full wave, the CTAs not yet run)
