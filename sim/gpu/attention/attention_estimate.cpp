@@ -162,7 +162,8 @@ KernelResult estimate_attention(const GpuConfig& g, const Kernel& k, AttentionSm
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (double s = 0; s < std::min(slots_all, ctas); ++s) free_at.push(0.0);
   std::map<std::pair<std::int64_t, int>, double> memo;  // (iterations, tail level) -> cycles
-  const double last_wave = ctas <= slots_all ? ctas : std::fmod(ctas, slots_all) > 0 ? std::fmod(ctas, slots_all) : slots_all;
+  const double tail = std::fmod(ctas, slots_all);  // CTAs of the last, partial wave (0: whole waves)
+  const double last_wave = ctas <= slots_all ? ctas : tail > 0 ? tail : slots_all;
   auto grid = [&](int level) { return std::min(slots_all, last_wave / std::pow(2.0, level / 2.0)); };
   double makespan = 0, remaining = ctas;
   for (std::int64_t h = 0; h < heads_grid; ++h)
