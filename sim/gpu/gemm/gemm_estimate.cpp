@@ -219,6 +219,7 @@ struct Prepared {
   Estimate e;
   std::int64_t per_sm = 0;  // CTAs on the busiest SM
   double dram_bpc = 0;      // achievable DRAM bytes per clock (the split-K reduction streams at it)
+  double gpu_bpc = 0;       // the whole GPU's L2 or DRAM-backed bytes per clock, shared by the running CTAs
   double floor_cycles = 0;
 };
 
@@ -247,8 +248,8 @@ Prepared prepare(const GpuConfig& g, const GemmProblem& p, const Mapping& m) {
   const double dram_bpc_layout = dram_bytes_per_clk_for(g, p, m, e.traffic);
   const double l2_total = e.traffic.l2_read_bytes + e.traffic.dram_write_bytes;
   const double amplification = l2_total / std::max(dram_total, 1.0);
-  const double share = std::min(l2_bpc, r.dram_bpc * amplification) / e.active_sms;
-  e.env.global_bytes_per_clk = quantise(share);
+  r.gpu_bpc = std::min(l2_bpc, r.dram_bpc * amplification);
+  e.env.global_bytes_per_clk = quantise(r.gpu_bpc / e.active_sms);
   // The pipeline waits per stage for its slower operand (Traffic::stage_dram_share); the byte share
   // of misses (one reader's request of a shared tile missing, the others hitting) made a lone CTA's
   // stages wait the L2 hit latency while the tile it waits on streams from DRAM (session 48).
@@ -306,14 +307,35 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   const std::int64_t per_sm = prep.per_sm;
   const int cps = e.ctas_per_sm;
   const std::int64_t full = per_sm / cps, rem = per_sm % cps;
+  // A round's CTAs share the GPU's bandwidth by their number: the busiest SM, holding n of the
+  // `running` CTAs GPU-wide, gets n / running of it (the memory system serves requests, and an SM
+  // with two CTAs has twice the requests in flight; memory_kernel.cpp's rounds do the same). Rounds
+  // run in step, so only the last full round and the partial one can hold fewer than `slots`: 126
+  // CTAs on 58 SMs of 2 slots run 116, then 10 with the bandwidth of the 116 among them.
+  const std::int64_t slots = std::int64_t(g.sm_count) * cps;
+  auto round_env = [&](std::int64_t round, int n) {
+    SmEnvironment env = e.env;
+    const std::int64_t running = std::clamp<std::int64_t>(e.tiles - round * slots, n, slots);
+    env.global_bytes_per_clk = quantise(prep.gpu_bpc * double(n) / double(running));
+    return env;
+  };
   double cycles = 0;
   if (full > 0) {
-    e.full = cache.get(g, p, m, e.iterations, cps, e.env);
-    cycles += double(full) * e.full.cycles;
+    const SmEnvironment last = round_env(full - 1, cps);
+    if (full > 1) {
+      e.full = cache.get(g, p, m, e.iterations, cps, e.env);
+      cycles += double(full - 1) * e.full.cycles;
+      cycles += cache.get(g, p, m, e.iterations, cps, last).cycles;
+    } else {
+      e.env = last;
+      e.full = cache.get(g, p, m, e.iterations, cps, e.env);
+      cycles += e.full.cycles;
+    }
   }
   if (rem > 0) {
-    SmTime part = cache.get(g, p, m, e.iterations, int(rem), e.env);
-    if (full == 0) e.full = part;
+    const SmEnvironment tail = round_env(full, int(rem));
+    SmTime part = cache.get(g, p, m, e.iterations, int(rem), tail);
+    if (full == 0) e.full = part, e.env = tail;
     cycles += part.cycles;
   }
   // Rounds are not separate: the CTA scheduler refills a slot as soon as its CTA retires, so a

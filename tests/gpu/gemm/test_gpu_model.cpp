@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "gpu/gemm/gemm_estimate.h"
+#include "gpu/gemm/gemm_plan.h"
 #include "gpu/gemm/mapping.h"
 #include "numerics/formats/format_id.h"
 #include "gpu/gpu_model.h"
@@ -254,6 +255,31 @@ TEST_CASE("small GEMMs are latency-bound and pay the launch overhead; split-K fo
   const KernelResult longk = model.run(make_gemm("longk", 512, 16, 500000));
   CHECK(longk.mapping.find("splitK 1") == std::string::npos);
   CHECK(longk.bound == "dram");
+}
+
+TEST_CASE("a round's CTAs share the GPU's bandwidth by their number: uneven and partial rounds") {
+  // A DRAM-bound fp16 GEMM on the L4 (58 SMs, 2 CTAs of 128x128 each): one row of tiles whose
+  // B columns each stream 1 MB. The busiest SM holds 2 CTAs whatever the grid; with fewer CTAs
+  // running, each gets more of the bandwidth (the memory system serves requests, not SMs).
+  const GpuConfig g = test::shipped("l4");
+  auto gemm = [&](std::int64_t tiles) {
+    const GemmPlan plan = plan_gemm(g, make_gemm("g", 128, 128 * tiles, 4096));
+    for (const auto& m : candidate_mappings(g, plan.problem, plan.path, plan.mma_row))
+      if (m.bm == 128 && m.bn == 128 && m.split_k == 1 && ctas_per_sm(g, m) == 2) {
+        SmTimeCache cache;
+        return estimate(g, plan.problem, m, cache);
+      }
+    FAIL("no 128x128 tile with 2 CTAs per SM");
+    return Estimate{};
+  };
+  const Estimate full = gemm(116), uneven = gemm(87), tail = gemm(126), alone = gemm(10);
+  REQUIRE(full.traffic.dram_read_bytes > 0);
+  // 87 CTAs: 29 SMs hold 2, 29 hold 1. Sharing per SM, the busiest SM's pair took as long as in
+  // the full round (116); sharing per CTA, the grid moves its 75% of the bytes in about 75% of the time.
+  CHECK(uneven.cycles < 0.85 * full.cycles);
+  // 126 CTAs: a full round of 116, then 10 with the bandwidth to themselves. The 10 cost no more
+  // than a grid of 10 CTAs alone (the launch is paid once); sharing per SM, they got 1/58 of it.
+  CHECK(tail.cycles - full.cycles < 1.05 * alone.cycles);
 }
 
 TEST_CASE("a k-stage waits for its slower operand: tiles streamed from DRAM cost every stage the DRAM latency") {
