@@ -311,7 +311,7 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   // `running` CTAs GPU-wide, gets n / running of it (the memory system serves requests, and an SM
   // with two CTAs has twice the requests in flight; memory_kernel.cpp's rounds do the same). Rounds
   // run in step, so only the last full round and the partial one can hold fewer than `slots`: 126
-  // CTAs on 58 SMs of 2 slots run 116, then 10 with the bandwidth of the 116 among them.
+  // CTAs on 58 SMs of 2 slots run 116, then 10 that share what the 116 shared.
   const std::int64_t slots = std::int64_t(g.sm_count) * cps;
   auto round_env = [&](std::int64_t round, int n) {
     SmEnvironment env = e.env;
