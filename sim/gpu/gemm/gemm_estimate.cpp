@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "gpu/int_math.h"
+#include "gpu/sm/cta_rounds.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -308,29 +309,22 @@ Estimate estimate(const GpuConfig& g, const GemmProblem& p, const Mapping& m, Sm
   const int cps = e.ctas_per_sm;
   const std::int64_t full = per_sm / cps, rem = per_sm % cps;
   // A round's CTAs share the GPU's bandwidth by their number: the busiest SM, holding n of the
-  // `running` CTAs GPU-wide, gets n / running of it (the memory system serves requests, and an SM
-  // with two CTAs has twice the requests in flight; memory_kernel.cpp's rounds do the same). Rounds
-  // run in step, so only the last full round and the partial one can hold fewer than `slots`: 126
-  // CTAs on 58 SMs of 2 slots run 116, then 10 that share what the 116 shared.
-  const std::int64_t slots = std::int64_t(g.sm_count) * cps;
+  // round's running CTAs (running_ctas), gets n / running of it (the memory system serves requests,
+  // and an SM with two CTAs has twice the requests in flight; memory_kernel.cpp's rounds do the
+  // same): 126 CTAs on 58 SMs of 2 slots run 116, then 10 that share what the 116 shared.
   auto round_env = [&](std::int64_t round, int n) {
     SmEnvironment env = e.env;
-    const std::int64_t running = std::clamp<std::int64_t>(e.tiles - round * slots, n, slots);
-    env.global_bytes_per_clk = quantise(prep.gpu_bpc * double(n) / double(running));
+    const double running = running_ctas(double(e.tiles), double(g.sm_count) * cps, round, n);
+    env.global_bytes_per_clk = quantise(prep.gpu_bpc * double(n) / running);
     return env;
   };
   double cycles = 0;
   if (full > 0) {
+    // Rounds before the last full one hold a whole wave (e.env); a single full round is the last.
     const SmEnvironment last = round_env(full - 1, cps);
-    if (full > 1) {
-      e.full = cache.get(g, p, m, e.iterations, cps, e.env);
-      cycles += double(full - 1) * e.full.cycles;
-      cycles += cache.get(g, p, m, e.iterations, cps, last).cycles;
-    } else {
-      e.env = last;
-      e.full = cache.get(g, p, m, e.iterations, cps, e.env);
-      cycles += e.full.cycles;
-    }
+    if (full == 1) e.env = last;
+    e.full = cache.get(g, p, m, e.iterations, cps, e.env);
+    cycles += double(full - 1) * e.full.cycles + cache.get(g, p, m, e.iterations, cps, last).cycles;
   }
   if (rem > 0) {
     const SmEnvironment tail = round_env(full, int(rem));

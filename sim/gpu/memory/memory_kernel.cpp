@@ -186,12 +186,8 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   // The sum of f(Round) over the SM's rounds. (A named copy: clang 14 lambdas cannot
   // capture a structured binding.)
   const std::int64_t full = resident;
-  // Rounds run in step across the SMs, so round i runs min(a full wave, the CTAs not yet run)
-  // GPU-wide; only the last full round and the partial one can hold fewer than a wave.
   const double wave = double(g.sm_count) * double(resident);
-  auto running = [&](std::int64_t i, std::int64_t n) {
-    return std::clamp(double(l.ctas) - double(i) * wave, double(n), wave);
-  };
+  auto running = [&](std::int64_t i, std::int64_t n) { return running_ctas(double(l.ctas), wave, i, n); };
   auto over_rounds = [&](auto&& f) {
     if (full_rounds == 0) return f(Round{last, true, running(0, last)});
     double sum = f(Round{full, true, running(0, full)});

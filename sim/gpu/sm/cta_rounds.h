@@ -2,7 +2,7 @@
 // Occupancy: the CTAs of a kernel one SM holds at once (resident_ctas, from its warps, registers
 // and shared memory), and the rounds of resident CTAs on the busiest SM for kernels without a tile
 // program (cta_rounds: memory-bound kernels, GEMVs, whose CTAs need few registers and no shared
-// memory, so warps and CTA slots set the occupancy).
+// memory, so warps and CTA slots set the occupancy), and the CTAs running in a round (running_ctas).
 #include <algorithm>
 #include <cstdint>
 
@@ -38,6 +38,14 @@ inline CtaRounds cta_rounds(const GpuConfig& g, int threads_per_cta, std::int64_
   r.resident = std::max<std::int64_t>(1, std::min(r.occupancy, r.per_sm));
   r.rounds = (r.per_sm + r.resident - 1) / r.resident;
   return r;
+}
+
+// CTAs running GPU-wide in round `round` of a grid of `ctas` whose rounds run in step, `wave` at
+// most at once, when the busiest SM holds `n` of them: min(a wave, the CTAs not yet run), and at
+// least its own n. Only the last full round and the partial one can hold fewer than a wave. An SM
+// holding n of them gets n / running of the GPU's bandwidth (memory kernels, GEMM rounds).
+inline double running_ctas(double ctas, double wave, std::int64_t round, std::int64_t n) {
+  return std::clamp(ctas - double(round) * wave, double(n), wave);
 }
 
 }  // namespace tcsim::gpu
