@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "gpu/memory/memory_launch.h"
 #include "gpu/memory/warp_queue.h"
@@ -55,28 +56,42 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double mem_latency = l2_resident ? g.l2_hit_latency() : g.dram_latency;
 
   // Second passes over a row come from L1 while the rows of the resident CTAs fit there (LRU
-  // reuse distance: the other resident CTAs' rows enter in between), else from L2 while what all
-  // resident CTAs read (with far-partition copies) and write fits there, else again from where the
-  // data lives.
+  // reuse distance: the other resident CTAs' rows enter in between), else from L2 for the lines
+  // whose reuse distance fits there, else again from where the data lives.
   // Only the re-read share of the input counts towards what must stay (the gradient of softmax
   // re-reads dY; Y is read once), unless that share is part of each row: then the whole input
   // entered the caches between a line's two reads (MemoryLaunch::reread_after_whole_input). L1 is
   // what the resident CTAs' shared memory leaves of the unified L1.
+  // The reuse distance in L2: what all resident CTAs read (with far-partition copies) between a
+  // line's reads, and in the last pass, the one that writes, the outputs written so far: a line a
+  // fraction x into the row sees x of the resident CTAs' written rows. So the passes before the
+  // last hit while the rows read fit, and the last pass hits up to the x where the writes fill the
+  // rest: the re-reads leave L2 gradually as the resident rows grow (more SMs, longer rows), not
+  // all at once.
   const double span_share = l.reread_after_whole_input ? 1.0 : l.reread_share;
   const double cta_read = bytes_read / double(l.ctas) * span_share, cta_written = bytes_written / double(l.ctas);
   const double resident_rows = double(resident) * cta_read;
   const double l1_cache = l1_cache_bytes(g, l.shared_memory_bytes, resident);
-  const double l2_reuse_span = double(resident) * active_sms * (cta_read * read_copies + cta_written);
-  enum class Level { l1, l2, memory };
-  const Level reread = l.reread_passes == 0 || resident_rows <= l1_cache ? Level::l1
-                       : l2_resident || l2_reuse_span <= double(g.l2_size)       ? Level::l2
-                                                                                  : Level::memory;
+  const double resident_ctas = double(resident) * active_sms;
+  const double rows_read_span = resident_ctas * cta_read * read_copies, rows_written_span = resident_ctas * cta_written;
+  const bool reread_in_l1 = l.reread_passes == 0 || resident_rows <= l1_cache;
+  const double l2_size = double(g.l2_size);
+  // The share of the re-read bytes that misses L2 (0 in L1 or in an L2-resident footprint).
+  double reread_miss = 0;
+  if (!reread_in_l1 && !l2_resident) {
+    const double early_miss = rows_read_span > l2_size ? 1.0 : 0.0;
+    const double last_miss =
+        rows_written_span > 0 ? std::clamp((rows_read_span + rows_written_span - l2_size) / rows_written_span, 0.0, 1.0)
+                              : early_miss;
+    reread_miss = (double(l.reread_passes - 1) * early_miss + last_miss) / double(l.reread_passes);
+  }
   const double reread_bytes = bytes_read * l.reread_share * l.reread_passes;
-  const double reread_latency = reread == Level::l1   ? g.l1_latency
-                                : reread == Level::l2 ? g.l2_hit_latency()
-                                                      : mem_latency;
-  const double level_bytes = bytes + (reread == Level::memory ? reread_bytes : 0);
-  const double l2_bytes = bytes + (reread != Level::l1 ? reread_bytes : 0);
+  // A re-read trip waits for its slowest line: the share of trips over missing lines waits for
+  // where the data lives.
+  const double reread_latency =
+      reread_in_l1 ? g.l1_latency : g.l2_hit_latency() + reread_miss * (mem_latency - g.l2_hit_latency());
+  const double level_bytes = bytes + reread_bytes * reread_miss;
+  const double l2_bytes = bytes + (reread_in_l1 ? 0 : reread_bytes);
 
   // Bandwidth: the level the data lives in, the L2 (every access that misses L1 passes it), and
   // the load/store paths of the SMs that have work.
@@ -293,7 +308,12 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   act.l1_bytes = bytes + reread_bytes;
   act.record(r);
   if (l2_resident) r.notes.push_back("footprint fits in L2: back-to-back runs read and write L2, not DRAM");
-  if (reread == Level::memory) r.notes.push_back("rows re-read from memory: the resident CTAs' rows exceed L1 and L2");
+  if (reread_miss > 0) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "%.0f%% of the row re-reads from memory: the resident CTAs' rows exceed L1 and L2",
+                  100 * reread_miss);
+    r.notes.push_back(buf);
+  }
   return r;
 }
 

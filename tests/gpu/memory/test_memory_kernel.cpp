@@ -3,6 +3,7 @@
 // re-reads, far-partition copies in a partitioned L2).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -144,6 +145,30 @@ TEST_CASE("memory kernel: second passes over rows come from L1, else L2, else DR
   // 16 x 16 KB rows exceed L1, and 80 SMs' worth exceed the 6 MB L2: read twice from DRAM.
   Kernel big = memory_kernel("layer_norm", 20000 * 4096, 4096, 1);
   CHECK(run_memory_kernel(g, big).get("dram_read_bytes").value() == doctest::Approx(2.0 * double(big.bytes_read)));
+}
+
+TEST_CASE("memory kernel: the last pass's writes turn the L2 over gradually, not at a cliff") {
+  GpuConfig g = gpu::test::shipped("v100");
+  // layer_norm over 20000 rows of 3072 floats (245 MB: not L2-resident): 12 KB rows, too many for L1
+  // on every SM count below. Its one re-read pass is the pass that writes: a line a fraction x into
+  // the row comes back after all resident CTAs' rows were read and x of their outputs written.
+  const Kernel k = memory_kernel("layer_norm", 20000 * 3072, 3072, 1);
+  const double row = 3072.0 * 4, l2 = double(g.l2_size);
+  double previous = 0;
+  int between = 0;
+  for (int sms : {8, 12, 16, 20, 24, 32, 48}) {
+    g.sm_count = sms;
+    const KernelResult r = run_memory_kernel(g, k);
+    const double rows = r.get("ctas_per_sm").value() * sms * row;  // read = written per resident CTA
+    const double miss = std::clamp((2 * rows - l2) / rows, 0.0, 1.0);
+    CAPTURE(sms);
+    CHECK(r.get("dram_read_bytes").value() == doctest::Approx(double(k.bytes_read) * (1 + miss)));
+    CHECK(miss >= previous);  // more SMs, more resident rows, more misses
+    if (miss > 0 && miss < 1) ++between;
+    previous = miss;
+  }
+  CHECK(between >= 2);  // no cliff: two SM counts miss only a part of the re-reads
+  CHECK(previous == 1);  // once the rows read fill the L2, every re-read misses
 }
 
 TEST_CASE("memory kernel: rows with CTA-wide barriers alternate a bandwidth phase and an issue phase") {
@@ -944,19 +969,26 @@ TEST_CASE("memory launch: cuDNN's channels-last batch norm, a persistent grid in
 
 TEST_CASE("memory kernel: channels-last batch norm re-reads its uncached pixels from where they survive") {
   const GpuConfig g = gpu::test::shipped("h100");
+  // The share of the re-read bytes that comes back from DRAM.
   const auto from_memory = [&](std::int64_t pixels) {
-    const KernelResult r = run_memory_kernel(g, memory_kernel("batch_norm_nhwc", 256 * pixels, pixels, 1, FormatId::fp16));
-    for (const auto& n : r.notes)
-      if (n.rfind("rows re-read from memory", 0) == 0) return true;
-    return false;
+    const Kernel k = memory_kernel("batch_norm_nhwc", 256 * pixels, pixels, 1, FormatId::fp16);
+    const KernelResult r = run_memory_kernel(g, k);
+    const MemoryLaunch l = memory_launch(g, k);
+    const double reread = double(k.bytes_read) * l.reread_share * l.reread_passes;
+    const bool noted = std::any_of(r.notes.begin(), r.notes.end(),
+                                   [](const std::string& n) { return n.find("re-reads from memory") != std::string::npos; });
+    const double share = (r.get("dram_read_bytes").value() - double(k.bytes_read)) / reread;
+    CHECK(noted == (share > 0));
+    return share;
   };
   // 28x28 at batch 256: 760 pixels per CTA, 384 kept. The two resident CTAs' 195 KB of rows exceed
   // the 156 KB of L1 the 100 KiB shared-memory carveout leaves (2 x 32 KiB + 1 KiB each), and the
-  // round's whole input went through the L2 before the re-read: with its far copies and the output,
-  // 64 MB, more than the 50 MB L2.
-  CHECK(from_memory(200704));
+  // round's whole input went through the L2 before the re-read: with its far copies 38.5 MB of the
+  // 52.4 MB (50 MiB) L2. The re-read pass writes 25.7 MB: once it has written the 13.9 MB left, 54%
+  // of the way into the pixels, the rest of the re-reads come from DRAM.
+  CHECK(from_memory(200704) == doctest::Approx(1 - (52.43 - 38.53) / 25.69).epsilon(0.01));
   // 600 pixels per CTA: 154 KB of rows stay in L1.
-  CHECK_FALSE(from_memory(264 * 600));
+  CHECK(from_memory(264 * 600) == 0);
 }
 
 TEST_CASE("memory launch: cuDNN's channels-last inference batch norm, a grid per image of at most 13 CTAs") {
