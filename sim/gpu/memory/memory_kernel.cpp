@@ -309,8 +309,10 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   act.record(r);
   if (l2_resident) r.notes.push_back("footprint fits in L2: back-to-back runs read and write L2, not DRAM");
   if (reread_miss > 0) {
-    char buf[120];
-    std::snprintf(buf, sizeof buf, "%.0f%% of the row re-reads from memory: the resident CTAs' rows exceed L1 and L2",
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "%.3g%% of the row re-reads come from memory: the resident CTAs' rows exceed L1, and with the "
+                  "pass's writes L2",
                   100 * reread_miss);
     r.notes.push_back(buf);
   }

@@ -976,7 +976,7 @@ TEST_CASE("memory kernel: channels-last batch norm re-reads its uncached pixels 
     const MemoryLaunch l = memory_launch(g, k);
     const double reread = double(k.bytes_read) * l.reread_share * l.reread_passes;
     const bool noted = std::any_of(r.notes.begin(), r.notes.end(),
-                                   [](const std::string& n) { return n.find("re-reads from memory") != std::string::npos; });
+                                   [](const std::string& n) { return n.find("re-reads come from memory") != std::string::npos; });
     const double share = (r.get("dram_read_bytes").value() - double(k.bytes_read)) / reread;
     CHECK(noted == (share > 0));
     return share;
