@@ -72,8 +72,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   const double cta_read = bytes_read / double(l.ctas) * span_share, cta_written = bytes_written / double(l.ctas);
   const double resident_rows = double(resident) * cta_read;
   const double l1_cache = l1_cache_bytes(g, l.shared_memory_bytes, resident);
-  const double resident_ctas = double(resident) * active_sms;
-  const double rows_read_span = resident_ctas * cta_read * read_copies, rows_written_span = resident_ctas * cta_written;
+  const double resident_gpu_wide = double(resident) * active_sms;  // CTAs resident on all active SMs
+  const double rows_read_span = resident_gpu_wide * cta_read * read_copies;
+  const double rows_written_span = resident_gpu_wide * cta_written;
   const bool reread_in_l1 = l.reread_passes == 0 || resident_rows <= l1_cache;
   const double l2_size = double(g.l2_size);
   // The share of the re-read bytes that misses L2 (0 in L1 or in an L2-resident footprint).
@@ -210,7 +211,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
       sum += double(full_rounds - 2) * f(Round{full, false, wave}) + f(Round{full, false, running(full_rounds - 1, full)});
     return sum + (last > 0 ? f(Round{last, false, running(full_rounds, last)}) : 0.0);
   };
-  const double cta_cycles = cta_path(Round{resident, false, running(0, resident)});
+  // A round of `resident` CTAs after the first: what the outputs report per round.
+  const Round steady{resident, false, running(0, resident)};
+  const double cta_cycles = cta_path(steady);
   const double latency_cycles = over_rounds(cta_path);
 
   // Lockstep phases of row kernels with CTA-wide barriers (block reductions between passes: softmax
@@ -293,7 +296,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.set("ctas_per_sm", double(resident));
   r.set("waves", double(rounds));
   r.set("cta_latency_cycles", cta_cycles);
-  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(Round{resident, false, running(0, resident)}));
+  if (phased) r.set("phased_round_cycles", cta_cycles + bandwidth_wait(steady));
   r.set("launch_overhead_us", fixed_s * 1e6);
   // Events for the energy model: counted lane ops (or the flops), MUFU results, 16-byte vector
   // loads/stores when the instructions are not counted, 2 register sources per instruction.
