@@ -109,6 +109,11 @@ constexpr double kDynamicCastInstructionsPerOperand = 52 / 2.0;
 constexpr double kDropoutInstructions = 160 / 4.0;
 // Its registers per thread as allocated (the H200 traces' 51 for fp32 data and 56 for fp16 round to 56).
 constexpr int kDropoutRegistersPerThread = 56;
+// vectorized_layer_norm_kernel<float, float> of PyTorch 2.11: 39 registers per thread (the H100/H200
+// traces' profiler and Nsight Compute on the H200), 40 as allocated: 12 of its 128-thread CTAs fit an
+// SM's registers, not 16. Its fp16/bf16 form takes 32 (no limit); 2.1's count is not known.
+constexpr int kLayerNormFloatRegistersPerThread = 40;
+constexpr int kLayerNormRegistersKnownFrom = 211;  // library.pytorch_version
 constexpr double kSiluAndMulInstructions = 47;
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
 // element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
@@ -289,6 +294,8 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
           memory_element_bytes(k) <= 2
               ? kLayerNormHalfInstructions - kLayerNormInstructions + kLayerNormHalfRowInstructionsPerThread * 128.0 / double(r)
               : kLayerNormRowInstructionsPerThread * 128.0 / double(r);
+      if (memory_element_bytes(k) >= 4 && g.pytorch_version >= kLayerNormRegistersKnownFrom)
+        l.max_resident = std::max(1, resident_ctas(g, 128 / 32, kLayerNormFloatRegistersPerThread, 0));
     }
     l.kernel = std::string(backward ? (vec ? "layer_norm_grad_input_kernel_vectorized" : "layer_norm_grad_input_kernel")
                                     : (vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel")) +
