@@ -110,9 +110,9 @@ constexpr double kDropoutInstructions = 160 / 4.0;
 // Its registers per thread as allocated (the H200 traces' 51 for fp32 data and 56 for fp16 round to 56).
 constexpr int kDropoutRegistersPerThread = 56;
 // vectorized_layer_norm_kernel<float, float> of PyTorch 2.11: 39 registers per thread (the H100/H200
-// traces' profiler and Nsight Compute on the H200), 40 as allocated: 12 of its 128-thread CTAs fit an
-// SM's registers, not 16. Its fp16/bf16 form takes 32 (no limit); 2.1's count is not known.
-constexpr int kLayerNormFloatRegistersPerThread = 40;
+// traces' profiler and Nsight Compute on the H200), 1280 per warp as allocated: 12 of its 128-thread
+// CTAs fit an SM's registers, not 16. Its fp16/bf16 form takes 32 (no limit); 2.1's count is not known.
+constexpr int kLayerNormFloatRegistersPerThread = 39;
 constexpr int kLayerNormRegistersKnownFrom = 211;  // library.pytorch_version
 constexpr double kSiluAndMulInstructions = 47;
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
