@@ -28,11 +28,13 @@ workload::Precision precision_option(const std::string& text, const char* option
   return engine::parse_precision_or_throw(text, option);
 }
 
-void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dynamic_cache) {
+void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dynamic_cache, bool cropped_cache) {
   std::cout << e.network << " on " << e.accelerator << ": " << (e.pass == "train" ? "training" : "inference")
             << " step, batch " << e.batch;
   if (e.sequence) std::cout << ", seq " << e.seq << (e.past > 0 ? ", KV cache " + std::to_string(e.past) : "");
-  if (e.tokens && dynamic_cache) std::cout << " (Hugging Face DynamicCache: torch.cat every step)";
+  if (e.tokens && dynamic_cache)
+    std::cout << (cropped_cache ? " (Hugging Face DynamicCache, cropped after each step: torch.cat's general kernel every step)"
+                                : " (Hugging Face DynamicCache: torch.cat every step)");
   std::cout << ", " << e.precision
             << (e.pass == "train" && e.precision == "fp8" ? " (Transformer Engine: fp8 linears, bf16 autocast elsewhere)" : "")
             << (cuda_graphs ? ", CUDA graphs" : "") << "\n\n";
@@ -107,7 +109,8 @@ int network_verb(const std::vector<std::string>& args) {
                                                     "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
       ("cuda-graphs", po::bool_switch(&run.cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
       ("kv-cache", po::value(&run.kv_cache), "static (new tokens written in place, as serving engines do; default) or "
-                                        "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step)")
+                                        "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step) or "
+                                        "cropped (the same, the cache cropped back after each step: a non-contiguous view, torch.cat's slow path)")
       ("layout", po::value(&run.layout), "convolution tensors: nchw (PyTorch default) or nhwc (channels-last)")
       ("attention", po::value(&run.attention), "auto (fused where the GPU and precision allow), fused or unfused")
       ("fuse-epilogues", po::bool_switch(&run.fuse_epilogues), "fold biases, inference batch norms, activations and residual adds into the preceding conv/linear epilogue, which in int8/fp8 also quantizes the next layer's input (inference engines: TensorRT, cuDNN's conv-bias-add-activation)")
@@ -206,7 +209,7 @@ int network_verb(const std::vector<std::string>& args) {
   if (format == "csv") std::cout << io::format_csv(estimates.size() > 1 ? engine::network_compare_table(estimates) : rs.tables[0]);
   else if (format == "json") std::cout << io::format_json(rs);
   else if (estimates.size() > 1) print_compare(estimates);
-  else print_estimate(main, opt.cuda_graphs, opt.kv_cache_concat);
+  else print_estimate(main, opt.cuda_graphs, opt.kv_cache_concat, opt.kv_cache_cropped);
   std::cout.flush();
   if (!output_dir.empty()) io::write_result_folder(output_dir, rs, true);
 

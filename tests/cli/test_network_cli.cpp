@@ -76,6 +76,11 @@ TEST_CASE("tcsim network --kv-cache dynamic: Hugging Face's DynamicCache copies 
     return at == std::string::npos ? 0.0 : std::stod(out.substr(at + 7));
   };
   CHECK(total_ms(d.out) > 2 * total_ms(s.out));
+  // Cropped after each step, the cache is a view and every append takes torch.cat's general kernel.
+  const auto c = run_tcsim(base + (dir / "cropped").string() + " --kv-cache cropped");
+  REQUIRE_MESSAGE(c.exit_code == 0, c.err);
+  CHECK(c.out.find("cropped after each step") != std::string::npos);
+  CHECK(total_ms(c.out) > total_ms(d.out));
   const auto bad = run_tcsim(base + (dir / "bad").string() + " --kv-cache paged");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--kv-cache") != std::string::npos);

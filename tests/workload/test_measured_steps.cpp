@@ -115,6 +115,13 @@ TEST_CASE("torch steps: bad files are errors naming the file, line and field") {
        ":1: kv_len"},
       {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, model llama2_7b, pass infer\n" + std::string(kSteps),
        ":1: seq"},
+      {"llama_steps.csv",
+       "# H200, torch 2.11, batch 1, precision fp16, seq 1, model llama2_7b, pass infer, kv_len 9, kv_cache paged\n" +
+           std::string(kSteps),
+       ":1: kv_cache: expected appended or cropped"},
+      {"llama_steps.csv", "# H200, torch 2.11, batch 1, precision fp16, seq 1, model llama2_7b, pass infer, kv_cache appended\n" +
+                              std::string(kSteps),
+       "needs its 'kv_len N'"},
       {"resnet18_steps.csv", "# H200, torch 2.11, batch 1, precision fp32, model resnet18, cuda_graphs\n" + std::string(kSteps),
        ":1: cuda_graphs"},
       {"resnet50_amp-fp16_b32_steps.csv", head + "step,step_ms\n0,30.5\n1,fast\n", ":4: step_ms"},
@@ -156,6 +163,22 @@ TEST_CASE("torch steps: the header names the model, the inference pass, the KV c
   CHECK(d.precision == workload::Precision::fp16);
   CHECK(d.group == "torch steps llama2_7b infer");
   CHECK(d.kv_cache_concat);  // transformers' DynamicCache
+  // That loan's harness cropped the cache back after each step: its header does not say how the
+  // cache grew, and torch_profile.py writes "kv_cache appended" since it stopped cropping.
+  CHECK(d.kv_cache_cropped);
+  const fs::path tmp = test::temp_dir("torch_steps_kv_cache");
+  const std::string appended = "# NVIDIA H200, torch 2.11, cuDNN 91900, batch 1, precision fp16, seq 1, model llama2_7b, "
+                               "pass infer, kv_len 522, kv_cache appended\n";
+  const auto grown = workload::read_torch_steps_csv(write(tmp, "llama27b_infer_fp16_b1_s1_kv512_steps.csv", appended + kSteps));
+  REQUIRE(grown.size() == 1);
+  CHECK(grown.front().kv_cache_concat);
+  CHECK_FALSE(grown.front().kv_cache_cropped);
+  CHECK(grown.front().past == 522);
+  std::string said_cropped = appended;
+  said_cropped.replace(said_cropped.find("appended"), 8, "cropped");
+  CHECK(workload::read_torch_steps_csv(write(tmp, "llama27b_infer_fp16_b1_s1_kv512_steps.csv", said_cropped + kSteps))
+            .front()
+            .kv_cache_cropped);
   const auto graphs = workload::read_torch_steps_csv(dir / "resnet50_infer_amp-fp16_cl_b1_graphs_steps.csv");
   REQUIRE(graphs.size() == 1);
   CHECK(graphs.front().model == "resnet50");
@@ -169,6 +192,7 @@ TEST_CASE("torch steps: the header names the model, the inference pass, the KV c
   CHECK(vgg.front().training);
   CHECK(vgg.front().optimizer == "adam");
   CHECK_FALSE(vgg.front().kv_cache_concat);
+  CHECK_FALSE(vgg.front().kv_cache_cropped);
 }
 
 TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach the estimate") {
@@ -195,6 +219,31 @@ TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach
   CHECK(rep.rows[1].bound != "host");
   CHECK(rep.rows[1].predicted_s < rep.rows[0].predicted_s);
   CHECK(rep.rows[2].predicted_s > rep.rows[1].predicted_s);
+}
+
+TEST_CASE("network validation: a decode step timed with a cropped DynamicCache pays torch.cat's general kernel") {
+  // The first H200 loan's Llama-2-7B decode at batch 16 against 1024 cached tokens: its trace shows
+  // CatArrayBatchedCopy at ~405 us for each layer's keys and values (validation/measured/H200/networks).
+  const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
+  workload::MeasuredNetworkRow row;
+  row.model = "llama2_7b";
+  row.gpu = "NVIDIA H200";
+  row.precision = workload::Precision::fp16;
+  row.optimizer_step = false;
+  row.batch = 16;
+  row.seq = 1;
+  row.past = 1024;
+  row.kv_cache_concat = true;
+  row.cuda_graphs = true;  // the GPU's time alone
+  row.measured_s = 0.05;
+  std::vector<workload::MeasuredNetworkRow> rows(2, row);
+  rows[1].kv_cache_cropped = true;
+  const auto rep = engine::validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);
+  REQUIRE(rep.rows.size() == 2);
+  for (const auto& r : rep.rows) REQUIRE(r.simulated);
+  // 64 cats of 67M fp16 elements: the vectorized copy moves 268 MB each at DRAM speed (~60 us), the
+  // general kernel's integer work takes several times that.
+  CHECK(rep.rows[1].predicted_s > rep.rows[0].predicted_s + 0.010);
 }
 
 TEST_CASE("network validation: a KV cache on an image network names the measured file and the model file") {

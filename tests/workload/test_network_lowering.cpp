@@ -1134,6 +1134,18 @@ TEST_CASE("lowering: Hugging Face's DynamicCache copies the whole cache with tor
   const Network prefill = parse_network(kTinyDecoder, "tiny.yaml", {});
   o.kv_cache_concat = true;
   CHECK(find(lower_network(prefill, o), "layers.attn.kv_cache_cat_v")->kernel.memory.op == "cat");
+  // A cache cropped back after each step (DynamicCache.crop: a view of the longer tensor) sends even
+  // one token's append down the general kernel, the same bytes.
+  o.kv_cache_cropped = true;
+  const Lowering cropped = lower_network(net, o);
+  const LoweredKernel* c = find(cropped, "layers.attn.kv_cache_cat_k");
+  REQUIRE(c);
+  CHECK(c->kernel.memory.op == "cat");
+  CHECK(find(cropped, "layers.attn.kv_cache_cat_v")->kernel.memory.op == "cat");
+  CHECK(c->kernel.memory.elements == k->kernel.memory.elements);
+  CHECK(c->kernel.bytes_read == k->kernel.bytes_read);
+  CHECK(c->kernel.bytes_written == k->kernel.bytes_written);
+  o.kv_cache_cropped = false;
   o.training = true;
   const Lowering t = lower_network(prefill, o);
   REQUIRE(find(t, "layers.attn.kv_cache_cat_k"));

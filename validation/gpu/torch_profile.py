@@ -264,8 +264,6 @@ def main():
             scaler.step(opt)
             scaler.update()
     elif args.kv_len:
-        # Decode: the prompt fills the cache once; each step runs --seq tokens against it and crops
-        # the cache back to kv_len, so the median step is the step at this cache length.
         # Decode: the prompt fills the cache so that the profiled step sees kv_len cached tokens; each
         # step appends its tokens as generate() does (no crop: a cropped cache is a non-contiguous
         # view and would send torch.cat down its slow general path).
@@ -351,6 +349,7 @@ def main():
                 extra += ", pass infer"
             if args.kv_len:  # the middle timed step's cache (the profiled step's is kv_len)
                 extra += ", kv_len %d" % (args.kv_len + args.seq * (args.time_steps // 2 + 1))
+                extra += ", kv_cache appended"  # not cropped (files without this field cropped the cache)
             if args.cuda_graphs:
                 extra += ", cuda_graphs"
             f.write("# %s, torch %s, cuDNN %s, batch %d, precision %s%s%s\n" % (

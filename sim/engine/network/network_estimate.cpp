@@ -214,6 +214,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.bert_adam = opt.bert_adam;
   lo.fp32_master = opt.fp32_master;
   lo.kv_cache_concat = opt.kv_cache_concat;
+  lo.kv_cache_cropped = opt.kv_cache_cropped;
   lo.per_sample_readbacks = opt.per_sample_readbacks;
   lo.eval_metrics = opt.eval_metrics;
   lo.fused_attention = fused_attention_available(acc, opt);

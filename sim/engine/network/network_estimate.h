@@ -24,6 +24,7 @@ struct NetworkRunOptions {
   bool fp32_master = false;    // pure fp16/bf16 training with fp32 master weights (LoweringOptions::fp32_master)
   bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
   bool kv_cache_concat = false;  // workload::LoweringOptions::kv_cache_concat (Hugging Face's DynamicCache)
+  bool kv_cache_cropped = false; // workload::LoweringOptions::kv_cache_cropped (the DynamicCache cropped after each step)
   int per_sample_readbacks = 0;  // workload::LoweringOptions::per_sample_readbacks (an eval loop's .cpu() per sample)
   bool eval_metrics = false;     // workload::LoweringOptions::eval_metrics (a classifier's loss and top-1/top-5 accuracy)
   int jobs = 0;

@@ -67,6 +67,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.fuse_batch_norm_relu = m.fuse_batch_norm_relu;
       opt.cuda_graphs = m.cuda_graphs;
       opt.kv_cache_concat = m.kv_cache_concat;
+      opt.kv_cache_cropped = m.kv_cache_cropped;
       opt.per_sample_readbacks = m.per_sample_readbacks;
       opt.eval_metrics = m.eval_metrics;
       opt.jobs = jobs;

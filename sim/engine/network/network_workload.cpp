@@ -23,9 +23,10 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
   else if (c.attention == "unfused") opt.attention = workload::AttentionImpl::unfused;
   else if (c.attention == "auto") opt.attention = workload::AttentionImpl::automatic;
   else throw InputError(where("attention"), "expected auto, fused or unfused, got '" + c.attention + "'");
-  if (c.kv_cache != "static" && c.kv_cache != "dynamic")
-    throw InputError(where("kv_cache"), "expected static or dynamic, got '" + c.kv_cache + "'");
-  opt.kv_cache_concat = c.kv_cache == "dynamic";
+  if (c.kv_cache != "static" && c.kv_cache != "dynamic" && c.kv_cache != "cropped")
+    throw InputError(where("kv_cache"), "expected static, dynamic or cropped, got '" + c.kv_cache + "'");
+  opt.kv_cache_concat = c.kv_cache != "static";
+  opt.kv_cache_cropped = c.kv_cache == "cropped";
   opt.cuda_graphs = c.cuda_graphs;
   opt.fuse_epilogues = c.fuse_epilogues;
   opt.fuse_batch_norm_relu = c.fuse_bn_relu;
@@ -36,7 +37,8 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
 void check_run_choices_fit(const workload::Network& net, const NetworkRunOptions& opt,
                            const std::function<std::string(const std::string& key)>& where) {
   if (opt.kv_cache_concat && !net.has_causal_self_attention())
-    throw InputError(where("kv_cache"), "dynamic grows a decoder's KV cache (Hugging Face's DynamicCache); '" + net.name +
+    throw InputError(where("kv_cache"), (opt.kv_cache_cropped ? std::string("cropped") : std::string("dynamic")) +
+                                            " grows a decoder's KV cache (Hugging Face's DynamicCache); '" + net.name +
                                             "' has no causal self-attention to keep one");
 }
 

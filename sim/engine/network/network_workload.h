@@ -33,7 +33,7 @@ struct NetworkRunChoices {
   std::string layout = "nchw";        // nchw | nhwc (channels-last)
   std::string framework = "pytorch";  // pytorch | mxnet | tensorflow
   std::string attention = "auto";     // auto | fused | unfused
-  std::string kv_cache = "static";    // static | dynamic (Hugging Face's DynamicCache)
+  std::string kv_cache = "static";    // static | dynamic (Hugging Face's DynamicCache) | cropped (the same, cropped after each step)
   bool cuda_graphs = false, fuse_epilogues = false, fuse_bn_relu = false, fp32_master = false, eval_metrics = false;
 };
 // The choices by a sweep workload's key names (the CLI's flags spell them with dashes): one list

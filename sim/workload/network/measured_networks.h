@@ -40,6 +40,7 @@ struct MeasuredNetworkRow {
   std::int64_t past = 0;     // inference: tokens already in the KV cache (decode)
   bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)
   bool kv_cache_concat = false;  // Hugging Face's DynamicCache (LoweringOptions::kv_cache_concat)
+  bool kv_cache_cropped = false; // and cropped back after each step (LoweringOptions::kv_cache_cropped)
   int per_sample_readbacks = 0;  // the timed eval loop's .cpu() copies per sample (LoweringOptions)
   bool eval_metrics = false;     // the timed step adds the loss and top-1/top-5 accuracy (LoweringOptions)
   // Non-empty: the data loader pads each batch to its own length (LDDL's length bins), so one step

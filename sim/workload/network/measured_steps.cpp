@@ -17,8 +17,9 @@ constexpr const char* kSuffix = "_steps.csv";
 
 // "# NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, cuDNN 91900, batch 256, precision amp-fp16, channels_last"
 // "# NVIDIA H200, torch .., cuDNN .., batch 1, precision fp16, seq 1, model llama2_7b, pass infer, kv_len 512"
+// "..., kv_len 512, kv_cache appended" (torch_profile.py since its decode stopped cropping the cache)
 struct StepsHeader {
-  std::string gpu, precision, model;
+  std::string gpu, precision, model, kv_cache;
   std::int64_t batch = 0, seq = 0, kv_len = 0;
   bool channels_last = false, infer = false, cuda_graphs = false;
 };
@@ -40,7 +41,7 @@ StepsHeader parse_header(const std::string& line, const std::string& file) {
   const std::string where = location(file, 1, "header comment");
   const std::string expected =
       "expected '# <GPU>, torch <version>, cuDNN <version>, batch <N>, precision <mode>[, channels_last][, seq <N>]"
-      "[, model <name>][, pass train|infer][, kv_len <N>][, cuda_graphs]' "
+      "[, model <name>][, pass train|infer][, kv_len <N>[, kv_cache appended|cropped]][, cuda_graphs]' "
       "(validation/gpu/torch_profile.py --time-steps)";
   if (line.empty() || line.front() != '#') throw InputError(where, expected);
   StepsHeader h;
@@ -57,6 +58,11 @@ StepsHeader parse_header(const std::string& line, const std::string& file) {
     else if (key == "seq") h.seq = parse_dimension(value, file, 1, "seq");
     else if (key == "kv_len") h.kv_len = parse_dimension(value, file, 1, "kv_len");
     else if (key == "precision") h.precision = value;
+    else if (key == "kv_cache") {
+      if (value != "appended" && value != "cropped")
+        throw InputError(location(file, 1, "kv_cache"), "expected appended or cropped, got '" + value + "'");
+      h.kv_cache = value;
+    }
     else if (key == "model") {
       if (!is_model_name(value))
         throw InputError(location(file, 1, "model"), "expected a models/<name>.yaml name (a-z, 0-9, _), got '" + value + "'");
@@ -71,6 +77,8 @@ StepsHeader parse_header(const std::string& line, const std::string& file) {
   }
   if (h.batch == 0 || h.precision.empty()) throw InputError(where, expected);
   if (h.kv_len > 0 && !h.infer) throw InputError(location(file, 1, "kv_len"), "a KV cache is for 'pass infer'");
+  if (!h.kv_cache.empty() && h.kv_len == 0)
+    throw InputError(location(file, 1, "kv_cache"), "how the KV cache grew needs its 'kv_len N'");
   if (h.cuda_graphs && !h.infer) throw InputError(location(file, 1, "cuda_graphs"), "CUDA graphs are timed for 'pass infer' only");
   return h;
 }
@@ -139,6 +147,11 @@ std::vector<MeasuredNetworkRow> read_torch_steps_csv(const std::filesystem::path
     m.model = h.model;  // torch_profile.py builds the network models/<model>.yaml describes
     // Its Hugging Face causal models (GPT-2, Llama) keep a DynamicCache, training included.
     m.kv_cache_concat = h.model.starts_with("gpt") || h.model.starts_with("llama");
+    // Decode steps timed before the header said how the cache grew (the first H200 loan's files,
+    // validation/measured/H200/networks) cropped it back to kv_len after each step, a non-contiguous
+    // view that sends torch.cat down its general kernel (torch_profile.py; the traces beside them
+    // show CatArrayBatchedCopy at 405 us a layer's keys at batch 16, kv 1024).
+    m.kv_cache_cropped = m.kv_cache_concat && h.kv_len > 0 && h.kv_cache != "appended";
     // Token models: without the file's length the model file's default would be compared silently.
     for (const char* tokens : {"bert", "gpt", "llama", "opt"})
       if (h.model.starts_with(tokens) && h.seq == 0)

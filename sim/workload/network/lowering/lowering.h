@@ -80,6 +80,11 @@ struct LoweringOptions {
   // append concatenates contiguous tensors (ATen's vectorized copy); a multi-token append (prefill,
   // training with use_cache) concatenates the new keys' transposed view (the general kernel).
   bool kv_cache_concat = false;
+  // With kv_cache_concat: the cache is cropped back after each step (DynamicCache.crop, which keeps
+  // a slice of the longer tensor: a non-contiguous view), so even a one-token append takes
+  // torch.cat's general per-element kernel (CatArrayBatchedCopy on non-contiguous inputs), not the
+  // vectorized copy. The first H200 loan's decode steps ran so (validation/gpu/torch_profile.py).
+  bool kv_cache_cropped = false;
   // Inference: after the forward pass the host reads the output back one sample at a time, this
   // many tensors per sample (DeepLearningExamples' run_squad.py eval loop: the start and end logits
   // of each sample, `batch_start_logits[i].detach().cpu().tolist()`, two per sample). Each is a

@@ -400,8 +400,9 @@ void lower_attention(Context& c, int li) {
     // Hugging Face's DynamicCache: torch.cat of the cache and the new tokens, for keys and for values,
     // the whole cache copied (training too: the models build the cache whenever use_cache is on).
     // One new token is a contiguous tensor (ATen's vectorized cat: a copy); several are the
-    // projection's transposed view (the general per-element kernel, sim/gpu/memory).
-    const char* op = l.q_len == 1 ? "copy" : "cat";
+    // projection's transposed view, and a cropped cache is a view of a longer tensor: both take the
+    // general per-element kernel (sim/gpu/memory).
+    const char* op = l.q_len == 1 && !c.opt.kv_cache_cropped ? "copy" : "cat";
     for (const char* which : {".kv_cache_cat_k", ".kv_cache_cat_v"})
       c.emit_forward(li, memory_kernel(l.name + which, op, in_fmt, cache, 0, double(cache), double(cache), 0, l.count));
   } else if (decoder && !c.opt.training) {
