@@ -25,6 +25,20 @@ fs::path write(const fs::path& dir, const std::string& name, const std::string& 
 
 const char* const kSteps = "step,step_ms\n0,30.5\n1,31.5\n2,30.0\n";
 
+// A torch_profile decode run of Llama-2-7B on the H200, fp16, one new token against `past` cached ones.
+workload::MeasuredNetworkRow llama2_decode_row(std::int64_t batch, std::int64_t past, double measured_s) {
+  workload::MeasuredNetworkRow row;
+  row.model = "llama2_7b";
+  row.gpu = "NVIDIA H200";
+  row.precision = workload::Precision::fp16;
+  row.optimizer_step = false;
+  row.batch = batch;
+  row.seq = 1;
+  row.past = past;
+  row.measured_s = measured_s;
+  return row;
+}
+
 }  // namespace
 
 TEST_CASE("torch steps: the lent H100's ResNet-50 file reads as one Adam training run, its median step") {
@@ -197,16 +211,7 @@ TEST_CASE("torch steps: the header names the model, the inference pass, the KV c
 
 TEST_CASE("network validation: the measured run's KV cache and CUDA graphs reach the estimate") {
   const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
-  workload::MeasuredNetworkRow row;
-  row.model = "llama2_7b";
-  row.gpu = "NVIDIA H200";
-  row.precision = workload::Precision::fp16;
-  row.optimizer_step = false;
-  row.batch = 1;
-  row.seq = 1;
-  row.past = 512;
-  row.measured_s = 0.03;
-  std::vector<workload::MeasuredNetworkRow> rows(3, row);
+  std::vector<workload::MeasuredNetworkRow> rows(3, llama2_decode_row(1, 512, 0.03));
   rows[1].cuda_graphs = true;
   rows[2].cuda_graphs = true;
   rows[2].past = 16384;
@@ -225,17 +230,9 @@ TEST_CASE("network validation: a decode step timed with a cropped DynamicCache p
   // The first H200 loan's Llama-2-7B decode at batch 16 against 1024 cached tokens: its trace shows
   // CatArrayBatchedCopy at ~405 us for each layer's keys and values (validation/measured/H200/networks).
   const auto a = engine::load_accelerator_with_config(test::source_dir() / "configs/gpu/h200.yaml");
-  workload::MeasuredNetworkRow row;
-  row.model = "llama2_7b";
-  row.gpu = "NVIDIA H200";
-  row.precision = workload::Precision::fp16;
-  row.optimizer_step = false;
-  row.batch = 16;
-  row.seq = 1;
-  row.past = 1024;
+  workload::MeasuredNetworkRow row = llama2_decode_row(16, 1024, 0.05);
   row.kv_cache_concat = true;
   row.cuda_graphs = true;  // the GPU's time alone
-  row.measured_s = 0.05;
   std::vector<workload::MeasuredNetworkRow> rows(2, row);
   rows[1].kv_cache_cropped = true;
   const auto rep = engine::validate_networks(*a.accelerator, rows, test::source_dir() / "models", 1);

@@ -37,7 +37,7 @@ void apply_run_choices(const NetworkRunChoices& c, NetworkRunOptions& opt,
 void check_run_choices_fit(const workload::Network& net, const NetworkRunOptions& opt,
                            const std::function<std::string(const std::string& key)>& where) {
   if (opt.kv_cache_concat && !net.has_causal_self_attention())
-    throw InputError(where("kv_cache"), (opt.kv_cache_cropped ? std::string("cropped") : std::string("dynamic")) +
+    throw InputError(where("kv_cache"), std::string(opt.kv_cache_cropped ? "cropped" : "dynamic") +
                                             " grows a decoder's KV cache (Hugging Face's DynamicCache); '" + net.name +
                                             "' has no causal self-attention to keep one");
 }
