@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "common/text/strings.h"
 #include "gpu/memory/memory_launch.h"
 #include "gpu/memory/warp_queue.h"
 #include "gpu/sm/cta_rounds.h"
@@ -311,14 +311,9 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   act.l1_bytes = bytes + reread_bytes;
   act.record(r);
   if (l2_resident) r.notes.push_back("footprint fits in L2: back-to-back runs read and write L2, not DRAM");
-  if (reread_miss > 0) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "%.3g%% of the row re-reads come from memory: the resident CTAs' rows exceed L1, and with the "
-                  "pass's writes L2",
-                  100 * reread_miss);
-    r.notes.push_back(buf);
-  }
+  if (reread_miss > 0)
+    r.notes.push_back(format_number("%.3g", 100 * reread_miss) +
+                      "% of the row re-reads come from memory: the resident CTAs' rows exceed L1, and with the pass's writes L2");
   return r;
 }
 

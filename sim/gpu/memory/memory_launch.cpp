@@ -115,6 +115,12 @@ constexpr int kDropoutRegistersPerThread = 56;
 constexpr int kLayerNormFloatRegistersPerThread = 39;
 constexpr int kLayerNormRegistersKnownFrom = 211;  // library.pytorch_version
 constexpr double kSiluAndMulInstructions = 47;
+
+// The CTAs of `threads` threads an SM holds when each thread takes `registers` (as allocated per
+// warp); a kernel whose register count sets its occupancy caps MemoryLaunch::max_resident with it.
+int register_limited_ctas(const GpuConfig& g, int threads, int registers) {
+  return std::max(1, resident_ctas(g, threads / 32, registers, 0));
+}
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
 // element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
 constexpr double kSiluInstructions = 23.75;
@@ -295,7 +301,7 @@ MemoryLaunch row_norm(const GpuConfig& g, const Kernel& k, std::int64_t rows, st
               ? kLayerNormHalfInstructions - kLayerNormInstructions + kLayerNormHalfRowInstructionsPerThread * 128.0 / double(r)
               : kLayerNormRowInstructionsPerThread * 128.0 / double(r);
       if (memory_element_bytes(k) >= 4 && g.pytorch_version >= kLayerNormRegistersKnownFrom)
-        l.max_resident = std::max(1, resident_ctas(g, 128 / 32, kLayerNormFloatRegistersPerThread, 0));
+        l.max_resident = register_limited_ctas(g, 128, kLayerNormFloatRegistersPerThread);
     }
     l.kernel = std::string(backward ? (vec ? "layer_norm_grad_input_kernel_vectorized" : "layer_norm_grad_input_kernel")
                                     : (vec ? "vectorized_layer_norm_kernel" : "layer_norm_kernel")) +
@@ -694,7 +700,7 @@ MemoryLaunch launch_for(const GpuConfig& g, const Kernel& k, const MemoryShape& 
     const std::int64_t n = std::max<std::int64_t>(1, s.elements);
     const std::int64_t per_sm = std::int64_t(g.max_warps_per_sm) * 32 / 256;
     l.ctas = std::min<std::int64_t>(std::int64_t(g.sm_count) * per_sm, ceil_div(n, 256));
-    l.max_resident = std::max(1, resident_ctas(g, 256 / 32, kDropoutRegistersPerThread, 0));
+    l.max_resident = register_limited_ctas(g, 256, kDropoutRegistersPerThread);
     l.dependent_loads = double(ceil_div(n, l.ctas * 256 * 4));
     l.scalar_loop = true;
     l.kernel = "fused_dropout_kernel_vec (256 threads, grid-stride, " + std::to_string(l.ctas) + " CTAs, " +
