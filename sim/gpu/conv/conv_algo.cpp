@@ -1,5 +1,7 @@
 #include "gpu/conv/conv_algo.h"
 
+#include <optional>
+
 #include "common/error.h"
 
 namespace tcsim::gpu {
@@ -13,6 +15,7 @@ const char* cudnn_name(ConvAlgo a) {
     case ConvAlgo::fft_tiling: return "FFT_TILING";
     case ConvAlgo::direct_depthwise: return "DIRECT_DEPTHWISE";
     case ConvAlgo::dgrad_col2im_atomic: return "BWD_DATA_ALGO_0";
+    case ConvAlgo::dgrad_unity_stride: return "IMPLICIT_GEMM_UNITY_STRIDE";
   }
   return "?";
 }
@@ -140,9 +143,43 @@ double cudnn_version(const GpuConfig& g, const Kernel& k) {
 
 bool cudnn9_heuristic(const GpuConfig& g, const Kernel& k) { return !g.cudnn_benchmark && cudnn_version(g, k) >= 9; }
 
+// cuDNN 9 on sm_90 runs some strided 16-bit data gradients as unit-stride ones: the filter is cut
+// into its stride_h x stride_w phases (ceil(R/sh) x ceil(S/sw) taps each, zeros where a phase has
+// fewer), which become output channels, so the GEMM computes C x sh x sw channels of N x ceil(H/sh)
+// x ceil(W/sw) pixels, and a transform puts the phases back in place in dX. Every such call of the
+// H100 and H200 DeepBench traces (validation/measured/H*/conv_deepbench; fp16 and bf16, benchmark
+// mode on or off) is tensorTransformGeneric (the filter), cutlass_tensorop_*_s16816dgrad_optimized_
+// *_nhwc_unity_stride_align8 with a grid of ceil(N ceil(H/2) ceil(W/2) / tile) CTAs, and
+// tensorTransformGeneric (dX): DeepSpeech's one-channel 20x5 stride-2 layer (all four batches, both
+// layouts) and the channels-last three-channel 3x3 stride-2 layer. No layer with C a multiple of 8
+// is rewritten. cuDNN's own rule is not known. The model keeps the cheaper of the rewrite and the
+// strided sm90 kernel, except for channels-last tensors of C > 1, whose dX rows (C x 2 bytes) the
+// sm90 kernels' TMA cannot address (none ran there): the rewrite alone. Where its choice is not the
+// trace's: the one-channel 5x5 stride-2 layer (K = 64, pad 1) runs the strided sm90 kernel, and the
+// channels-last three-channel 7x7 stride-2 one an sm80_xmma strided kernel into a padded dX, whose
+// cost the rewrite's stands in for (sim/gpu/README.md, "The unity-stride data gradient").
+std::optional<ConvChoice> unity_stride_dgrad_candidate(const GpuConfig& g, const Kernel& k, const ConvChoice& rule) {
+  const ConvShape& c = k.conv;
+  const bool strided = c.stride_h * c.stride_w > 1;
+  const bool plain = c.groups == 1 && c.dilation_h == 1 && c.dilation_w == 1;
+  if (k.pass != Pass::data_grad || !rule.tensor_cores || !strided || !plain || g.arch != "sm_90" ||
+      cudnn_version(g, k) < 9 || format_bits(k.a_format) != 16 || c.channels % 8 == 0)
+    return std::nullopt;
+  return ConvChoice{ConvAlgo::dgrad_unity_stride, true,
+                    "strided data gradient, " + std::to_string(c.channels) +
+                        " channels (not a multiple of 8): rewritten as a unit-stride one over the " +
+                        std::to_string(c.stride_h * c.stride_w) + " stride phases"};
+}
+
 std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   const ConvChoice rule = choose_conv_algo(g, k);
   std::vector<ConvChoice> out{rule};
+  if (const auto unity = unity_stride_dgrad_candidate(g, k, rule)) {
+    if (k.conv.layout == TensorLayout::nhwc && k.conv.channels > 1) return {*unity};
+    out.front().why = "candidate: " + out.front().why;
+    out.push_back(*unity);
+    return out;
+  }
   // cuDNN 7's rules above were learnt from its heuristic (DeepBench). From cuDNN 8 on, PyTorch's
   // benchmark mode (cudnnFind*) times the algorithms and keeps the fastest: NeuSight's cuDNN 8.9
   // listings switch between fused, nonfused Winograd and implicit GEMM where no shape rule separates

@@ -20,6 +20,8 @@ enum class ConvAlgo {
   direct_depthwise,       // one filter per channel: a memory-bound direct kernel
   dgrad_col2im_atomic,    // BWD_DATA_ALGO_0 (cuDNN's dgrad_engine): W^T x dY per image, scattered
                           // into dX with fp32 atomic adds (lower_dgrad_col2im_atomic)
+  dgrad_unity_stride,     // a strided data gradient rewritten as a unit-stride one whose output
+                          // channels are dX's stride phases (lower_dgrad_unity_stride)
 };
 
 // DeepBench / cuDNN spelling of the forward algorithm ("IMPLICIT_PRECOMP_GEMM", "WINOGRAD", ...).
@@ -48,7 +50,9 @@ bool cudnn9_heuristic(const GpuConfig& g, const Kernel& k);
 
 // The algorithms cuDNN may run for it, choose_conv_algo's first. cuDNN < 8: that one only. cuDNN 8+
 // on the CUDA cores: benchmark mode, so also implicit GEMM and, for 3x3 stride-1 filters, both
-// Winograd kernels; the caller keeps the fastest (conv_model.h).
+// Winograd kernels; the caller keeps the fastest (conv_model.h). cuDNN 9 on sm_90, a strided 16-bit
+// data gradient whose channels are not a multiple of 8: also the unity-stride rewrite, alone for
+// channels-last tensors of C > 1 (unity_stride_dgrad_candidate).
 std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k);
 
 }  // namespace tcsim::gpu

@@ -477,6 +477,60 @@ void lower_dgrad_col2im_atomic(const Dims& d, ConvLowering& L, GemmShape& s) {
                     " outputs added into dX with fp32 atomics");
 }
 
+// CALIBRATION (cuDNN's tensorTransformGeneric): the SM cycles (at the config clock) of the generic
+// tensor transform that moves a unity-stride data gradient's filter into phases and its result back
+// into dX (lower_dgrad_unity_stride): a fixed part and a part per element moved, per SM. The kernel
+// has a grid of 264 CTAs of 1024 threads on both boards (two per H100 SM) whatever the tensor, and
+// it is slow: 16 G elements/s for the whole chip, the same on the H200 with 1.4x the bandwidth, so
+// its work, not its bytes, bounds it. Least squares on the 16 transforms of the H100's fp16
+// channels-last DeepBench trace (validation/measured/H100/conv_deepbench: the DeepSpeech layer's 8
+// filters of 3840 elements, 9.9-10.2 us, and its 8 dX of 0.45-3.6 M elements, 36-229 us). What the
+// fixed 8 us is spent on is not known.
+constexpr double kGenericTransformFixedCycles = 15100;
+constexpr double kGenericTransformElementCycles = 14.6;
+
+StreamingKernel generic_transform(const GpuConfig& g, const char* what, double elements_in, double elements_out, double e) {
+  StreamingKernel k{what, elements_in * e, elements_out * e, 0, int(e)};
+  k.ctas = g.sm_count;  // its CTAs share each SM for the whole kernel
+  k.cta_cycles = kGenericTransformFixedCycles +
+                 kGenericTransformElementCycles * std::max(elements_in, elements_out) / double(g.sm_count);
+  return k;
+}
+
+// cuDNN 9's unity-stride rewrite of a strided data gradient (unity_stride_dgrad_candidate,
+// conv_algo.cpp): dX's stride_h x stride_w phases become output channels of one unit-stride data
+// gradient over N x ceil(H/sh) x ceil(W/sw) pixels, with a filter of ceil(R/sh) x ceil(S/sw) taps per
+// phase (zeros where a phase has fewer; their grids: ceil(N ceil(H/2) ceil(W/2) / 128) CTAs of the
+// 128x64 tile for the DeepSpeech layer at every batch). It runs as CUTLASS's sm_80 kernel
+// (mma.sync), between two tensorTransformGeneric kernels, and an NCHW output gradient is first
+// converted as for the other NHWC kernels; dX needs no conversion back (the transform writes it).
+// Where C is small this fills the tile's padded channels with phases instead of zeros: the
+// one-channel DeepSpeech layer runs 4 phases in the 8 channels one phase would pad to, on a quarter
+// of the pixels.
+void lower_dgrad_unity_stride(const GpuConfig& g, const Dims& d, ConvLowering& L, GemmShape& s) {
+  const ConvShape& c = d.c;
+  const i64 phases = c.stride_h * c.stride_w, taps = ceil_div(d.R, c.stride_h) * ceil_div(d.S, c.stride_w);
+  const i64 channels = c.channels / c.groups, phase_channels = channels * phases;
+  s.m = d.N * ceil_div(d.H, c.stride_h) * ceil_div(d.W, c.stride_w);
+  s.n = round_up(phase_channels, i64{8});
+  s.k = taps * round_up(d.kg, kTensorChannelBlock);
+  s.a_footprint = d.y, s.b_footprint = double(taps) * double(d.kg) * double(s.n) * d.e;
+  s.a_k_contiguous = true, s.b_k_contiguous = false;  // dY channels-last; the phase filters KRSC
+  s.sm80_kernel = true;
+  const double filter = double(d.kg) * double(channels) * double(d.R * d.S);
+  const double phase_filter = double(d.kg) * double(phase_channels) * double(taps);
+  const double dx = double(d.N) * double(channels) * double(d.H * d.W);
+  if (d.sm90_nchw_tensor())
+    L.helpers.push_back(layout_conversion("NCHW->NHWC transpose of the output gradient", d, d.y_conversion()));
+  L.helpers.push_back(generic_transform(g, "filter cut into its stride phases (tensorTransformGeneric)", filter, phase_filter, d.e));
+  L.helpers.push_back(generic_transform(g, "stride phases put back into dX (tensorTransformGeneric)",
+                                        double(s.m) * double(phase_channels), dx, d.e));
+  L.notes.push_back("unity-stride data gradient: " + std::to_string(phases) + " stride phases x " +
+                    std::to_string(channels) + " channels as output channels (" + std::to_string(phase_channels) +
+                    ", padded to " + std::to_string(s.n) + "), " + std::to_string(s.m) + " pixels, " +
+                    std::to_string(taps) + " filter taps per phase");
+}
+
 // The CTA tiles of cuDNN 9's 16-bit sm90_xmma implicit-GEMM convolution kernels per pass
 // (library_limits).
 std::vector<std::pair<int, int>> sm90_xmma_conv_tiles(Pass pass) {
@@ -519,6 +573,9 @@ void library_limits(const GpuConfig& g, const Dims& d, ConvLowering& L) {
     L.gemm.cta_tiles = {{128, 128}, {128, 64}, {128, 32}};
     L.gemm.problem.simt = SimtKernels::cudnn;  // with cuDNN's thread counts (gemm/mapping.cpp)
   }
+  // The unity-stride rewrite's CUTLASS kernels (cutlass_tensorop_*_s16816dgrad_optimized_<tile>_
+  // nhwc_unity_stride_align8 in the H100 and H200 traces: 128x64, 256x64, 64x64, 128x128, 64x128).
+  if (L.choice.algo == ConvAlgo::dgrad_unity_stride) L.gemm.cta_tiles = {{128, 64}, {256, 64}, {64, 64}, {128, 128}, {64, 128}};
   // dgrad_engine's one tile (lower_dgrad_col2im_atomic), one register-staged stage.
   if (L.choice.algo == ConvAlgo::dgrad_col2im_atomic) {
     L.gemm.cta_tiles = {{64, 32}};
@@ -624,6 +681,7 @@ ConvLowering lower_conv(const GpuConfig& g, const Kernel& k, const ConvChoice& c
     case ConvAlgo::fft_tiling: lower_fft_tiling(d, L, s); break;
     case ConvAlgo::direct_depthwise: break;
     case ConvAlgo::dgrad_col2im_atomic: lower_dgrad_col2im_atomic(d, L, s); break;
+    case ConvAlgo::dgrad_unity_stride: lower_dgrad_unity_stride(g, d, L, s); break;
   }
   L.gemm = plan_step(g, k, s, L.choice);
   library_limits(g, d, L);

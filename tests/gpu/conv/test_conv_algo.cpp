@@ -201,4 +201,39 @@ TEST_CASE("benchmark mode with TF32 allowed also times the FP32 algorithms and k
   for (const std::string& n : heuristic.notes) CHECK(n.find("(FP32)") == std::string::npos);
 }
 
+TEST_CASE("cuDNN 9 on sm_90 rewrites strided 16-bit data gradients of unaligned channels to unit stride") {
+  const GpuConfig g = test::shipped("h100");
+  auto names = [&](const test::ConvArgs& a) {
+    std::string s;
+    for (const auto& c : conv_candidates(g, test::conv_kernel(a))) s += std::string(cudnn_name(c.algo)) + " ";
+    return s;
+  };
+  // DeepSpeech's one-channel layer (NCHW): the strided sm90 kernel or the rewrite.
+  test::ConvArgs a;
+  a.n = 4, a.c = 1, a.h = 161, a.w = 700, a.k = 32, a.r = 5, a.s = 20, a.stride = 2, a.pad = 0;
+  a.pass = Pass::data_grad;
+  CHECK(names(a) == "IMPLICIT_PRECOMP_GEMM IMPLICIT_GEMM_UNITY_STRIDE ");
+  test::ConvArgs rgb;  // channels-last C = 3: the sm90 kernels cannot address dX, the rewrite alone
+  rgb.n = 8, rgb.c = 3, rgb.h = rgb.w = 108, rgb.k = 64, rgb.stride = 2, rgb.layout = TensorLayout::nhwc;
+  rgb.pass = Pass::data_grad;
+  CHECK(names(rgb) == "IMPLICIT_GEMM_UNITY_STRIDE ");
+  rgb.layout = TensorLayout::nchw;  // through cuDNN's padded layout conversions: both
+  CHECK(names(rgb) == "IMPLICIT_PRECOMP_GEMM IMPLICIT_GEMM_UNITY_STRIDE ");
+  // Not rewritten: aligned channels, unit stride, other passes, FP32/TF32, sm_80, cuDNN 8.
+  test::ConvArgs b = rgb;
+  b.c = 64;
+  CHECK(names(b) == "IMPLICIT_PRECOMP_GEMM ");
+  b = rgb, b.stride = 1;
+  CHECK(names(b) == "IMPLICIT_PRECOMP_GEMM ");
+  b = rgb, b.pass = Pass::weight_grad;
+  CHECK(names(b) == "IMPLICIT_PRECOMP_GEMM ");
+  b = rgb, b.format = FormatId::tf32;
+  CHECK(names(b) == "IMPLICIT_PRECOMP_GEMM ");
+  CHECK(cudnn_name(conv_candidates(test::shipped("a100"), test::conv_kernel(rgb)).back().algo) ==
+        std::string("IMPLICIT_PRECOMP_GEMM"));
+  GpuConfig old = g;
+  old.cudnn_version = 8.9;
+  CHECK(conv_candidates(old, test::conv_kernel(rgb)).size() == 1);
+}
+
 }  // namespace tcsim::gpu

@@ -959,5 +959,51 @@ TEST_CASE("run_conv on sm_90: cuDNN 9's layout conversions cost their 32 x 32-ti
   for (const auto& h : lower_conv(test::shipped("v100"), test::conv_kernel(a)).helpers) CHECK(h.ctas == 0);
 }
 
+
+TEST_CASE("sm_90 unity-stride data gradient: the stride phases are the GEMM's output channels, two generic transforms") {
+  // validation/measured/H100/conv_deepbench: DeepSpeech's C = 1, 20x5 stride-2 layer's data gradient
+  // is tensorTransformGeneric (the filter, ~10 us), nchwToNhwcKernel (dY), a CUTLASS unity-stride
+  // dgrad kernel over ceil(N x 81 x 350 / 128) CTAs and tensorTransformGeneric (dX: 36 / 61 / 120 /
+  // 228 us at N = 4 / 8 / 16 / 32); the whole call 102 / 176 / 337 / 643 us.
+  const GpuConfig g = test::shipped("h100");
+  test::ConvArgs a;
+  a.n = 32, a.c = 1, a.h = 161, a.w = 700, a.k = 32, a.r = 5, a.s = 20, a.stride = 2, a.pad = 0;
+  a.pass = Pass::data_grad;
+  const Kernel k = test::conv_kernel(a);
+  const ConvLowering L = lower_conv(g, k, {ConvAlgo::dgrad_unity_stride, true, "test"});
+  CHECK(L.gemm.problem.m == 32 * 81 * 350);
+  CHECK(L.gemm.problem.n == 8);       // 4 phases of one channel, padded to 8
+  CHECK(L.gemm.problem.k == 3 * 10 * 32);  // ceil(5/2) x ceil(20/2) taps of 32 channels
+  CHECK(L.gemm.max_split_k == 1);
+  CHECK_FALSE(L.gemm.problem.split_k_init_kernel);  // not an sm90_xmma kernel
+  REQUIRE(L.helpers.size() == 3);
+  CHECK(L.helpers[0].what == "NCHW->NHWC transpose of the output gradient");
+  CHECK(L.helpers[2].what == "stride phases put back into dX (tensorTransformGeneric)");
+  auto us = [&](const StreamingKernel& h) { return streaming_cost(g, h).cycles / g.clock_hz * 1e6 + g.empty_kernel_s * 1e6; };
+  CHECK(us(L.helpers[1]) == doctest::Approx(10.1).epsilon(0.1));
+  CHECK(us(L.helpers[2]) == doctest::Approx(228.3).epsilon(0.05));
+  // The GEMM runs mma.sync (CUTLASS's sm_80 kernel), not wgmma.
+  CHECK(g.mma[L.gemm.mma_row].kind == MmaKind::sync);
+  // run_conv keeps the rewrite: the strided sm90 kernel would compute 4x the pixels on 8 channels.
+  GpuModel model(g);
+  for (auto [n, measured_us] : {std::pair{4, 102.1}, {32, 643.3}}) {
+    test::ConvArgs b = a;
+    b.n = n;
+    const KernelResult r = model.run(test::conv_kernel(b));
+    CHECK(r.mapping.rfind("cuDNN IMPLICIT_GEMM_UNITY_STRIDE", 0) == 0);
+    CHECK(r.time_s * 1e6 == doctest::Approx(measured_us).epsilon(0.1));
+  }
+  // A channels-last three-channel layer has the rewrite alone, no layout conversion.
+  test::ConvArgs rgb;
+  rgb.n = 8, rgb.c = 3, rgb.h = rgb.w = 108, rgb.k = 64, rgb.stride = 2, rgb.layout = TensorLayout::nhwc;
+  rgb.pass = Pass::data_grad;
+  const ConvLowering R = lower_conv(g, test::conv_kernel(rgb), {ConvAlgo::dgrad_unity_stride, true, "test"});
+  CHECK(R.gemm.problem.m == 8 * 54 * 54);
+  CHECK(R.gemm.problem.n == 16);  // 12 phase channels
+  CHECK(R.gemm.problem.k == 2 * 2 * 64);
+  CHECK(R.helpers.size() == 2);
+  CHECK(model.run(test::conv_kernel(rgb)).mapping.rfind("cuDNN IMPLICIT_GEMM_UNITY_STRIDE", 0) == 0);
+}
+
 }  // namespace
 }  // namespace tcsim::gpu
