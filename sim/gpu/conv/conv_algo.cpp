@@ -166,8 +166,8 @@ std::optional<ConvChoice> unity_stride_dgrad_candidate(const GpuConfig& g, const
       cudnn_version(g, k) < 9 || format_bits(k.a_format) != 16 || c.channels % 8 == 0)
     return std::nullopt;
   return ConvChoice{ConvAlgo::dgrad_unity_stride, true,
-                    "strided data gradient, " + std::to_string(c.channels) +
-                        " channels (not a multiple of 8): rewritten as a unit-stride one over the " +
+                    "strided data gradient with C = " + std::to_string(c.channels) +
+                        " (not a multiple of 8): rewritten as a unit-stride one over the " +
                         std::to_string(c.stride_h * c.stride_w) + " stride phases"};
 }
 

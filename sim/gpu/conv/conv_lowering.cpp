@@ -525,10 +525,10 @@ void lower_dgrad_unity_stride(const GpuConfig& g, const Dims& d, ConvLowering& L
   L.helpers.push_back(generic_transform(g, "filter cut into its stride phases (tensorTransformGeneric)", filter, phase_filter, d.e));
   L.helpers.push_back(generic_transform(g, "stride phases put back into dX (tensorTransformGeneric)",
                                         double(s.m) * double(phase_channels), dx, d.e));
-  L.notes.push_back("unity-stride data gradient: " + std::to_string(phases) + " stride phases x " +
-                    std::to_string(channels) + " channels as output channels (" + std::to_string(phase_channels) +
-                    ", padded to " + std::to_string(s.n) + "), " + std::to_string(s.m) + " pixels, " +
-                    std::to_string(taps) + " filter taps per phase");
+  L.notes.push_back("unity-stride data gradient: " + std::to_string(phases) + " stride phases x C = " +
+                    std::to_string(channels) + " as " + std::to_string(phase_channels) + " output channels (padded to " +
+                    std::to_string(s.n) + "), " + std::to_string(s.m) + " pixels, " + std::to_string(taps) +
+                    " filter taps per phase");
 }
 
 // The CTA tiles of cuDNN 9's 16-bit sm90_xmma implicit-GEMM convolution kernels per pass
