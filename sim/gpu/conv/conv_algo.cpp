@@ -143,6 +143,8 @@ double cudnn_version(const GpuConfig& g, const Kernel& k) {
 
 bool cudnn9_heuristic(const GpuConfig& g, const Kernel& k) { return !g.cudnn_benchmark && cudnn_version(g, k) >= 9; }
 
+namespace {
+
 // cuDNN 9 on sm_90 runs some strided 16-bit data gradients as unit-stride ones: the filter is cut
 // into its stride_h x stride_w phases (ceil(R/sh) x ceil(S/sw) taps each, zeros where a phase has
 // fewer), which become output channels, so the GEMM computes C x sh x sw channels of N x ceil(H/sh)
@@ -170,6 +172,8 @@ std::optional<ConvChoice> unity_stride_dgrad_candidate(const GpuConfig& g, const
                         " (not a multiple of 8): rewritten as a unit-stride one over the " +
                         std::to_string(c.stride_h * c.stride_w) + " stride phases"};
 }
+
+}  // namespace
 
 std::vector<ConvChoice> conv_candidates(const GpuConfig& g, const Kernel& k) {
   const ConvChoice rule = choose_conv_algo(g, k);
