@@ -21,6 +21,9 @@ struct ConvLowering {
   // fp32 atomic adds the GEMM's epilogue scatters into global memory instead of storing its tile
   // (BWD_DATA_ALGO_0's col2im); costed by cost_lowering (conv_model.cpp).
   double scatter_atomics = 0;
+  // Core-clock cycles the GEMM kernel takes beyond what its tiles cost (cuDNN 9's sm_90 implicit-GEMM
+  // convolution kernels: kCudnnSm90ConvFixedCycles in conv_lowering.cpp); added by cost_lowering.
+  double fixed_cycles = 0;
   std::vector<std::string> notes;
 };
 

@@ -68,6 +68,8 @@ KernelResult cost_lowering(const GpuConfig& g, const Kernel& k, const ConvLoweri
     r = gemm_result(g, L.gemm, best);
     r.mapping = algo + ": " + r.mapping;
     if (L.scatter_atomics > 0) add_scatter_atomics(g, L.scatter_atomics, r);
+    r.cycles += L.fixed_cycles;
+    r.time_s += L.fixed_cycles / g.clock_hz;
   } else {
     const StreamingCost c = streaming_cost(g, L.direct);
     r.cycles = c.cycles;

@@ -1005,5 +1005,44 @@ TEST_CASE("sm_90 unity-stride data gradient: the stride phases are the GEMM's ou
   CHECK(model.run(test::conv_kernel(rgb)).mapping.rfind("cuDNN IMPLICIT_GEMM_UNITY_STRIDE", 0) == 0);
 }
 
+TEST_CASE("sm_90: strided 1x1 layers run cuDNN's convolution kernels, which cost a fixed 4000 cycles beyond their tiles") {
+  // validation/measured/H100/conv_deepbench, fp16 channels-last: every stride-2 1x1 call ran cuDNN's
+  // implicit-GEMM kernels (sm90_xmma, cutlass_tensorop_*_s16816*_optimized, sm80_xmma), none nvjet;
+  // small cuDNN kernels measure ~2 us more than their tiles cost (kCudnnSm90ConvFixedCycles).
+  const GpuConfig h100 = test::shipped("h100");
+  test::ConvArgs a;
+  a.n = 16, a.c = 1024, a.h = a.w = 14, a.k = 512, a.r = a.s = 1, a.stride = 2, a.pad = 0;
+  a.layout = TensorLayout::nhwc;
+  const ConvChoice implicit{ConvAlgo::implicit_precomp_gemm, true, "test"};
+  const ConvLowering strided = lower_conv(h100, test::conv_kernel(a), implicit);
+  CHECK(strided.gemm.problem.m == 16 * 7 * 7);
+  CHECK(strided.gemm.problem.split_k_init_kernel);  // an sm90_xmma convolution kernel
+  CHECK(strided.fixed_cycles == 4000);
+  // The same layer at unit stride is a GEMM cuBLAS runs (nvjet): no fixed cost.
+  test::ConvArgs unit = a;
+  unit.stride = 1;
+  const ConvLowering gemm = lower_conv(h100, test::conv_kernel(unit), implicit);
+  CHECK_FALSE(gemm.gemm.problem.split_k_init_kernel);
+  CHECK(gemm.fixed_cycles == 0);
+  // Not on the A100 (cuDNN 8's kernels, fitted without it).
+  CHECK(lower_conv(test::shipped("a100"), test::conv_kernel(a), implicit).fixed_cycles == 0);
+  // Small 3x3 layers of the same trace (two calls each): forward 8x14x14x128 -> 256, measured 6.56
+  // and 7.65 us; data gradient 8x56x56x64 -> 64, 10.50 and 11.14 us. Without the fixed cost the
+  // model gave 5.14 and 7.79 us (-28% both).
+  GpuModel model(h100);
+  test::ConvArgs fwd;
+  fwd.n = 8, fwd.c = 128, fwd.h = fwd.w = 14, fwd.k = 256, fwd.layout = TensorLayout::nhwc;
+  test::ConvArgs dgrad;
+  dgrad.n = 8, dgrad.c = 64, dgrad.h = dgrad.w = 56, dgrad.k = 64, dgrad.layout = TensorLayout::nhwc;
+  dgrad.pass = Pass::data_grad;
+  for (auto [args, measured_us] : {std::pair{fwd, 7.10}, {dgrad, 10.82}}) {
+    Kernel k = test::conv_kernel(args);
+    k.d_format = FormatId::fp16;  // PyTorch's fp16 convolutions store fp16
+    k.profiled = true;
+    const KernelResult r = model.run(k);
+    CHECK(r.time_s * 1e6 == doctest::Approx(measured_us).epsilon(0.12));
+  }
+}
+
 }  // namespace
 }  // namespace tcsim::gpu
