@@ -492,6 +492,8 @@ void lower_dgrad_col2im_atomic(const Dims& d, ConvLowering& L, GemmShape& s) {
 // filters of 3840 elements, 9.9-10.2 us, and its 8 dX of 0.45-3.6 M elements, 36-229 us). What the
 // fixed 8 us is spent on is not known.
 constexpr double kGenericTransformFixedCycles = 15100;
+constexpr double kGenericTransformElementCycles = 14.6;
+
 // CALIBRATION: what cuDNN 9's implicit-GEMM convolution kernels on sm_90 (sm90_xmma_*, and the sm_80
 // CUTLASS / xmma kernels cuDNN also runs there) take beyond their tiles' cost. In the H100 and H200
 // traces such kernels of a few microseconds measure 1.4-1.9 us (sm90_xmma) and 2.3-4.7 us (sm_80
@@ -501,7 +503,6 @@ constexpr double kGenericTransformFixedCycles = 15100;
 // conv_deepbench): 1.0 / 1.5 / 2.0 / 2.5 / 3.0 us give 18.7 / 17.8 / 17.4 / 17.5 / 17.9% MAPE; 4000
 // cycles is 2.0 us at 1980 MHz. Held out: sim/gpu/README.md, "cuDNN 9's sm_90 kernels' fixed cost".
 constexpr double kCudnnSm90ConvFixedCycles = 4000;
-constexpr double kGenericTransformElementCycles = 14.6;
 
 StreamingKernel generic_transform(const GpuConfig& g, const char* what, double elements_in, double elements_out, double e) {
   StreamingKernel k{what, elements_in * e, elements_out * e, 0, int(e)};
