@@ -23,6 +23,8 @@ struct ConvLowering {
   double scatter_atomics = 0;
   // Core-clock cycles the GEMM kernel takes beyond what its tiles cost (cuDNN 9's sm_90 implicit-GEMM
   // convolution kernels: kCudnnSm90ConvFixedCycles in conv_lowering.cpp); added by cost_lowering.
+  // Once per kernel, not per CTA round as calibration.tile_overhead: the measured excess does not
+  // grow with the rounds.
   double fixed_cycles = 0;
   std::vector<std::string> notes;
 };
