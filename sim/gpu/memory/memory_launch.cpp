@@ -115,12 +115,6 @@ constexpr int kDropoutRegistersPerThread = 56;
 constexpr int kLayerNormFloatRegistersPerThread = 39;
 constexpr int kLayerNormRegistersKnownFrom = 211;  // library.pytorch_version
 constexpr double kSiluAndMulInstructions = 47;
-
-// The CTAs of `threads` threads an SM holds when each thread takes `registers` (as allocated per
-// warp); a kernel whose register count sets its occupancy caps MemoryLaunch::max_resident with it.
-int register_limited_ctas(const GpuConfig& g, int threads, int registers) {
-  return std::max(1, resident_ctas(g, threads / 32, registers, 0));
-}
 // PyTorch's silu_kernel in vectorized_elementwise_kernel<8> (fp16): 23.75 issued instructions per
 // element, Nsight Compute on the H200 (validation/measured/H200/ncu/ncu_llm_ops.csv.xz, 16M elements).
 constexpr double kSiluInstructions = 23.75;
@@ -152,6 +146,12 @@ constexpr double kGeluErfFmaInstructions = 14, kGeluErfLogicInstructions = 11.5,
 // body (validation/measured/H200/vidur_layer: ncu_llm_layer.csv.xz, sass.txt.xz); Llama-3 at TP 8,
 // where 6 of 8 warps skip the key loop and its preamble: 132, 50 beyond the loops.
 constexpr double kRopeRowInstructionsPerThread = 63;
+
+// The CTAs of `threads` threads an SM holds when each thread takes `registers` (as allocated per
+// warp); a kernel whose register count sets its occupancy caps MemoryLaunch::max_resident with it.
+int register_limited_ctas(const GpuConfig& g, int threads, int registers) {
+  return std::max(1, resident_ctas(g, threads / 32, registers, 0));
+}
 
 // MUFU results per element of the elementwise ops whose CUDA math routine uses the special-function
 // unit (PTX ISA ex2/lg2/rcp/rsqrt .approx; libdevice builds expf on ex2): exp one ex2; tanh an ex2
