@@ -43,6 +43,7 @@ void print_estimate(const engine::NetworkEstimate& e, bool cuda_graphs, bool dyn
       {"layer", "kind", "shape", "count", "kernels", "time_us", "tflops", "bound", "share_pct", "flags"}));
   std::cout << "\nTotal: " << format_number("%.4g", e.step_time_s * 1e3) << " ms per step (kernels " << format_number("%.4g", e.gpu_time_s * 1e3)
             << " ms, " << e.launches << " launches";
+  if (e.queue_gap_time_s > 0) std::cout << ", of which " << format_number("%.3g", e.queue_gap_time_s * 1e3) << " ms stream gaps";
   if (e.host_time_s > 0) std::cout << ", host " << format_number("%.3g", e.host_time_s * 1e3) << " ms";
   std::cout << "), " << format_number("%.4g", e.step_time_s > 0 ? e.flops / e.step_time_s / 1e12 : 0) << " TFLOP/s, "
             << format_number("%.5g", e.throughput()) << " " << e.throughput_unit() << (e.host_bound ? "  [host-bound]" : "") << "\n";

@@ -219,6 +219,7 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.dram_run_overhead = double(c.bytes("dram.run_overhead"));
   g.launch_overhead_s = c.time_s("kernel.launch_overhead");
   g.empty_kernel_s = c.time_s("kernel.empty_duration");
+  g.queue_gap_s = c.time_s("kernel.queue_gap");
   g.host_kernel_overhead_s = c.time_s("host.kernel_overhead");
   g.host_launch_delay_s = c.time_s("host.launch_delay");
   g.host_autograd_factor = c.number("host.autograd_factor");

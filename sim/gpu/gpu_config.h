@@ -134,6 +134,10 @@ struct GpuConfig {
   // Kernel launch
   double launch_overhead_s = 5e-6;             // per kernel launch, back-to-back host timing
   double empty_kernel_s = 0;                   // profiled duration of an empty kernel (0: not measured)
+  // Time from a kernel's end to the start of the next one queued behind it in a stream: the GPU
+  // front end's work between eager launches, which a profiler's kernel durations leave out and a
+  // loop's or a step's time per launch includes (0: not measured; kernel.launch_overhead covers it).
+  double queue_gap_s = 0;
   // A memory kernel's fixed cost beyond its work. Without a measured empty kernel: the launch. After
   // the same kernel (Kernel::follows_itself): what an empty kernel measures back to back
   // (kernel.empty_duration: a one-element add) less that add's own two L2 trips, a load and the

@@ -36,6 +36,7 @@ class GpuModel : public Accelerator {
   double host_overhead_s() const override { return config_.host_kernel_overhead_s; }
   double host_autograd_factor() const override { return config_.host_autograd_factor; }
   double host_launch_delay_s() const override { return config_.host_launch_delay_s; }
+  double queue_gap_s() const override { return config_.queue_gap_s; }
   bool models_energy() const override { return true; }
   bool reads_epilogue_inputs() const override { return true; }
   double idle_power_w() const override { return config_.power.idle_w; }

@@ -177,6 +177,11 @@ Schema make_schema() {
          "kernel's own duration; charged to the helper kernels of a convolution call (layout transposes, filter "
          "reorders), whose work is a few microseconds (0: not measured, not charged)",
          0, 1});
+  s.add({"kernel.queue_gap", ParamType::time, "0s",
+         "time from a kernel's end to the start of the next kernel already queued behind it in a stream (eager "
+         "launches): a loop's or a training step's time per launch includes it, a profiler's kernel durations and "
+         "CUDA-graph replays do not (0: not measured, or part of kernel.launch_overhead)",
+         0, 1});
   s.add({"host.kernel_overhead", ParamType::time, "0s",
          "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
          "call include it, a step of kernels shorter than it is host-bound",

@@ -30,6 +30,11 @@ class Accelerator {
   // CPU time from an eager op's call to its kernel's launch (the part of host_overhead_s before
   // the launch): an op timed alone on an idle GPU starts its kernel this late. 0 without a host.
   virtual double host_launch_delay_s() const { return 0; }
+  // GPU time between a kernel's end and the start of the next kernel queued behind it in a stream
+  // (eager launches): not in run()'s time, which is the kernel's own, as a profiler reports it; a
+  // loop's or a step's time per launch adds it. 0 where the model has none (or its launch cost
+  // includes it).
+  virtual double queue_gap_s() const { return 0; }
   // Whether run() reports energy (the `energy_j` metric), and the board's power while it idles
   // (waiting for the host between kernels).
   virtual bool models_energy() const { return false; }

@@ -24,12 +24,13 @@ namespace {
 class CountingAccelerator : public Accelerator {
  public:
   bool memory_kernels = true, fp16 = true;
-  double host = 0, autograd = 1;
+  double host = 0, autograd = 1, gap = 0;
   mutable std::atomic<int> runs{0};
   std::string name() const override { return "counting"; }
   double clock_hz() const override { return 1e9; }
   double host_overhead_s() const override { return host; }
   double host_autograd_factor() const override { return autograd; }
+  double queue_gap_s() const override { return gap; }
   KernelResult run(const Kernel& k) const override {
     if (k.kind == Kernel::Kind::memory && !memory_kernels) throw InputError(k.name, "no vector unit");
     if (k.kind == Kernel::Kind::attention) throw InputError(k.name, "no fused attention");
@@ -97,6 +98,35 @@ TEST_CASE("network estimate: the launch queue makes short kernels host-bound; CU
   const NetworkEstimate g = estimate_network(acc, net, opt);
   CHECK(g.step_time_s == doctest::Approx(g.gpu_time_s + 10e-6));  // one graph launch
   CHECK(g.step_time_s < e.step_time_s / 4);
+}
+
+TEST_CASE("network estimate: eager launches wait the stream's queue gap; a CUDA graph's replay does not") {
+  CountingAccelerator acc;
+  acc.gap = 2e-6;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  const NetworkEstimate e = estimate_network(acc, net, opt);
+  const double kernels = 4 * 1e-6 + 4 * 0.5e-6 + 1e-6;
+  CHECK(e.queue_gap_time_s == doctest::Approx(9 * 2e-6));
+  CHECK(e.gpu_time_s == doctest::Approx(kernels + 9 * 2e-6));
+  CHECK(e.step_time_s == doctest::Approx(e.gpu_time_s));  // no host cost: the gaps are GPU-side
+  CHECK_FALSE(e.host_bound);
+  CHECK(e.layers[1].time_s() == doctest::Approx(4 * 1e-6));  // a layer's time is its kernels'
+  opt.cuda_graphs = true;
+  const NetworkEstimate g = estimate_network(acc, net, opt);
+  CHECK(g.queue_gap_time_s == 0);
+  CHECK(g.gpu_time_s == doctest::Approx(kernels));
+}
+
+TEST_CASE("launch queue: the queue gap precedes each launch and is not kernel time") {
+  LaunchQueue q(0, 1e-6);
+  q.launch(3e-6, 4);
+  CHECK(q.finish_s() == doctest::Approx(16e-6));
+  CHECK(q.gpu_busy_s() == doctest::Approx(12e-6));
+  CHECK(q.gaps_s() == doctest::Approx(4e-6));
+  LaunchQueue h(5e-6, 1e-6);  // host-bound: each kernel starts a gap after its launch
+  h.launch(1e-6, 3);          // launched at 5, 10, 15 us
+  CHECK(h.finish_s() == doctest::Approx(17e-6));
 }
 
 TEST_CASE("network estimate: cuDNN launches a recurrent layer's per-step kernels inside one op, at no host cost of theirs") {
@@ -188,17 +218,19 @@ TEST_CASE("launch queue: after a synchronize (.item()) the launches cannot hide 
 namespace {
 // The queue launch by launch, as the framework issues them: the closed forms must agree with it.
 struct SteppedQueue {
-  double host, cpu = 0, gpu = 0, busy = 0;
+  double host, gap = 0, cpu = 0, gpu = 0, busy = 0;
   void launch(double t, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i) cpu += host, gpu = std::max(gpu, cpu) + t, busy += t;
+    for (std::int64_t i = 0; i < n; ++i) cpu += host, gpu = std::max(gpu, cpu) + gap + t, busy += t;
   }
   void synchronize() { cpu = std::max(cpu, gpu); }
 };
 }  // namespace
 
 TEST_CASE("launch queue: N launches and N runs of a block in closed form match launching one by one") {
-  for (const double host : {0.0, 2e-6, 5e-6, 9e-6}) {
+  for (const double host : {0.0, 2e-6, 5e-6, 9e-6})
+  for (const double gap : {0.0, 1.5e-6}) {
     CAPTURE(host);
+    CAPTURE(gap);
     // A mix of kernels shorter and longer than a launch, a synchronize inside the block, and a
     // long kernel before it so that the block starts with the GPU behind or ahead of the host.
     auto block = [](auto& q) {
@@ -210,8 +242,8 @@ TEST_CASE("launch queue: N launches and N runs of a block in closed form match l
     };
     for (const std::int64_t times : std::vector<std::int64_t>{1, 2, 7, 64, 1000}) {
       CAPTURE(times);
-      LaunchQueue q(host);
-      SteppedQueue s{host};
+      LaunchQueue q(host, gap);
+      SteppedQueue s{host, gap};
       q.launch(40e-6, 1);
       s.launch(40e-6, 1);
       q.repeat(times, block);

@@ -132,6 +132,33 @@ TEST_CASE("validate: rows timed around a framework call overlap host and kernel"
   CHECK(validate(acc, rows, 1).rows[0].predicted_s() == doctest::Approx(10e-6 + 100e-6));
 }
 
+TEST_CASE("validate: a loop's time per call holds the stream's queue gap; profiled and host-timed rows do not") {
+  class GapFake : public test::FakeAccelerator {
+   public:
+    using FakeAccelerator::FakeAccelerator;
+    double queue_gap_s() const override { return 1.5e-6; }
+    double host_overhead_s() const override { return 30e-6; }
+    double host_launch_delay_s() const override { return 10e-6; }
+    KernelResult run(const Kernel& k) const override {
+      KernelResult r = FakeAccelerator::run(k);
+      if (k.m == 2000) r.set("launches", 2);  // a split-K GEMM and its reduction
+      return r;
+    }
+  };
+  const GapFake acc(1e12);  // 1000 x 100 x 50: 10 us
+  std::vector<workload::MeasuredRow> rows = {row("loop", 1000, 12e-6, "g"), row("profiled", 1000, 10e-6, "g"),
+                                             row("around a call", 1000, 30e-6, "g"), row("split", 2000, 24e-6, "g")};
+  rows[1].kernel.profiled = true;
+  rows[2].host_calls = 1;
+  const ValidationReport rep = validate(acc, rows, 1);
+  CHECK(rep.rows[0].predicted_s() == doctest::Approx(11.5e-6));
+  CHECK(rep.rows[0].result.get("queue_gap_us").value() == doctest::Approx(1.5));
+  CHECK(rep.rows[1].predicted_s() == doctest::Approx(10e-6));  // CUPTI durations: no gap
+  CHECK_FALSE(rep.rows[1].result.get("queue_gap_us"));
+  CHECK(rep.rows[2].predicted_s() == doctest::Approx(30e-6));  // on an idle GPU: the host's launch, no queue
+  CHECK(rep.rows[3].predicted_s() == doctest::Approx(20e-6 + 2 * 1.5e-6));  // one gap per launch
+}
+
 TEST_CASE("validate: durations the profiler truncated are compared as it reports them") {
   // Vidur's A100 profiles hold whole microseconds, each kernel's duration cut (libkineto's nsToUs):
   // the prediction loses half a microsecond per launch in expectation; below 1 us, half of it.

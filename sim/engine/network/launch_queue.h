@@ -1,7 +1,8 @@
 #pragma once
 // The host/GPU launch queue of an eager framework: the CPU spends `host_s` per kernel launch (times
 // a launch's own factor: a training forward op's autograd) and runs ahead of the GPU; the GPU starts
-// a kernel when the previous one is done and the CPU has launched it. With few, short kernels the GPU
+// a kernel `gap_s` after the previous one is done (the stream's queue gap, kernel.queue_gap: the front
+// end's work between eager launches) and once the CPU has launched it. With few, short kernels the GPU
 // waits for the CPU (the step is host-bound).
 //
 // The queue's state (host clock, GPU clock) after a run of launches is a max-plus linear function
@@ -15,18 +16,19 @@ namespace tcsim::engine {
 
 class LaunchQueue {
  public:
-  explicit LaunchQueue(double host_s) : host_s_(host_s) {}
+  explicit LaunchQueue(double host_s, double gap_s = 0) : host_s_(host_s), gap_s_(gap_s) {}
 
   // `count` launches of a kernel that runs `gpu_s` on the GPU, each costing the host `host_factor`
   // x host_s. Launch k (1-based) is issued at cpu + k host and ends at max(gpu, cpu + k host) +
-  // gpu_s after the k-1 before it, so the last ends at max(gpu + n gpu_s, cpu + max(host + n gpu_s,
-  // n host + gpu_s)).
+  // gap + gpu_s after the k-1 before it (t = gap + gpu_s), so the last ends at max(gpu + n t,
+  // cpu + max(host + n t, n host + t)).
   void launch(double gpu_s, std::int64_t count = 1, double host_factor = 1) {
     if (count <= 0) return;
-    const double n = double(count), host = host_s_ * host_factor;
-    gpu_ = max(gpu_ + n * gpu_s, cpu_ + max(host + n * gpu_s, n * host + gpu_s));
+    const double n = double(count), host = host_s_ * host_factor, t = gap_s_ + gpu_s;
+    gpu_ = max(gpu_ + n * t, cpu_ + max(host + n * t, n * host + t));
     cpu_ += n * host;
     busy_ += n * gpu_s;
+    gaps_ += n * gap_s_;
   }
   // The host waits for the GPU to drain (a value read back, `.item()`) before its next launch.
   void synchronize() { cpu_ = max(cpu_, gpu_); }
@@ -45,41 +47,42 @@ class LaunchQueue {
       if (t > 1) step = compose(step, step);
     }
     const double cpu = max(total.cc + cpu_, total.cg + gpu_), gpu = max(total.gc + cpu_, total.gg + gpu_);
-    cpu_ = cpu, gpu_ = gpu, busy_ += total.busy;
+    cpu_ = cpu, gpu_ = gpu, busy_ += total.busy, gaps_ += total.gaps;
   }
 
   double finish_s() const { return gpu_; }
-  double gpu_busy_s() const { return busy_; }
+  double gpu_busy_s() const { return busy_; }  // the kernels' own time
+  double gaps_s() const { return gaps_; }      // the queue gaps before them
   double host_s() const { return cpu_; }
 
  private:
   static constexpr double kNone = -std::numeric_limits<double>::infinity();
   static double max(double a, double b) { return a < b ? b : a; }
-  // cpu' = max(cc + cpu, cg + gpu), gpu' = max(gc + cpu, gg + gpu); busy: GPU time added.
+  // cpu' = max(cc + cpu, cg + gpu), gpu' = max(gc + cpu, gg + gpu); busy, gaps: kernel and gap time added.
   struct Map {
-    double cc, cg, gc, gg, busy;
+    double cc, cg, gc, gg, busy, gaps;
   };
-  static Map identity() { return {0, kNone, kNone, 0, 0}; }
+  static Map identity() { return {0, kNone, kNone, 0, 0, 0}; }
   // `second` after `first`.
   static Map compose(const Map& second, const Map& first) {
     return {max(second.cc + first.cc, second.cg + first.gc), max(second.cc + first.cg, second.cg + first.gg),
             max(second.gc + first.cc, second.gg + first.gc), max(second.gc + first.cg, second.gg + first.gg),
-            second.busy + first.busy};
+            second.busy + first.busy, second.gaps + first.gaps};
   }
   // The map of one run: the run applied to the state with only the host clock (at 0), then to the
   // state with only the GPU clock.
   template <class Body>
   Map map_of(Body& body) const {
-    LaunchQueue from_cpu(host_s_), from_gpu(host_s_);
+    LaunchQueue from_cpu(host_s_, gap_s_), from_gpu(host_s_, gap_s_);
     from_cpu.gpu_ = kNone;
     from_gpu.cpu_ = kNone;
     body(from_cpu);
     body(from_gpu);
-    return {from_cpu.cpu_, from_gpu.cpu_, from_cpu.gpu_, from_gpu.gpu_, from_cpu.busy_};
+    return {from_cpu.cpu_, from_gpu.cpu_, from_cpu.gpu_, from_gpu.gpu_, from_cpu.busy_, from_cpu.gaps_};
   }
 
-  double host_s_;
-  double cpu_ = 0, gpu_ = 0, busy_ = 0;
+  double host_s_, gap_s_;
+  double cpu_ = 0, gpu_ = 0, busy_ = 0, gaps_ = 0;
 };
 
 }  // namespace tcsim::engine

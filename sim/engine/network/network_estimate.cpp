@@ -70,17 +70,20 @@ Kernel padded_to_8(Kernel k) {
 }
 
 // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
+// gpu_s: the kernels back to back with the stream's gaps between them: kernel_s + gap_s.
 struct QueuedStep {
-  double step_s = 0, gpu_s = 0, host_s = 0;
+  double step_s = 0, gpu_s = 0, host_s = 0, kernel_s = 0, gap_s = 0;
 };
-// kernels[i]'s launches each take gpu_s[i] on the GPU; graph_host_s >= 0: the step is one CUDA
-// graph launch of that host cost.
+// kernels[i]'s launches each take gpu_s[i] on the GPU after a queue gap of `gap` (eager launches;
+// a CUDA graph's replay has none to speak of: 0.1-0.4 us on the lent H200); graph_host_s >= 0: the
+// step is one CUDA graph launch of that host cost.
 template <class HostFactor>
 QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const std::vector<double>& gpu_s,
-                      const workload::Network& net, double host, const HostFactor& host_factor, double graph_host_s) {
+                      const workload::Network& net, double host, const HostFactor& host_factor, double graph_host_s,
+                      double gap) {
   // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
   // replayed `count` times, each kernel taking its share of its launches per copy.
-  LaunchQueue q(host);
+  LaunchQueue q(host, gap);
   auto group_of = [&](const workload::LoweredKernel& k) -> const workload::Layer* {
     const int li = k.layer;
     return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
@@ -120,7 +123,7 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
     i = end;
   }
   if (graph_host_s >= 0) q.graph_launch(graph_host_s);
-  return {q.finish_s(), q.gpu_busy_s(), q.host_s()};
+  return {q.finish_s(), q.gpu_busy_s() + q.gaps_s(), q.host_s(), q.gpu_busy_s(), q.gaps_s()};
 }
 
 // Why the accelerator refuses `probe` (its InputError's message), or nothing when it runs it.
@@ -274,6 +277,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     return k.phase == workload::StepPhase::forward ? autograd : 1.0;
   };
   const double graph_host_s = opt.cuda_graphs ? acc.host_overhead_s() : -1;
+  const double gap = opt.cuda_graphs ? 0 : acc.queue_gap_s();
 
   // The clock (step_clock.h): a loop repeats the step back to back and the power limit acts on the
   // power averaged over a window longer than its kernels, so they share one clock. The step's power
@@ -291,8 +295,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     for (std::size_t i = 0; i < low.kernels.size(); ++i)
       if (const KernelOutcome& o = outcomes[slot[i]]; o.ok)
         energy += o.result.get("energy_j").value_or(0) * double(low.kernels[i].kernel.count);
-    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host, host_factor, graph_host_s);
-    energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.gpu_s);
+    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host, host_factor, graph_host_s, gap);
+    energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.kernel_s);
     return q.step_s > 0 ? energy / q.step_s : 0.0;
   });
   e.step_clock_hz = clock.clock_hz;
@@ -430,13 +434,14 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       (u.kernels > 1 ? "s" : "") + "; " + u.first);
   }
 
-  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s);
+  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s, gap);
   e.gpu_time_s = queued.gpu_s;
+  e.queue_gap_time_s = queued.gap_s;
   e.host_time_s = queued.host_s;
   e.step_time_s = queued.step_s;
   e.host_bound = e.step_time_s > 0 && (e.step_time_s - e.gpu_time_s) > 0.5 * e.step_time_s;
   e.energy_modelled = acc.models_energy();
-  if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - e.gpu_time_s);
+  if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - queued.kernel_s);
   for (LayerEstimate& r : e.layers)
     if (r.launches > 0 && host > 0 && r.time_s() < r.host_s) r.bound = "host";
   if (e.host_bound)

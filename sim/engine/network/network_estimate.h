@@ -60,7 +60,8 @@ struct NetworkEstimate {
   bool sequence = false;  // a token or feature-sequence network: it has a seq
   std::vector<KernelEstimate> kernels;
   std::vector<LayerEstimate> layers;     // network order, then the step's own kernels
-  double gpu_time_s = 0;                 // the kernels back to back
+  double gpu_time_s = 0;                 // the kernels back to back, with the stream's queue gaps
+  double queue_gap_time_s = 0;           // of which the gaps before eager launches (kernel.queue_gap)
   double host_time_s = 0;                // CPU time to launch them (0 with CUDA graphs)
   double step_time_s = 0;                // launch queue: the GPU waits for the host where it must
   bool host_bound = false;               // the GPU idles for the host more than half the step
