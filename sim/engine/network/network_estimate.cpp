@@ -70,9 +70,9 @@ Kernel padded_to_8(Kernel k) {
 }
 
 // The launch queue: the GPU runs kernels back to back unless the host has not launched the next yet.
-// gpu_s: the kernels back to back with the stream's gaps between them: kernel_s + gap_s.
+// kernel_s: the kernels' own time; gap_s: the stream's gaps before them.
 struct QueuedStep {
-  double step_s = 0, gpu_s = 0, host_s = 0, kernel_s = 0, gap_s = 0;
+  double step_s = 0, host_s = 0, kernel_s = 0, gap_s = 0;
 };
 // kernels[i]'s launches each take gpu_s[i] on the GPU after a queue gap of `gap` (eager launches;
 // a CUDA graph's replay has none to speak of: 0.1-0.4 us on the lent H200); graph_host_s >= 0: the
@@ -123,7 +123,7 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
     i = end;
   }
   if (graph_host_s >= 0) q.graph_launch(graph_host_s);
-  return {q.finish_s(), q.gpu_busy_s() + q.gaps_s(), q.host_s(), q.gpu_busy_s(), q.gaps_s()};
+  return {q.finish_s(), q.host_s(), q.gpu_busy_s(), q.gaps_s()};
 }
 
 // Why the accelerator refuses `probe` (its InputError's message), or nothing when it runs it.
@@ -435,7 +435,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   }
 
   const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s, gap);
-  e.gpu_time_s = queued.gpu_s;
+  e.gpu_time_s = queued.kernel_s + queued.gap_s;
   e.queue_gap_time_s = queued.gap_s;
   e.host_time_s = queued.host_s;
   e.step_time_s = queued.step_s;
