@@ -22,7 +22,7 @@ std::string kernel_key(const Kernel& k) {
   if (k.kind == Kernel::Kind::memory)
     os << '|' << k.bytes_read << ',' << k.bytes_written << ',' << k.flops_nontensor << ',' << k.memory.op << ','
        << k.memory.elements << ',' << k.memory.row_length << ',' << k.memory.strided_dims << ',' << k.memory.lines_per_warp << ',' << k.memory.cast << ',' << k.memory.operands << ',' << k.memory.cold << ',' << k.memory.evicted_bytes << ',' << k.memory.cold_read_bytes << ','
-       << k.memory.rope_query << ',' << k.follows_itself << k.profiled;  // only memory kernels' fixed cost reads it (GpuConfig::kernel_fixed_s)
+       << k.memory.rope_query << ',' << k.follows_itself << k.profiled << ',' << k.written_before;  // only memory kernels' fixed cost reads it (GpuConfig::kernel_fixed_s)
   if (k.kind == Kernel::Kind::memory && k.memory.pool.n > 0) {
     const PoolShape& p = k.memory.pool;
     os << '|' << p.n << ',' << p.c << ',' << p.h << ',' << p.w << ',' << p.p << ',' << p.q << ',' << p.kernel_h << ','

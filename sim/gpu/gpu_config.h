@@ -143,11 +143,14 @@ struct GpuConfig {
   // (kernel.empty_duration: a one-element add) less that add's own two L2 trips, a load and the
   // store, which the model counts as its work (so a repeated one-element add predicts the
   // measurement). A profiler's duration (Kernel::profiled) after a different kernel: the empty
-  // kernel's duration and a DRAM trip, its code and parameters fetched cold. Otherwise (host timing,
-  // a step's throughput): the launch.
-  double kernel_fixed_s(bool follows_itself, bool profiled = false) const {
+  // kernel's duration and a DRAM trip, its code and parameters fetched cold, unless `quiet`: its data
+  // is L2-resident and the kernel before left less dirty data than one DRAM latency drains
+  // (dirty_drains_quietly), so its first misses find the memory idle. Otherwise (host timing, a
+  // step's throughput): the launch.
+  double kernel_fixed_s(bool follows_itself, bool profiled = false, bool quiet = false) const {
     if (empty_kernel_s <= 0) return launch_overhead_s;
     if (follows_itself) return std::max(0.0, empty_kernel_s - 2 * l2_hit_latency() / clock_hz);
+    if (profiled && quiet) return empty_kernel_s;
     if (profiled) return empty_kernel_s + dram_latency / clock_hz;
     return launch_overhead_s;
   }
@@ -183,6 +186,11 @@ struct GpuConfig {
   void validate() const;
 
   double dram_bytes_per_clk() const { return dram_bytes_per_s / clock_hz; }
+  // Bytes written by a kernel that DRAM absorbs within one trip's latency: the kernel after it
+  // finds no write-back queue ahead of its first misses (kernel_fixed_s).
+  bool dirty_drains_quietly(double bytes_written) const {
+    return bytes_written >= 0 && bytes_written < dram_latency * dram_bytes_per_clk();
+  }
   int max_warps_per_subcore() const { return max_warps_per_sm / subcores_per_sm; }
   // The fastest table row for these formats (nullptr when the tensor cores cannot run them);
   // sparse: among the 2:4-sparse rows only, else among the dense rows only.

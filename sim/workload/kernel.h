@@ -171,6 +171,10 @@ struct Kernel {
   // which the kernels before evicted (GpuConfig::kernel_fixed_s). Set by the profile mapping and the
   // Vidur reader.
   bool profiled = false;
+  // Profiled traces: the bytes the kernel launched just before this one wrote (-1: not known). Its
+  // dirty lines are what this kernel's first misses (its code, parameters and data) queue behind
+  // (GpuConfig::kernel_fixed_s). Set by the profile mapping.
+  double written_before = -1;
 
   // kind == memory: bytes moved, (non-tensor) flops and the op's shape. a_format is the data format.
   std::uint64_t bytes_read = 0, bytes_written = 0;

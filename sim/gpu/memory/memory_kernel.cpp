@@ -281,7 +281,7 @@ KernelResult run_memory_kernel(const GpuConfig& g, const Kernel& k) {
   r.cycles = top->cycles + l.tail_trips * tail_trip;
   r.bound = top->bound;
   if (l.tail_trips * tail_trip > top->cycles) r.bound = "latency";
-  const double fixed_s = g.kernel_fixed_s(k.follows_itself, k.profiled);
+  const double fixed_s = g.kernel_fixed_s(k.follows_itself, k.profiled, l2_resident && g.dirty_drains_quietly(k.written_before));
   r.time_s = r.cycles / g.clock_hz + fixed_s;
   r.set("launches", 1);
 

@@ -93,6 +93,34 @@ void mark_repeated_calls(ProfileMapping& m, const std::vector<const OpKernels*>&
   }
 }
 
+// The bytes a kernel stores: a memory kernel's writes; a GEMM's or a convolution's output (its
+// implicit-GEMM view's M x N per group); attention's output, one head_dim row per query.
+double bytes_stored(const Kernel& k) {
+  if (k.kind == Kernel::Kind::memory) return double(k.bytes_written);
+  if (k.kind == Kernel::Kind::attention) {
+    const AttentionShape& a = k.attention;
+    return double(a.batch) * double(a.heads) * double(a.q_len) * double(a.head_dim) * format_bits(k.a_format) / 8.0;
+  }
+  const Kernel v = gemm_view(k);
+  return double(v.m) * double(v.n) * double(std::max<std::int64_t>(1, v.batch)) * format_bits(k.d_format) / 8.0;
+}
+
+// Each kernel learns what the kernel launched before it stored (Kernel::written_before): the one
+// before it in its call, or the previous call's last; unknown after a call the mapping left out.
+void mark_bytes_written_before(ProfileMapping& m) {
+  double before = -1;
+  for (ProfiledCall& c : m.calls) {
+    if (c.sim.kernels.empty()) {
+      before = -1;
+      continue;
+    }
+    for (Kernel& k : c.sim.kernels) {
+      k.written_before = before;
+      before = bytes_stored(k);
+    }
+  }
+}
+
 }  // namespace
 
 ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision) {
@@ -185,6 +213,7 @@ ProfileMapping map_profile(const Profile& p, std::optional<Precision> precision)
   }
   mark_flushed_inputs(m);
   mark_repeated_calls(m, mapped_as);
+  mark_bytes_written_before(m);
   for (auto& call : m.calls)
     for (Kernel& k : call.sim.kernels) k.profiled = true;  // CUPTI kernel durations
   return m;

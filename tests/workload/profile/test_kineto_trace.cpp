@@ -303,4 +303,10 @@ TEST_CASE("profile mapping: an op right after a fill larger than any L2 (a bench
   // A trace's times are CUPTI kernel durations (Kernel::profiled).
   CHECK(adds[0]->sim.kernels[0].profiled);
   CHECK(adds[1]->sim.kernels[0].profiled);
+  // Each kernel knows what the kernel before it stored (Kernel::written_before): the fill's 256 MiB,
+  // then the first add's 1024 x 4096 halves; the trace's first kernel follows nothing known.
+  REQUIRE(m.calls.front().sim.kernels.size() == 1);
+  CHECK(m.calls.front().sim.kernels[0].written_before == -1);
+  CHECK(adds[0]->sim.kernels[0].written_before == doctest::Approx(256.0 * 1024 * 1024));
+  CHECK(adds[1]->sim.kernels[0].written_before == doctest::Approx(1024.0 * 4096 * 2));
 }
