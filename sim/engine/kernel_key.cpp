@@ -6,6 +6,10 @@ namespace tcsim::engine {
 
 std::string kernel_key(const Kernel& k) {
   std::ostringstream os;
+  // The double fields (byte counts, flops, Kernel::written_before) exactly: at the stream's default
+  // 6 significant digits, two kernels on either side of a threshold (GpuConfig::dirty_drains_quietly)
+  // could share a key and so an estimate.
+  os.precision(17);
   const ConvShape& c = k.conv;
   const AttentionShape& a = k.attention;
   os << int(k.kind) << '|' << k.m << ',' << k.n << ',' << k.k << ',' << k.batch << '|' << int(k.a_format) << ','
