@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Layout cost of cuBLAS's sm_90 TF32 kernels, measured against modelled.
+
+Reads the summary.csv that `tcsim validate -o DIR` writes for a single-op GEMM profile (for example
+validation/measured/H100/op_profile/gemm_tf32.json.xz, decompressed). For every shape that ran in
+cuBLAS's K-major layout (`sm90_xmma_gemm_*_tn_*`) and in another one (nn, tt or nt), it divides the
+other layout's median time by the tn one's, measured and modelled, and groups the ratios by the
+kernel the other layout ran (`tilesize<M>x<N>x<K>_warpgroupsize<W>x1x1`). Used for
+sim/gpu/README.md, "TF32: what is left" (the session-88 update).
+
+usage: scripts/layout_pairs.py SUMMARY.csv [--min-shapes N]
+"""
+import argparse
+import csv
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+def fail(message):
+    """Bad input: the message on stderr, exit code 2 (the project's convention)."""
+    print(f"layout_pairs.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+LAYOUT = re.compile(r"sm90_xmma_gemm_\w*?_(nn|nt|tn|tt)_")
+TILE = re.compile(r"tilesize(\d+x\d+)x\d+_warpgroupsize(\d+)x")
+
+
+def read_rows(path):
+    """(shape, layout) -> list of (measured_us, predicted_us, kernel tile) for the sm90_xmma rows."""
+    runs = defaultdict(list)
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = {"shape", "kernel", "measured_us", "predicted_us"} - set(reader.fieldnames or [])
+        if missing:
+            fail(f"{path}: not a tcsim validate summary.csv (no column {', '.join(sorted(missing))})")
+        for line, row in enumerate(reader, start=2):
+            layout, tile = LAYOUT.search(row["kernel"]), TILE.search(row["kernel"])
+            if not layout or not tile:
+                continue
+            try:
+                measured, predicted = float(row["measured_us"]), float(row["predicted_us"])
+            except ValueError:
+                fail(f"{path}:{line}: measured_us / predicted_us: expected numbers")
+            if measured <= 0 or predicted <= 0:
+                continue
+            runs[(row["shape"], layout.group(1))].append((measured, predicted, f"{tile.group(1)} wg{tile.group(2)}"))
+    return runs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("summary", help="summary.csv of `tcsim validate -o DIR`")
+    ap.add_argument("--min-shapes", type=int, default=4, help="leave out groups of fewer shapes (default 4)")
+    args = ap.parse_args()
+    try:
+        runs = read_rows(args.summary)
+    except OSError as e:
+        fail(f"{args.summary}: {e.strerror}")
+    groups = defaultdict(list)
+    for (shape, layout), rows in runs.items():
+        if layout == "tn" or (shape, "tn") not in runs:
+            continue
+        base = runs[(shape, "tn")]
+        tn_measured = statistics.median(r[0] for r in base)
+        tn_predicted = statistics.median(r[1] for r in base)
+        measured = statistics.median(r[0] for r in rows)
+        predicted = statistics.median(r[1] for r in rows)
+        groups[(layout, rows[0][2])].append((measured / tn_measured, predicted / tn_predicted, predicted / measured - 1))
+    if not groups:
+        fail(f"{args.summary}: no shape ran both in the tn layout and in another sm90_xmma layout")
+    print(f"{'layout':6s} {'kernel':16s} {'shapes':>6s} {'measured/tn':>11s} {'model/tn':>9s} {'model error':>11s}")
+    for (layout, tile), ratios in sorted(groups.items()):
+        if len(ratios) < args.min_shapes:
+            continue
+        print(f"{layout:6s} {tile:16s} {len(ratios):6d} {statistics.median(r[0] for r in ratios):11.3f} "
+              f"{statistics.median(r[1] for r in ratios):9.3f} {100 * statistics.median(r[2] for r in ratios):+10.1f}%")
+
+
+if __name__ == "__main__":
+    main()
