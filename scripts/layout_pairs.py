@@ -28,7 +28,9 @@ TILE = re.compile(r"tilesize(\d+x\d+)x\d+_warpgroupsize(\d+)x")
 
 
 def read_rows(path):
-    """(shape, layout) -> list of (measured_us, predicted_us, kernel tile) for the sm90_xmma rows."""
+    """(shape, layout, kernel) -> list of (measured_us, predicted_us) for the sm90_xmma rows; the
+    kernel is its tile and math warpgroups ("128x128 wg1"), so a shape whose calls of one layout ran
+    different kernels gives one ratio per kernel."""
     runs = defaultdict(list)
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
@@ -45,7 +47,7 @@ def read_rows(path):
                 fail(f"{path}:{line}: measured_us / predicted_us: expected numbers")
             if measured <= 0 or predicted <= 0:
                 continue
-            runs[(row["shape"], layout.group(1))].append((measured, predicted, f"{tile.group(1)} wg{tile.group(2)}"))
+            runs[(row["shape"], layout.group(1), f"{tile.group(1)} wg{tile.group(2)}")].append((measured, predicted))
     return runs
 
 
@@ -58,16 +60,20 @@ def main():
         runs = read_rows(args.summary)
     except OSError as e:
         fail(f"{args.summary}: {e.strerror}")
+    tn = defaultdict(list)  # shape -> its K-major calls, whatever kernel they ran
+    for (shape, layout, _), rows in runs.items():
+        if layout == "tn":
+            tn[shape] += rows
     groups = defaultdict(list)
-    for (shape, layout), rows in runs.items():
-        if layout == "tn" or (shape, "tn") not in runs:
+    for (shape, layout, kernel), rows in runs.items():
+        if layout == "tn" or shape not in tn:
             continue
-        base = runs[(shape, "tn")]
+        base = tn[shape]
         tn_measured = statistics.median(r[0] for r in base)
         tn_predicted = statistics.median(r[1] for r in base)
         measured = statistics.median(r[0] for r in rows)
         predicted = statistics.median(r[1] for r in rows)
-        groups[(layout, rows[0][2])].append((measured / tn_measured, predicted / tn_predicted, predicted / measured - 1))
+        groups[(layout, kernel)].append((measured / tn_measured, predicted / tn_predicted, predicted / measured - 1))
     if not groups:
         fail(f"{args.summary}: no shape ran both in the tn layout and in another sm90_xmma layout")
     print(f"{'layout':6s} {'kernel':16s} {'shapes':>6s} {'measured/tn':>11s} {'model/tn':>9s} {'model error':>11s}")
