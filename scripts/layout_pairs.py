@@ -8,7 +8,11 @@ other layout's median time by the tn one's, measured and modelled, and groups th
 kernel the other layout ran (`tilesize<M>x<N>x<K>_warpgroupsize<W>x1x1`). Used for
 sim/gpu/README.md, "TF32: what is left" (the session-88 update).
 
-usage: scripts/layout_pairs.py SUMMARY.csv [--min-shapes N]
+With --schedules it prints instead which schedule cuBLAS ran for the single (not batched) calls with
+one M/N-major operand (nn, tt): ping-pong (warpgroupsize1x1x1) or cooperative (2x1x1), against the
+session-89 rule (ping-pong for every nn call, and for tt calls below 144 output tiles of 128 x 128).
+
+usage: scripts/layout_pairs.py SUMMARY.csv [--min-shapes N] [--schedules]
 """
 import argparse
 import csv
@@ -51,12 +55,48 @@ def read_rows(path):
     return runs
 
 
+SHAPE = re.compile(r"m=(\d+) n=(\d+) k=(\d+)")
+
+
+def schedules(path):
+    """The session-89 schedule rule against the kernels cuBLAS ran (sim/gpu/README.md)."""
+    counts = defaultdict(int)  # (layout, ran ping-pong, rule says ping-pong) -> calls
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = {"shape", "kernel"} - set(reader.fieldnames or [])
+        if missing:
+            fail(f"{path}: not a tcsim validate summary.csv (no column {', '.join(sorted(missing))})")
+        for line, row in enumerate(reader, start=2):
+            layout, tile = LAYOUT.search(row["kernel"]), TILE.search(row["kernel"])
+            if not layout or not tile or layout.group(1) not in ("nn", "tt") or "batch=" in row["shape"]:
+                continue
+            shape = SHAPE.search(row["shape"])
+            if not shape:
+                fail(f"{path}:{line}: shape: expected 'm=<M> n=<N> k=<K>', got '{row['shape']}'")
+            tiles = int(shape.group(1)) * int(shape.group(2)) / (128.0 * 128.0)
+            rule = layout.group(1) == "nn" or tiles < 144
+            counts[(layout.group(1), tile.group(2) == "1", rule)] += 1
+    if not counts:
+        fail(f"{path}: no single nn or tt sm90_xmma call")
+    name = {True: "ping-pong", False: "cooperative"}
+    print(f"{'layout':6s} {'cuBLAS ran':12s} {'rule says':12s} {'calls':>6s}")
+    for (layout, ran, rule), n in sorted(counts.items()):
+        print(f"{layout:6s} {name[ran]:12s} {name[rule]:12s} {n:6d}")
+    right = sum(n for (_, ran, rule), n in counts.items() if ran == rule)
+    total = sum(counts.values())
+    print(f"the rule names the schedule of {right} of {total} calls ({100.0 * right / total:.1f}%)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("summary", help="summary.csv of `tcsim validate -o DIR`")
     ap.add_argument("--min-shapes", type=int, default=4, help="leave out groups of fewer shapes (default 4)")
+    ap.add_argument("--schedules", action="store_true", help="cuBLAS's ping-pong / cooperative choice against the rule")
     args = ap.parse_args()
     try:
+        if args.schedules:
+            schedules(args.summary)
+            return
         runs = read_rows(args.summary)
     except OSError as e:
         fail(f"{args.summary}: {e.strerror}")
