@@ -31,27 +31,33 @@ LAYOUT = re.compile(r"sm90_xmma_gemm_\w*?_(nn|nt|tn|tt)_")
 TILE = re.compile(r"tilesize(\d+x\d+)x\d+_warpgroupsize(\d+)x")
 
 
+def sm90_rows(path, columns):
+    """(line, row, layout, tile match) for the rows that ran cuBLAS's sm90_xmma kernels; fails unless
+    the file has `columns`."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        missing = set(columns) - set(reader.fieldnames or [])
+        if missing:
+            fail(f"{path}: not a tcsim validate summary.csv (no column {', '.join(sorted(missing))})")
+        for line, row in enumerate(reader, start=2):
+            layout, tile = LAYOUT.search(row["kernel"]), TILE.search(row["kernel"])
+            if layout and tile:
+                yield line, row, layout.group(1), tile
+
+
 def read_rows(path):
     """(shape, layout, kernel) -> list of (measured_us, predicted_us) for the sm90_xmma rows; the
     kernel is its tile and math warpgroups ("128x128 wg1"), so a shape whose calls of one layout ran
     different kernels gives one ratio per kernel."""
     runs = defaultdict(list)
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = {"shape", "kernel", "measured_us", "predicted_us"} - set(reader.fieldnames or [])
-        if missing:
-            fail(f"{path}: not a tcsim validate summary.csv (no column {', '.join(sorted(missing))})")
-        for line, row in enumerate(reader, start=2):
-            layout, tile = LAYOUT.search(row["kernel"]), TILE.search(row["kernel"])
-            if not layout or not tile:
-                continue
-            try:
-                measured, predicted = float(row["measured_us"]), float(row["predicted_us"])
-            except ValueError:
-                fail(f"{path}:{line}: measured_us / predicted_us: expected numbers")
-            if measured <= 0 or predicted <= 0:
-                continue
-            runs[(row["shape"], layout.group(1), f"{tile.group(1)} wg{tile.group(2)}")].append((measured, predicted))
+    for line, row, layout, tile in sm90_rows(path, ("shape", "kernel", "measured_us", "predicted_us")):
+        try:
+            measured, predicted = float(row["measured_us"]), float(row["predicted_us"])
+        except ValueError:
+            fail(f"{path}:{line}: measured_us / predicted_us: expected numbers")
+        if measured <= 0 or predicted <= 0:
+            continue
+        runs[(row["shape"], layout, f"{tile.group(1)} wg{tile.group(2)}")].append((measured, predicted))
     return runs
 
 
@@ -61,21 +67,15 @@ SHAPE = re.compile(r"m=(\d+) n=(\d+) k=(\d+)")
 def schedules(path):
     """The session-89 schedule rule against the kernels cuBLAS ran (sim/gpu/README.md)."""
     counts = defaultdict(int)  # (layout, ran ping-pong, rule says ping-pong) -> calls
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        missing = {"shape", "kernel"} - set(reader.fieldnames or [])
-        if missing:
-            fail(f"{path}: not a tcsim validate summary.csv (no column {', '.join(sorted(missing))})")
-        for line, row in enumerate(reader, start=2):
-            layout, tile = LAYOUT.search(row["kernel"]), TILE.search(row["kernel"])
-            if not layout or not tile or layout.group(1) not in ("nn", "tt") or "batch=" in row["shape"]:
-                continue
-            shape = SHAPE.search(row["shape"])
-            if not shape:
-                fail(f"{path}:{line}: shape: expected 'm=<M> n=<N> k=<K>', got '{row['shape']}'")
-            tiles = int(shape.group(1)) * int(shape.group(2)) / (128.0 * 128.0)
-            rule = layout.group(1) == "nn" or tiles < 144
-            counts[(layout.group(1), tile.group(2) == "1", rule)] += 1
+    for line, row, layout, tile in sm90_rows(path, ("shape", "kernel")):
+        if layout not in ("nn", "tt") or "batch=" in row["shape"]:
+            continue
+        shape = SHAPE.search(row["shape"])
+        if not shape:
+            fail(f"{path}:{line}: shape: expected 'm=<M> n=<N> k=<K>', got '{row['shape']}'")
+        tiles = int(shape.group(1)) * int(shape.group(2)) / (128.0 * 128.0)
+        rule = layout == "nn" or tiles < 144
+        counts[(layout, tile.group(2) == "1", rule)] += 1
     if not counts:
         fail(f"{path}: no single nn or tt sm90_xmma call")
     name = {True: "ping-pong", False: "cooperative"}
