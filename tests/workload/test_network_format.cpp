@@ -387,6 +387,23 @@ TEST_CASE("network format: bad variables") {
   CHECK(error_of(image_net(kConv), v).rfind("n.yaml:4: task: seq and past apply to token and sequence networks", 0) == 0);
 }
 
+TEST_CASE("network format: a bad default is an error even where the command line replaces it") {
+  const std::string layers = "constants: {hidden: 64}\nlayers:\n  - {name: e, kind: embedding, vocab: 10, dim: hidden}\n";
+  auto net = [&](const std::string& defaults) {
+    return "version: 1\nkind: network\nname: t\ntask: tokens\ndefaults: " + defaults + "\n" + layers;
+  };
+  const NetworkVariables given{.batch = 2, .seq = 4, .past = 0};
+  CHECK(error_of(net("{batch: -3, seq: 16}"), given) == "n.yaml:5: defaults.batch: expected a positive batch size, got -3");
+  CHECK(error_of(net("{batch: 1, seq: 0}"), given) == "n.yaml:5: defaults.seq: expected a positive sequence length, got 0");
+  CHECK(error_of(net("{batch: 1, seq: 8, past: -1}"), given) ==
+        "n.yaml:5: defaults.past: expected a KV-cache length of 0 or more, got -1");
+  CHECK(error_of(net("{batch: nan, seq: 8}"), given) ==
+        "n.yaml:5: defaults.batch: in the expression 'nan': expected an integer, got the name 'nan' (no names are defined here)");
+  CHECK(error_of(net("{batch: 3, seq: 8}"), given).empty());
+  CHECK(parse_network(net("{batch: 3, seq: 8}"), "n.yaml", given).batch == 2);  // the command line wins
+  CHECK(parse_network(net("{batch: 3, seq: 8}"), "n.yaml").batch == 3);
+}
+
 TEST_CASE("network format: read_network reads a file and names it in errors") {
   CHECK_THROWS_AS(read_network("/nonexistent/net.yaml"), InputError);
 }

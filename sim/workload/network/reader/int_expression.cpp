@@ -119,7 +119,8 @@ class Evaluator {
       if (it == names_.end()) {
         std::string known;
         for (const auto& [n, _] : names_) known += (known.empty() ? "" : ", ") + n;
-        fail("unknown name '" + name + "' (known: " + known + ")");
+        fail(known.empty() ? "expected an integer, got the name '" + name + "' (no names are defined here)"
+                           : "unknown name '" + name + "' (known: " + known + ")");
       }
       return it->second;
     }

@@ -99,10 +99,22 @@ void Reader::bind_variables(const YAML::Node& root) {
     check_keys(d, tokens ? std::vector<std::string>{"batch", "seq", "past"} : std::vector<std::string>{"batch"},
                tokens ? "defaults (token and sequence networks)" : "defaults (image networks take only batch)",
                [&](const std::string& key, long line) { return location(file_, line, "defaults." + key); });
+    // Every default is checked, also the ones a command-line value replaces: a model file with a
+    // bad default is wrong whatever this run's options are.
     const Names none;
-    if (!batch && d["batch"]) batch = read_int(d["batch"], none, at(d["batch"], "defaults.batch"));
-    if (!seq && d["seq"]) seq = read_int(d["seq"], none, at(d["seq"], "defaults.seq"));
-    if (!past && d["past"]) past = read_int(d["past"], none, at(d["past"], "defaults.past"));
+    auto read_default = [&](const char* key, std::int64_t least, const char* expected) -> std::optional<std::int64_t> {
+      if (!d[key]) return std::nullopt;
+      const std::string path = std::string("defaults.") + key;
+      const std::int64_t v = read_int(d[key], none, at(d[key], path));
+      if (v < least) throw InputError(at(d[key], path), std::string("expected ") + expected + ", got " + std::to_string(v));
+      return v;
+    };
+    const auto default_batch = read_default("batch", 1, "a positive batch size");
+    const auto default_seq = read_default("seq", 1, "a positive sequence length");
+    const auto default_past = read_default("past", 0, "a KV-cache length of 0 or more");
+    if (!batch) batch = default_batch;
+    if (!seq) seq = default_seq;
+    if (!past) past = default_past;
   }
   if (!tokens && (vars_.seq || vars_.past))
     throw InputError(at(root["task"], "task"), "seq and past apply to token and sequence networks; '" + net_.name + "' is an image network");
