@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/text/strings.h"
 #include "config/config.h"
+#include "workload/host_op_class.h"
 
 namespace tcsim::gpu {
 
@@ -222,6 +223,10 @@ GpuConfig GpuConfig::from(const config::Config& c) {
   g.queue_gap_s = c.time_s("kernel.queue_gap");
   g.host_kernel_overhead_s = c.time_s("host.kernel_overhead");
   g.host_launch_delay_s = c.time_s("host.launch_delay");
+  for (HostOpClass cls : kHostOpClasses) {
+    const double given = c.time_s("host.op_overhead." + std::string(to_string(cls)));
+    g.host_op_overhead_s[std::size_t(cls)] = given > 0 ? given : g.host_kernel_overhead_s;
+  }
   g.host_autograd_factor = c.number("host.autograd_factor");
   if (g.host_launch_delay_s > g.host_kernel_overhead_s)
     throw InputError(c.where("host.launch_delay"), "expected at most host.kernel_overhead (it is a part of it)");

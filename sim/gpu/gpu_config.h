@@ -6,6 +6,7 @@
 //   const gpu::GpuConfig gpu = gpu::GpuConfig::from(cfg);   // throws InputError on impossible configs
 //   gpu::GpuModel model(gpu);
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -157,6 +158,9 @@ struct GpuConfig {
   // Host: CPU time an eager framework (PyTorch) spends dispatching one op before its kernel is
   // launched (Accelerator::host_overhead_s); not part of a kernel's GPU time.
   double host_kernel_overhead_s = 0;
+  // host.op_overhead.<class>: one inference op of each HostOpClass (indexed by it), resolved: a
+  // class the config leaves at 0 costs host_kernel_overhead_s.
+  std::array<double, 5> host_op_overhead_s{};
   // host.autograd_factor: an op of a training forward pass costs this many host_kernel_overhead_s.
   double host_autograd_factor = 1.5;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)

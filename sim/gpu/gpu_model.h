@@ -34,6 +34,8 @@ class GpuModel : public Accelerator {
   double memory_bytes() const override { return config_.dram_size_bytes; }
   // CPU time PyTorch spends dispatching one op (config host.kernel_overhead).
   double host_overhead_s() const override { return config_.host_kernel_overhead_s; }
+  // Its class's cost (config host.op_overhead.<class>, else host.kernel_overhead).
+  double host_op_overhead_s(HostOpClass c) const override { return config_.host_op_overhead_s[std::size_t(c)]; }
   double host_autograd_factor() const override { return config_.host_autograd_factor; }
   double host_launch_delay_s() const override { return config_.host_launch_delay_s; }
   double queue_gap_s() const override { return config_.queue_gap_s; }

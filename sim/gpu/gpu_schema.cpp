@@ -186,6 +186,15 @@ Schema make_schema() {
          "CPU time an eager framework (PyTorch) spends dispatching one op/kernel; timings taken around one op "
          "call include it, a step of kernels shorter than it is host-bound",
          0, 1});
+  // One cost per class of op (workload/host_op_class.h), where a host's ops differ: the lent H200
+  // VM's (sim/engine/README.md, "Host cost by op class").
+  for (const char* cls : {"elementwise", "normalization", "gemm", "attention", "convolution"})
+    s.add({std::string("host.op_overhead.") + cls, ParamType::time, "0s",
+           std::string("CPU time an eager framework spends dispatching one ") + cls +
+               " op in an inference step (0: host.kernel_overhead); workload/host_op_class.h says which "
+               "kernels count as which class. A training step's forward ops cost host.autograd_factor times "
+               "this, its backward and optimizer launches host.kernel_overhead",
+           0, 1});
   // CALIBRATION (named): fitted on the lent H200 VM's Hugging Face BERT-large AMP training step
   // (validation/measured/H200/networks, host-bound: the GPU busy 40.8 of its 110.6 ms); every other
   // training step is held out (sim/engine/README.md, "Autograd on the host").

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workload/host_op_class.h"
 #include "workload/kernel.h"
 #include "workload/kernel_result.h"
 
@@ -22,6 +23,9 @@ class Accelerator {
   // CPU time an eager framework (PyTorch) spends to launch one kernel; a step whose kernels take
   // less GPU time than this is host-bound. 0 when the model has no host (systolic arrays).
   virtual double host_overhead_s() const { return 0; }
+  // What one op of class `c` costs the host in an inference (no autograd) step: the class's own
+  // cost where the config gives one, else host_overhead_s.
+  virtual double host_op_overhead_s(HostOpClass) const { return host_overhead_s(); }
   // What an op of a training step's forward pass costs the host, as a multiple of host_overhead_s
   // (autograd records the backward graph as the forward runs). 1 without a host.
   virtual double host_autograd_factor() const { return 1; }

@@ -3,6 +3,7 @@
 // a model does not run (not modelled, never dropped silently), and precision checks.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -29,6 +30,11 @@ class CountingAccelerator : public Accelerator {
   std::string name() const override { return "counting"; }
   double clock_hz() const override { return 1e9; }
   double host_overhead_s() const override { return host; }
+  // Per op class (host.op_overhead.*): 0 leaves the class at `host`.
+  std::array<double, 5> op_host{};
+  double host_op_overhead_s(HostOpClass c) const override {
+    return op_host[std::size_t(c)] > 0 ? op_host[std::size_t(c)] : host;
+  }
   double host_autograd_factor() const override { return autograd; }
   double queue_gap_s() const override { return gap; }
   KernelResult run(const Kernel& k) const override {
@@ -188,6 +194,62 @@ TEST_CASE("network estimate: an eager training step's forward ops cost the host 
   opt.training = false;
   const NetworkEstimate infer = estimate_network(acc, net, opt);
   CHECK(infer.host_time_s == doctest::Approx(double(infer.launches) * 10e-6));
+}
+
+TEST_CASE("network estimate: each forward op costs the host its class's cost; backward launches host.kernel_overhead") {
+  CountingAccelerator acc;
+  acc.host = 10e-6;
+  acc.op_host[std::size_t(HostOpClass::gemm)] = 40e-6;
+  acc.op_host[std::size_t(HostOpClass::elementwise)] = 4e-6;
+  const auto net = workload::parse_network(kNet, "mlp.yaml");
+  NetworkRunOptions opt;
+  // Inference: 5 linear layers (GEMMs) at 40 us and 4 ReLUs at 4 us, host-bound.
+  const NetworkEstimate infer = estimate_network(acc, net, opt);
+  REQUIRE(infer.launches == 9);
+  CHECK(infer.host_time_s == doctest::Approx(5 * 40e-6 + 4 * 4e-6));
+  CHECK(infer.step_time_s >= infer.host_time_s);
+  CHECK(infer.layers[1].host_s == doctest::Approx(4 * 40e-6));  // block.fc, four copies
+  CHECK(infer.layers[2].host_s == doctest::Approx(4 * 4e-6));   // block.act
+  bool noted = false;
+  for (const auto& n : infer.notes) noted = noted || n.find("host.op_overhead.* by class") != std::string::npos;
+  CHECK(noted);
+  // Training: forward ops at their class's cost times autograd's factor, the rest at 10 us each.
+  opt.training = true;
+  opt.optimizer_step = false;
+  acc.autograd = 2;
+  const NetworkEstimate train = estimate_network(acc, net, opt);
+  double expected = 0;
+  for (const KernelEstimate& k : train.kernels) {
+    const double n = double(k.lowered.kernel.count);
+    if (k.lowered.phase != workload::StepPhase::forward) expected += n * 10e-6;
+    else expected += n * 2 * (k.lowered.kernel.kind == Kernel::Kind::gemm ? 40e-6 : 4e-6);
+  }
+  CHECK(train.host_time_s == doctest::Approx(expected));
+  // A CUDA graph replaces every launch's cost by one graph launch at host.kernel_overhead.
+  opt.training = false;
+  opt.cuda_graphs = true;
+  CHECK(estimate_network(acc, net, opt).host_time_s == doctest::Approx(10e-6));
+}
+
+TEST_CASE("host op class: GEMMs, convolutions and fused attention by kind; norms by their op, forward and backward") {
+  Kernel k;
+  k.kind = Kernel::Kind::gemm;
+  CHECK(host_op_class(k) == HostOpClass::gemm);
+  k.kind = Kernel::Kind::conv;
+  CHECK(host_op_class(k) == HostOpClass::convolution);
+  k.kind = Kernel::Kind::attention;
+  CHECK(host_op_class(k) == HostOpClass::attention);
+  k.kind = Kernel::Kind::memory;
+  for (const char* op : {"batch_norm", "batch_norm_nhwc_backward", "layer_norm", "layer_norm_gamma_beta", "rms_norm"}) {
+    k.memory.op = op;
+    CHECK_MESSAGE(host_op_class(k) == HostOpClass::normalization, op);
+  }
+  // "norm" alone is a vector norm (gradient clipping), an elementwise-class reduction.
+  for (const char* op : {"add", "cast", "softmax", "norm", "copy", "embedding", "reduce"}) {
+    k.memory.op = op;
+    CHECK_MESSAGE(host_op_class(k) == HostOpClass::elementwise, op);
+  }
+  CHECK(to_string(HostOpClass::normalization) == "normalization");
 }
 
 TEST_CASE("launch queue: a launch's host factor scales its host cost") {

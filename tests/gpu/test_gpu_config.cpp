@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "config/config.h"
 #include "gpu/gpu_test_util.h"
+#include "workload/host_op_class.h"
 
 namespace tcsim::gpu {
 namespace {
@@ -73,6 +74,20 @@ TEST_CASE("library.pytorch_version is a release (major.minor), not a decimal num
     CHECK(e.find("library.pytorch_version") != std::string::npos);
     CHECK(e.find("major.minor") != std::string::npos);
   }
+}
+
+TEST_CASE("host.op_overhead.<class>: a class left at 0 costs host.kernel_overhead; a bad value names its key") {
+  const GpuConfig v100 = test::shipped("v100");
+  for (tcsim::HostOpClass c : tcsim::kHostOpClasses)
+    CHECK(v100.host_op_overhead_s[std::size_t(c)] == doctest::Approx(v100.host_kernel_overhead_s));
+  const std::string text = v100_text();
+  CHECK(load_error(text, {"host.op_overhead.gemm=40us", "host.op_overhead.elementwise=15us"}) == "");
+  const GpuConfig set = GpuConfig::from(config::Config::from_yaml_text(text, config_schema(), "v100.yaml", {"host.op_overhead.gemm=40us"}));
+  CHECK(set.host_op_overhead_s[std::size_t(tcsim::HostOpClass::gemm)] == doctest::Approx(40e-6));
+  CHECK(set.host_op_overhead_s[std::size_t(tcsim::HostOpClass::convolution)] == doctest::Approx(v100.host_kernel_overhead_s));
+  for (const char* bad : {"host.op_overhead.gemm=-1us", "host.op_overhead.gemm=40", "host.op_overhead.gemm=2s"})
+    CHECK_MESSAGE(load_error(text, {bad}).find("host.op_overhead.gemm") != std::string::npos, bad);
+  CHECK(load_error(text, {"host.op_overhead.matmul=40us"}).find("host.op_overhead.matmul") != std::string::npos);
 }
 
 TEST_CASE("library.cublas_version: the default, an override, and out-of-range releases") {

@@ -279,6 +279,9 @@ TEST_CASE("network format: bad input names file:line, the layer and the field") 
       {"unknown kind", image_net("  - {name: c1, kind: conv3d}\n"), "n.yaml:7: layer 'c1': kind: unknown layer kind 'conv3d'"},
       {"gelu form", image_net("  - {name: g, kind: gelu, form: sigmoid}\n"),
        "n.yaml:7: layer 'g': form: expected erf or tanh_eager, got 'sigmoid'"},
+      {"rope form", token_net("  - {name: e, kind: embedding, vocab: 10, dim: hidden}\n"
+                              "  - {name: r, kind: rope, form: fast}\n"),
+       "n.yaml:9: layer 'r': form: expected fused or eager, got 'fast'"},
       {"linear tokens", token_net("  - {name: e, kind: embedding, vocab: 10, dim: hidden}\n"
                                   "  - {name: f, kind: linear, out_features: 8, tokens: seq + 1}\n"),
        "n.yaml:9: layer 'f': tokens: reads 17 rows of an input of 16"},

@@ -879,6 +879,39 @@ TEST_CASE("lowering: Hugging Face's gelu_new (form: tanh_eager) is eight eager k
   CHECK(written == doctest::Approx((8 + 11) * n));
 }
 
+TEST_CASE("lowering: Hugging Face's rotary embedding (form: eager) is five kernels forward and nine backward") {
+  const std::string text = token_network(R"(
+  - {name: embed, kind: embedding, vocab: 100, dim: 32}
+  - {name: q, kind: linear, out_features: 64}
+  - {name: r, kind: rope, form: eager}
+  - {name: f, kind: rope, input: q}
+  - {name: loss, kind: cross_entropy, train_only: true}
+)");
+  const Network net = parse_network(text, "r.yaml");
+  CHECK(net.layers[2].rope_form == RopeForm::eager);
+  CHECK(net.layers[3].rope_form == RopeForm::fused);
+  const Lowering step = lower_network(net, training_in(Precision::fp32));
+  int fwd = 0, bwd = 0, fused = 0;
+  double read[2] = {0, 0}, written[2] = {0, 0};  // forward, backward
+  const double n = 2 * 16 * 64;                  // elements of q
+  for (const auto& s : step.kernels) {
+    const std::string& name = s.kernel.name;
+    if (name.rfind("f", 0) == 0 && s.phase == StepPhase::forward) ++fused;
+    if (name.rfind("r.", 0) != 0) continue;
+    const int b = s.phase == StepPhase::forward ? 0 : 1;
+    (b == 0 ? fwd : bwd) += 1;
+    read[b] += double(s.kernel.bytes_read) / 4, written[b] += double(s.kernel.bytes_written) / 4;
+  }
+  CHECK(fwd == 5);  // neg (of a half), cat, x * cos, rotate_half(x) * sin, add
+  CHECK(bwd == 9);  // the two products', neg's, each slice's zeros and copy, two gradient sums
+  CHECK(fused == 1);
+  // x's elements (the cos and sin tables are not counted): neg's half, cat's, the products', the add's two.
+  CHECK(read[0] == doctest::Approx((0.5 + 1 + 1 + 1 + 2) * n));
+  CHECK(written[0] == doctest::Approx((0.5 + 1 + 1 + 1 + 1) * n));
+  CHECK(read[1] == doctest::Approx((1 + 1 + 0.5 + 2 * 0.5 + 2 + 2) * n));
+  CHECK(written[1] == doctest::Approx((1 + 1 + 0.5 + 2 * (1 + 0.5) + 1 + 1) * n));
+}
+
 TEST_CASE("lowering: under autocast gelu_new is fp32 from torch.pow on, and a residual add of two formats casts") {
   // The H200 GPT-2 AMP trace's ops (validation/measured/H200/networks): pow is on autocast's fp32
   // list, so x is cast up, type promotion keeps fp32 to the output, and the next linear casts down.

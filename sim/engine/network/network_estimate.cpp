@@ -77,13 +77,13 @@ struct QueuedStep {
 // kernels[i]'s launches each take gpu_s[i] on the GPU after a queue gap of `gap` (eager launches;
 // a CUDA graph's replay has none to speak of: 0.1-0.4 us on the lent H200); graph_host_s >= 0: the
 // step is one CUDA graph launch of that host cost.
-template <class HostFactor>
+// host_cost(k): a launch's host time in seconds.
+template <class HostCost>
 QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const std::vector<double>& gpu_s,
-                      const workload::Network& net, double host, const HostFactor& host_factor, double graph_host_s,
-                      double gap) {
+                      const workload::Network& net, const HostCost& host_cost, double graph_host_s, double gap) {
   // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
   // replayed `count` times, each kernel taking its share of its launches per copy.
-  LaunchQueue q(host, gap);
+  LaunchQueue q(1.0, gap);  // host_cost gives each launch's seconds as its factor
   auto group_of = [&](const workload::LoweredKernel& k) -> const workload::Layer* {
     const int li = k.layer;
     return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
@@ -101,7 +101,7 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
         const std::int64_t n = k.kernel.count;
         if (k.host_sync) queue.synchronize();  // each copy's launch waits
         const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
-        const double factor = host_factor(k);
+        const double factor = host_cost(k);
         if (k.sync_each)
           queue.repeat(launches, [&](LaunchQueue& one) {
             one.synchronize();
@@ -272,9 +272,16 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
   const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
   const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
-  auto host_factor = [&](const workload::LoweredKernel& k) {
-    if (k.library_launch) return 0.0;
-    return k.phase == workload::StepPhase::forward ? autograd : 1.0;
+  // Each launch's host cost in seconds: a forward op its class's (host.op_overhead.*, times autograd's
+  // factor in training), a backward or optimizer launch host.kernel_overhead (autograd's engine
+  // runs those, as the factor was fitted); none inside a library's op or under a CUDA graph.
+  const bool classes_differ = std::any_of(kHostOpClasses.begin(), kHostOpClasses.end(), [&](HostOpClass c) {
+    return acc.host_op_overhead_s(c) != acc.host_overhead_s();
+  });
+  auto host_cost = [&](const workload::LoweredKernel& k) {
+    if (k.library_launch || opt.cuda_graphs) return 0.0;
+    if (k.phase != workload::StepPhase::forward) return acc.host_overhead_s();
+    return acc.host_op_overhead_s(host_op_class(k.kernel)) * autograd;
   };
   const double graph_host_s = opt.cuda_graphs ? acc.host_overhead_s() : -1;
   const double gap = opt.cuda_graphs ? 0 : acc.queue_gap_s();
@@ -295,7 +302,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     for (std::size_t i = 0; i < low.kernels.size(); ++i)
       if (const KernelOutcome& o = outcomes[slot[i]]; o.ok)
         energy += o.result.get("energy_j").value_or(0) * double(low.kernels[i].kernel.count);
-    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host, host_factor, graph_host_s, gap);
+    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host_cost, graph_host_s, gap);
     energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.kernel_s);
     return q.step_s > 0 ? energy / q.step_s : 0.0;
   });
@@ -353,7 +360,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     double& top = longest[li >= 0 ? std::size_t(li) : net.layers.size()];
     const std::int64_t n = k.lowered.kernel.count;
     r.launches += n;
-    r.host_s += double(n) * host * host_factor(k.lowered);
+    r.host_s += double(n) * host_cost(k.lowered);
     e.launches += n;
     const double t = k.time_s();
     switch (k.lowered.phase) {
@@ -434,7 +441,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       (u.kernels > 1 ? "s" : "") + "; " + u.first);
   }
 
-  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host, host_factor, graph_host_s, gap);
+  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host_cost, graph_host_s, gap);
   e.gpu_time_s = queued.kernel_s + queued.gap_s;
   e.queue_gap_time_s = queued.gap_s;
   e.host_time_s = queued.host_s;
@@ -446,7 +453,8 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     if (r.launches > 0 && host > 0 && r.time_s() < r.host_s) r.bound = "host";
   if (e.host_bound)
     e.notes.push_back("host-bound: the GPU waits " + format_number("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
-                      " ms of the step for kernel launches (" + format_number("%.3g", host * 1e6) + " us each" +
+                      " ms of the step for kernel launches (" +
+                      (classes_differ ? std::string("host.op_overhead.* by class") : format_number("%.3g", host * 1e6) + " us each") +
                       (autograd != 1.0 ? ", x" + format_number("%.3g", autograd) + " in the forward pass: autograd" : "") +
                       "); --cuda-graphs removes most of it");
   if (e.power_limited())

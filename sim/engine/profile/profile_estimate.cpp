@@ -57,8 +57,12 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
   const bool training = std::any_of(calls.begin(), calls.end(),
                                     [](const workload::ProfiledCall& c) { return c.phase == workload::ProfilePhase::backward; });
   const double autograd = training ? acc.host_autograd_factor() : 1.0;
-  auto host_factor = [&](const workload::ProfiledCall& call) {
-    return call.phase == workload::ProfilePhase::forward ? autograd : 1.0;
+  // A launch's host seconds, as a network step's (network_estimate.cpp): a forward op's kernel its
+  // class's cost times autograd's factor, backward and optimizer launches host.kernel_overhead; a
+  // call the model does not map, host.kernel_overhead per kernel (x the factor forward).
+  auto host_cost = [&](const workload::ProfiledCall& call, const Kernel* k) {
+    if (call.phase != workload::ProfilePhase::forward) return acc.host_overhead_s();
+    return (k ? acc.host_op_overhead_s(host_op_class(*k)) : acc.host_overhead_s()) * autograd;
   };
   // Whether call c's kernels all ran in the model.
   auto simulated = [&](const std::vector<KernelOutcome>& outcomes, std::size_t c) {
@@ -73,7 +77,7 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
     double step_s = 0, busy_s = 0, simulated_busy_s = 0, simulated_energy_j = 0;
   };
   auto replay = [&](const std::vector<KernelOutcome>& outcomes) {
-    LaunchQueue q(acc.host_overhead_s());
+    LaunchQueue q(1.0);  // each launch's factor is its host seconds
     Replayed r;
     for (std::size_t c = 0; c < calls.size(); ++c) {
       const workload::ProfiledCall& call = calls[c];
@@ -81,13 +85,13 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
         for (std::size_t i = 0; i < call.sim.kernels.size(); ++i) {
           const KernelResult& k = outcomes[slots[c][i]].result;
           const double n = double(call.sim.kernels[i].count);
-          q.launch(k.time_s, call.sim.kernels[i].count, host_factor(call));
+          q.launch(k.time_s, call.sim.kernels[i].count, host_cost(call, &call.sim.kernels[i]));
           r.simulated_busy_s += k.time_s * n;
           r.simulated_energy_j += k.get("energy_j").value_or(0) * n;
         }
       } else {
         const std::int64_t n = std::int64_t(call.kernels.size());
-        q.launch(call.measured_us * 1e-6 / double(n), n, host_factor(call));  // kept as measured
+        q.launch(call.measured_us * 1e-6 / double(n), n, host_cost(call, nullptr));  // kept as measured
       }
     }
     r.step_s = q.finish_s();

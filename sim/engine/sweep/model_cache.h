@@ -36,6 +36,7 @@ class CachingAccelerator : public Accelerator {
   double clock_hz() const override { return inner_->clock_hz(); }
   KernelResult run(const Kernel& kernel) const override;
   double host_overhead_s() const override { return inner_->host_overhead_s(); }
+  double host_op_overhead_s(HostOpClass c) const override { return inner_->host_op_overhead_s(c); }
   double host_autograd_factor() const override { return inner_->host_autograd_factor(); }
   double memory_bytes() const override { return inner_->memory_bytes(); }
   double host_launch_delay_s() const override { return inner_->host_launch_delay_s(); }

@@ -51,6 +51,10 @@ enum class GeluForm { erf, tanh_eager };
 // add, rsqrt and two multiplies, one PyTorch kernel each.
 enum class RmsNormForm { fused, eager };
 
+// rope: one fused kernel (vLLM's, FlashInfer's, Megatron's), or Hugging Face's eager
+// apply_rotary_pos_emb: neg, cat, two multiplies and an add, one PyTorch kernel each.
+enum class RopeForm { fused, eager };
+
 // moe: how the tokens reach the experts. routed: each expert runs on the tokens its router sent it
 // (Hugging Face's SwitchTransformersSparseMLP loop: a boolean-mask gather and scatter per expert);
 // padded: each expert runs on a buffer of capacity x batch rows, filled with its tokens (GShard's and
@@ -130,6 +134,7 @@ struct Layer {
   std::string tied_to;
 
   RmsNormForm rms_form = RmsNormForm::fused;  // rms_norm
+  RopeForm rope_form = RopeForm::fused;       // rope
 
   // mul with one input: y = x * scalar (`scalar` given; a tied LM head's d_model^-0.5 in T5)
   bool has_scalar = false;

@@ -299,6 +299,41 @@ void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
   c.save_extra(li, R * wb + N * wb + (cast ? N * wb : 0));
 }
 
+
+// Hugging Face's eager rotary embedding (apply_rotary_pos_emb): x * cos + rotate_half(x) * sin, with
+// rotate_half(x) = cat(-x2, x1) of x's two halves (slices: views). One kernel per op: neg (of one
+// half), cat, the two products with cos and sin (broadcast over the heads: [B, 1, S, D] tables in
+// x's format) and the add. Backward, as autograd runs it: the two products' gradients (dY x cos,
+// dY x sin), cat's (views), neg's, each slice's (a zeroed tensor of x's size and the half copied
+// in), and the three gradients of x summed (two adds).
+void lower_rope_eager(Context& c, int li, FormatId fmt) {
+  const Layer& l = c.layer(li);
+  const std::int64_t n = c.output_elements(li);
+  const double N = double(n);
+  // strided: the cos and sin tables broadcast over the heads, the halves' slices (a row stride).
+  // The tables themselves ([B, S, head_dim], a heads-th of x) are not counted.
+  auto k = [&](const std::string& suffix, const char* op, std::int64_t elements, double reads, double writes,
+               int strided) {
+    Kernel kernel = memory_kernel(l.name + suffix, op, fmt, elements, 0, reads, writes, 1, l.count);
+    kernel.memory.strided_dims = strided;
+    return kernel;
+  };
+  c.emit_forward(li, k(".neg", "neg", n / 2, N / 2, N / 2, 2));
+  c.emit_forward(li, k(".cat", "copy", n, N, N, 0));
+  c.emit_forward(li, k(".mul_cos", "mul", n, N, N, 2));
+  c.emit_forward(li, k(".mul_sin", "mul", n, N, N, 2));
+  c.emit_forward(li, k(".add", "add", n, 2 * N, N, 0));
+  c.emit_backward(li, k(".mul_cos.backward", "mul", n, N, N, 2));
+  c.emit_backward(li, k(".mul_sin.backward", "mul", n, N, N, 2));
+  c.emit_backward(li, k(".neg.backward", "neg", n / 2, N / 2, N / 2, 2));
+  for (const char* half : {".slice_x1.backward", ".slice_x2.backward"}) {
+    c.emit_backward(li, k(std::string(half) + "_zero", "fill", n, 0, N, 0));
+    c.emit_backward(li, k(std::string(half) + "_copy", "copy", n / 2, N / 2, N / 2, 2));
+  }
+  c.emit_backward(li, k(".grad_add", "add", n, 2 * N, N, 0));
+  c.emit_backward(li, k(".grad_add_1", "add", n, 2 * N, N, 0));
+}
+
 }  // namespace
 
 void lower_memory_layer(Context& c, int li) {
@@ -578,6 +613,10 @@ void lower_memory_layer(Context& c, int li) {
       return;
     }
     case LayerKind::rope:
+      if (l.rope_form == RopeForm::eager) {
+        lower_rope_eager(c, li, fmt);
+        return;
+      }
       fwd("", "rope", out, last, dout, dout, fpe);
       bwd(".backward", "rope", out, last, dout, dout, fpe);
       return;

@@ -23,7 +23,8 @@ std::vector<std::string> kind_keys(LayerKind kind) {
     case LayerKind::attention: return {"inputs", "heads", "kv_heads", "head_dim", "causal", "cross", "impl", "dropout"};
     case LayerKind::add: return {"inputs"};
     case LayerKind::mul: return {"inputs", "scalar"};
-    case LayerKind::rms_norm: return {"form"};
+    case LayerKind::rms_norm:
+    case LayerKind::rope: return {"form"};
     case LayerKind::moe: return {"experts", "ffn", "router", "top_k", "capacity", "activation", "gated", "dispatch", "dropout", "jitter"};
     case LayerKind::position_bias: return {"heads", "buckets", "max_distance", "causal"};
     case LayerKind::rnn: return {"cell", "hidden", "layers", "bidirectional", "bias", "input_mode", "dropout"};
@@ -194,6 +195,9 @@ void read_kind_fields(const Fields& f, LayerSpec& spec) {
       return;
     case LayerKind::rms_norm:
       l.rms_form = read_choice(f, "form", {{"fused", RmsNormForm::fused}, {"eager", RmsNormForm::eager}}, RmsNormForm::fused);
+      return;
+    case LayerKind::rope:
+      l.rope_form = read_choice(f, "form", {{"fused", RopeForm::fused}, {"eager", RopeForm::eager}}, RopeForm::fused);
       return;
     case LayerKind::moe: {
       l.experts = f.required_positive("experts");
