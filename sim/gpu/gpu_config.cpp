@@ -10,7 +10,6 @@
 #include "common/error.h"
 #include "common/text/strings.h"
 #include "config/config.h"
-#include "workload/host_op_class.h"
 
 namespace tcsim::gpu {
 

@@ -13,6 +13,7 @@
 
 #include "gpu/power/power_config.h"
 #include "numerics/formats/format_id.h"
+#include "workload/host_op_class.h"
 
 namespace tcsim::config {
 class Schema;
@@ -160,7 +161,7 @@ struct GpuConfig {
   double host_kernel_overhead_s = 0;
   // host.op_overhead.<class>: one inference op of each HostOpClass (indexed by it), resolved: a
   // class the config leaves at 0 costs host_kernel_overhead_s.
-  std::array<double, 5> host_op_overhead_s{};
+  std::array<double, kHostOpClasses.size()> host_op_overhead_s{};
   // host.autograd_factor: an op of a training forward pass costs this many host_kernel_overhead_s.
   double host_autograd_factor = 1.5;
   double cudnn_version = 8.9;                  // library.cudnn_version (conv algorithm choice)

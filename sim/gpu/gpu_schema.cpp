@@ -188,9 +188,9 @@ Schema make_schema() {
          0, 1});
   // One cost per class of op (workload/host_op_class.h), where a host's ops differ: the lent H200
   // VM's (sim/engine/README.md, "Host cost by op class").
-  for (const char* cls : {"elementwise", "normalization", "gemm", "attention", "convolution"})
-    s.add({std::string("host.op_overhead.") + cls, ParamType::time, "0s",
-           std::string("CPU time an eager framework spends dispatching one ") + cls +
+  for (HostOpClass c : kHostOpClasses)
+    s.add({"host.op_overhead." + std::string(to_string(c)), ParamType::time, "0s",
+           "CPU time an eager framework spends dispatching one " + std::string(to_string(c)) +
                " op in an inference step (0: host.kernel_overhead); workload/host_op_class.h says which "
                "kernels count as which class. A training step's forward ops cost host.autograd_factor times "
                "this, its backward and optimizer launches host.kernel_overhead",
