@@ -1,8 +1,8 @@
 #pragma once
 // The class of framework op a kernel launch stands for, as the host pays for it: eager PyTorch's
 // dispatch cost differs by op (sim/engine/README.md, "Host cost by op class": on the lent H200 VM an
-// elementwise op costs 14-19 us, aten::linear 2.5-3x that, SDPA 5.5-7x, a batch norm 60 us, a cuDNN
-// convolution 49 us in FP32). Configs may give each class its own cost (host.op_overhead.*).
+// elementwise op costs 14-22 us, aten::linear about 3x that, SDPA 6-7x, a norm 54-66 us, a
+// cuDNN convolution 49 us in FP32). Configs may give each class its own cost (host.op_overhead.*).
 #include <array>
 #include <string_view>
 

@@ -11,6 +11,7 @@
 #include "common/text/strings.h"
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
+#include "engine/launch_host_cost.h"
 #include "engine/network/launch_queue.h"
 #include "engine/step_clock.h"
 #include "systolic/systolic_model.h"
@@ -77,13 +78,13 @@ struct QueuedStep {
 // kernels[i]'s launches each take gpu_s[i] on the GPU after a queue gap of `gap` (eager launches;
 // a CUDA graph's replay has none to speak of: 0.1-0.4 us on the lent H200); graph_host_s >= 0: the
 // step is one CUDA graph launch of that host cost.
-// host_cost(k): a launch's host time in seconds.
-template <class HostCost>
+// host_s[i]: the host's time for each launch of kernels[i].
 QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const std::vector<double>& gpu_s,
-                      const workload::Network& net, const HostCost& host_cost, double graph_host_s, double gap) {
+                      const std::vector<double>& host_s, const workload::Network& net, double graph_host_s,
+                      double gap) {
   // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
   // replayed `count` times, each kernel taking its share of its launches per copy.
-  LaunchQueue q(1.0, gap);  // host_cost gives each launch's seconds as its factor
+  LaunchQueue q(1.0, gap);  // each launch's factor is its host seconds
   auto group_of = [&](const workload::LoweredKernel& k) -> const workload::Layer* {
     const int li = k.layer;
     return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;
@@ -101,15 +102,14 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
         const std::int64_t n = k.kernel.count;
         if (k.host_sync) queue.synchronize();  // each copy's launch waits
         const std::int64_t launches = n * (c + 1) / copies - n * c / copies;
-        const double factor = host_cost(k);
         if (k.sync_each)
           queue.repeat(launches, [&](LaunchQueue& one) {
             one.synchronize();
-            one.launch(gpu_s[j], 1, factor);
+            one.launch(gpu_s[j], 1, host_s[j]);
             one.synchronize();
           });
         else
-          queue.launch(gpu_s[j], launches, factor);
+          queue.launch(gpu_s[j], launches, host_s[j]);
       }
     };
     // Copies after the first launch alike when every kernel's launches split evenly: replayed in
@@ -272,17 +272,16 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   // (TensorFlow and MXNet, as DeepLearningExamples runs them, execute a graph built beforehand.)
   const bool eager_autograd = opt.training && opt.framework == workload::Framework::pytorch;
   const double autograd = eager_autograd ? acc.host_autograd_factor() : 1.0;
-  // Each launch's host cost in seconds: a forward op its class's (host.op_overhead.*, times autograd's
-  // factor in training), a backward or optimizer launch host.kernel_overhead (autograd's engine
-  // runs those, as the factor was fitted); none inside a library's op or under a CUDA graph.
+  // Each launch's host seconds (launch_host_cost.h), found once: none inside a library's op or
+  // under a CUDA graph.
+  std::vector<double> host_s(low.kernels.size(), 0.0);
+  if (!opt.cuda_graphs)
+    for (std::size_t i = 0; i < low.kernels.size(); ++i)
+      if (const workload::LoweredKernel& k = low.kernels[i]; !k.library_launch)
+        host_s[i] = launch_host_s(acc, &k.kernel, k.phase == workload::StepPhase::forward, autograd);
   const bool classes_differ = std::any_of(kHostOpClasses.begin(), kHostOpClasses.end(), [&](HostOpClass c) {
     return acc.host_op_overhead_s(c) != acc.host_overhead_s();
   });
-  auto host_cost = [&](const workload::LoweredKernel& k) {
-    if (k.library_launch || opt.cuda_graphs) return 0.0;
-    if (k.phase != workload::StepPhase::forward) return acc.host_overhead_s();
-    return acc.host_op_overhead_s(host_op_class(k.kernel)) * autograd;
-  };
   const double graph_host_s = opt.cuda_graphs ? acc.host_overhead_s() : -1;
   const double gap = opt.cuda_graphs ? 0 : acc.queue_gap_s();
 
@@ -302,7 +301,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
     for (std::size_t i = 0; i < low.kernels.size(); ++i)
       if (const KernelOutcome& o = outcomes[slot[i]]; o.ok)
         energy += o.result.get("energy_j").value_or(0) * double(low.kernels[i].kernel.count);
-    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), net, host_cost, graph_host_s, gap);
+    const QueuedStep q = queue_step(low.kernels, launch_times(outcomes), host_s, net, graph_host_s, gap);
     energy += acc.idle_power_w() * std::max(0.0, q.step_s - q.kernel_s);
     return q.step_s > 0 ? energy / q.step_s : 0.0;
   });
@@ -354,13 +353,14 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   step.kind = "optimizer";
   std::vector<double> longest(net.layers.size() + 1, 0.0);  // per layer, the step's row last
   std::vector<Underfill> underfill(net.layers.size());
-  for (const KernelEstimate& k : e.kernels) {
+  for (std::size_t i = 0; i < e.kernels.size(); ++i) {
+    const KernelEstimate& k = e.kernels[i];  // e.kernels[i] is low.kernels[i]
     const int li = k.lowered.layer;
     LayerEstimate& r = li >= 0 ? e.layers[std::size_t(li)] : step;
     double& top = longest[li >= 0 ? std::size_t(li) : net.layers.size()];
     const std::int64_t n = k.lowered.kernel.count;
     r.launches += n;
-    r.host_s += double(n) * host_cost(k.lowered);
+    r.host_s += double(n) * host_s[i];
     e.launches += n;
     const double t = k.time_s();
     switch (k.lowered.phase) {
@@ -441,7 +441,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
                       (u.kernels > 1 ? "s" : "") + "; " + u.first);
   }
 
-  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), net, host_cost, graph_host_s, gap);
+  const QueuedStep queued = queue_step(low.kernels, launch_times(clock.outcomes), host_s, net, graph_host_s, gap);
   e.gpu_time_s = queued.kernel_s + queued.gap_s;
   e.queue_gap_time_s = queued.gap_s;
   e.host_time_s = queued.host_s;
@@ -450,7 +450,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   e.energy_modelled = acc.models_energy();
   if (e.energy_modelled) e.energy_j += acc.idle_power_w() * std::max(0.0, e.step_time_s - queued.kernel_s);
   for (LayerEstimate& r : e.layers)
-    if (r.launches > 0 && host > 0 && r.time_s() < r.host_s) r.bound = "host";
+    if (r.launches > 0 && r.time_s() < r.host_s) r.bound = "host";
   if (e.host_bound)
     e.notes.push_back("host-bound: the GPU waits " + format_number("%.3g", (e.step_time_s - e.gpu_time_s) * 1e3) +
                       " ms of the step for kernel launches (" +

@@ -9,6 +9,7 @@
 #include "common/text/strings.h"
 #include "engine/kernel_key.h"
 #include "engine/kernel_runner.h"
+#include "engine/launch_host_cost.h"
 #include "engine/network/launch_queue.h"
 #include "engine/step_clock.h"
 #include "engine/validation/validation_metrics.h"
@@ -57,12 +58,9 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
   const bool training = std::any_of(calls.begin(), calls.end(),
                                     [](const workload::ProfiledCall& c) { return c.phase == workload::ProfilePhase::backward; });
   const double autograd = training ? acc.host_autograd_factor() : 1.0;
-  // A launch's host seconds, as a network step's (network_estimate.cpp): a forward op's kernel its
-  // class's cost times autograd's factor, backward and optimizer launches host.kernel_overhead; a
-  // call the model does not map, host.kernel_overhead per kernel (x the factor forward).
+  // A launch's host seconds, as a network step's (launch_host_cost.h).
   auto host_cost = [&](const workload::ProfiledCall& call, const Kernel* k) {
-    if (call.phase != workload::ProfilePhase::forward) return acc.host_overhead_s();
-    return (k ? acc.host_op_overhead_s(host_op_class(*k)) : acc.host_overhead_s()) * autograd;
+    return launch_host_s(acc, k, call.phase == workload::ProfilePhase::forward, autograd);
   };
   // Whether call c's kernels all ran in the model.
   auto simulated = [&](const std::vector<KernelOutcome>& outcomes, std::size_t c) {

@@ -299,7 +299,6 @@ void lower_rms_norm_eager(Context& c, int li, FormatId fmt) {
   c.save_extra(li, R * wb + N * wb + (cast ? N * wb : 0));
 }
 
-
 // Hugging Face's eager rotary embedding (apply_rotary_pos_emb): x * cos + rotate_half(x) * sin, with
 // rotate_half(x) = cat(-x2, x1) of x's two halves (slices: views). One kernel per op: neg (of one
 // half), cat, the two products with cos and sin (broadcast over the heads: [B, 1, S, D] tables in
