@@ -253,7 +253,8 @@ TEST_CASE("network validation: DeepLearningExamples' SQuAD fine-tuning outside f
     REQUIRE(rep.rows.front().simulated);
     const double err = 100 * (rep.rows.front().predicted_s - rows[0].measured_s) / rows[0].measured_s;
     // 4206 kernels after the norm's .item(), each a host launch (host.kernel_overhead): A100 TF32
-    // -35.6 -> -10.1%, V100 FP32 -18.5 -> +0.5% (their AMP rows, with apex's FusedAdam, are -14 / +2%).
+    // -35.6 -> -10.1%, V100 FP32 -18.5 -> +0.5% (their AMP rows, with apex's FusedAdam, are -32 / -25%
+    // as apex's O2 runs them, pure fp16; -15 / -5% under autocast, which they did not run).
     MESSAGE(rows[0].label << ": " << err << "% (" << fused_err << "% with a fused Adam)");
     CHECK(std::abs(err) < bert_adam_err);
     rows[0].bert_adam = false;
@@ -513,7 +514,8 @@ namespace {
 
 // Each config's own rows of validation/published/lambda_pytorch (same_gpu), simulated: the percentage
 // error of every row (+: the model is slow), each checked within `worst_max`, the BERT SQuAD AMP rows
-// (slow on every board, the set's README) within `squad_amp_max`.
+// (apex O2's pure fp16, fast on most boards, the set's README) within `squad_amp_max`. Every row's
+// estimate must fit the board that ran it: the published batches were the largest that did.
 std::vector<double> lambda_errors(const std::vector<workload::MeasuredNetworkRow>& all,
                                   std::initializer_list<const char*> configs, double worst_max, double squad_amp_max) {
   std::vector<double> errors;
@@ -529,8 +531,11 @@ std::vector<double> lambda_errors(const std::vector<workload::MeasuredNetworkRow
       REQUIRE(rep.rows[i].simulated);
       const double err = 100 * (rep.rows[i].predicted_s / rows[i].measured_s - 1);
       MESSAGE(rows[i].label << ": " << err << "%");
-      const bool squad_amp = rows[i].model.find("_qa") != std::string::npos && rows[i].precision == workload::Precision::amp_fp16;
+      const bool squad_amp = rows[i].model.find("_qa") != std::string::npos && rows[i].precision == workload::Precision::fp16;
       CHECK(std::abs(err) < (squad_amp ? squad_amp_max : worst_max));
+      const double board = workload::named_memory_gib(rows[i].gpu) * 1024.0 * 1024.0 * 1024.0;
+      CHECK_MESSAGE(rep.rows[i].memory_bytes <= (board > 0 ? board : rep.rows[i].device_memory_bytes), rows[i].label);
+      CHECK(rep.rows[i].note.find("more than the") == std::string::npos);
       errors.push_back(std::abs(err));
     }
   }
@@ -554,9 +559,15 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven board
   for (const auto& r : all) {
     if (r.model == "resnet50") CHECK_MESSAGE(r.layout == TensorLayout::nchw, r.label);
     // BERT-base SQuAD runs BertForQuestionAnswering, stepped as run_squad.py steps BERT-large.
-    if (r.label.rfind("BERT-base SQuAD", 0) == 0) {
-      CHECK(r.model == "bert_base_qa");
-      CHECK(r.bert_adam == (r.precision != workload::Precision::amp_fp16));
+    if (r.label.rfind("BERT-base SQuAD", 0) == 0) CHECK(r.model == "bert_base_qa");
+    // run_squad.py's --fp16 is apex's amp.initialize(opt_level="O2"): pure fp16, fp32 master weights,
+    // FusedAdam; otherwise BertAdam's Python loop.
+    if (r.model.find("_qa") != std::string::npos) {
+      const bool amp = r.label.find("AMP(FP16)") != std::string::npos;
+      CHECK(r.precision == (amp ? workload::Precision::fp16 : r.precision));
+      CHECK(r.fp32_master == amp);
+      CHECK(r.bert_adam == !amp);
+      CHECK((r.label.find("as model.half()") != std::string::npos) == amp);
     }
   }
   const std::vector<double> errors =
@@ -565,23 +576,26 @@ TEST_CASE("network validation: Lambda's DeepLearningExamples runs on seven board
   MESSAGE("Lambda single-GPU rows: MAPE " << mean_of(errors) << "% over " << errors.size());
   CHECK(mean_of(errors) < 12);  // 9.3% over 44 (9.7% over 36 before the H100 PCIe rows, session 69); 9.8% since the
                              // A10's L2 takes Accel-Sim's GA10x layout; 10.1% over 66 with BERT-base SQuAD (session 70);
-                             // 9.9% with GA102's measured L2 rate (session 71)
+                             // 9.9% with GA102's measured L2 rate (session 71); 11.3% since the SQuAD AMP rows run
+                             // apex O2's pure fp16 (session 92: their +2..+19% under autocast became -10..-21%)
 }
 
 TEST_CASE("network validation: Lambda's runs on the RTX 3090, RTX A6000, RTX 6000 Ada, RTX 4090 and Quadro RTX 8000, held out" *
           doctest::test_suite("accuracy")) {
   // Five configs written from the boards' published figures (session 70), then compared: the GeForce
   // boards' half-rate FP32-accumulate tensor cores, the workstation boards' full rate. BERT SQuAD AMP
-  // is slow on every board (validation/published/lambda_pytorch/README.md): BERT-large +38% on the RTX
-  // A6000 and +32% on the RTX 4090, BERT-base +59% on the 4090, hence its own bound.
+  // was slow on every board while it ran under autocast (BERT-large +31% on the RTX A6000, BERT-base
+  // +47% on the RTX 4090); as apex O2 runs it, pure fp16, -31% (RTX 6000 Ada BERT-large) .. +9%, hence
+  // its own bound.
   const fs::path csv = test::source_dir() / "validation/published/lambda_pytorch/lambda_single_gpu.csv";
   const std::vector<double> errors =
       lambda_errors(workload::read_dle_throughput_csv(csv),
-                    {"rtx3090", "rtx_a6000", "rtx6000_ada", "rtx4090", "quadro_rtx8000"}, 25, 65);
+                    {"rtx3090", "rtx_a6000", "rtx6000_ada", "rtx4090", "quadro_rtx8000"}, 25, 35);
   REQUIRE(errors.size() == 30);
   MESSAGE("Lambda rows of the five boards: MAPE " << mean_of(errors) << "% over " << errors.size());
-  CHECK(mean_of(errors) < 15);  // 13.4% over 30 (the four RTX boards' 16 ResNet-50 and BERT-large rows: 9.5%; session 70);
-                                // 13.6% with the measured GA102 / AD102 L2 rates (session 71)
+  CHECK(mean_of(errors) < 11);  // 13.4% over 30 (the four RTX boards' 16 ResNet-50 and BERT-large rows: 9.5%; session 70);
+                                // 13.6% with the measured GA102 / AD102 L2 rates (session 71); 8.8% since the SQuAD
+                                // AMP rows run apex O2's pure fp16 (session 92; -31..+9%, were -2..+47%)
 }
 
 TEST_CASE("network validation: NVIDIA's ResNet-50 inference by batch on the V100 and the T4, held out but for the host" *
@@ -625,4 +639,33 @@ TEST_CASE("network validation: NVIDIA's ResNet-50 inference by batch on the V100
     CHECK(worst < b.worst_max);        // v100 9.1% (AMP batch 32), t4 10.5% (AMP batch 8)
     CHECK(gpu_bound_worst < 6);        // the host plays no part there
   }
+}
+
+TEST_CASE("network validation: an estimate that needs more memory than the board that ran it is noted") {
+  // Published runs fitted their boards. BERT-large SQuAD in FP32 at batch 64 needs far more than a
+  // 16 GB V100 holds (batch 8 fits): said in the note, with the board's memory from the GPU's name;
+  // the same batch said to run on an 80 GB board, or batch 8 on the 16 GB one, is not noted.
+  const fs::path dir = test::temp_dir("network_footprint_note");
+  const fs::path file = dir / "throughput.csv";
+  std::ofstream(file)
+      << "model,framework,container,gpu,precision,batch_per_gpu,seqlen,metric,value,unit,source_file,section_note\n"
+      << "BERT-large SQuAD finetune,PyTorch,pytorch:22.10,V100-SXM2-16GB,FP32,64,384,train throughput,12,seq/s,x,y\n"
+      << "BERT-large SQuAD finetune,PyTorch,pytorch:22.10,V100-SXM2-16GB,FP32,8,384,train throughput,12,seq/s,x,y\n"
+      << "BERT-large SQuAD finetune,PyTorch,pytorch:22.10,V100-SXM2-80GB,FP32,64,384,train throughput,12,seq/s,x,y\n";
+  const auto rows = workload::read_dle_throughput_csv(file);
+  REQUIRE(rows.size() == 3);
+  const LoadedAccelerator a = load_accelerator_with_config(test::source_dir() / "configs/gpu/v100.yaml");
+  const NetworkValidationReport rep = validate_networks(*a.accelerator, rows, test::source_dir() / "models", 2);
+  REQUIRE(rep.rows.size() == 3);
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  CHECK(rep.rows[0].memory_bytes > 32 * kGiB);
+  CHECK(rep.rows[0].device_memory_bytes == doctest::Approx(16 * kGiB));
+  CHECK_MESSAGE(rep.rows[0].note.find("more than the 16.0 GiB of the board that ran it") != std::string::npos, rep.rows[0].note);
+  CHECK(rep.rows[1].memory_bytes < 16 * kGiB);
+  CHECK(rep.rows[1].note.find("more than the") == std::string::npos);
+  CHECK(rep.rows[2].memory_bytes == doctest::Approx(rep.rows[0].memory_bytes));
+  CHECK(rep.rows[2].note.find("more than the") == std::string::npos);
+  // The table carries both sizes.
+  const io::Table t = network_validation_rows_table(rep);
+  CHECK(std::any_of(t.columns.begin(), t.columns.end(), [](const io::Column& c) { return c.name == "memory_bytes"; }));
 }

@@ -57,3 +57,15 @@ TEST_CASE("same_gpu: another board of the same name is not the config's") {
     CHECK_FALSE(same_gpu(p.measured, p.config));
   }
 }
+
+TEST_CASE("named_memory_gib: the memory a measured board's name gives, 0 when it gives none") {
+  using tcsim::workload::named_memory_gib;
+  CHECK(named_memory_gib("A100-80GB (DGX A100)") == 80);
+  CHECK(named_memory_gib("V100-32GB (DGX-1)") == 32);
+  CHECK(named_memory_gib("RTX 4090 24GB") == 24);
+  CHECK(named_memory_gib("Tesla V100-PCIE-32GB") == 32);
+  CHECK(named_memory_gib("rtx a6000 48gb") == 48);
+  CHECK(named_memory_gib("H100 SXM5") == 0);
+  CHECK(named_memory_gib("NVIDIA H200") == 0);
+  CHECK(named_memory_gib("") == 0);
+}

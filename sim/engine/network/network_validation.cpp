@@ -41,6 +41,20 @@ std::string passes_note(const NetworkValidationRow& r) {
          format_number("%.2f", predicted) +
          ": the forward was timed right after gc.collect() and torch.cuda.empty_cache(); compare the backward";
 }
+
+// The run was measured at its batch, so it fitted its board: an estimate that needs more memory than
+// the board has modelled another workload (a precision, a fusion or a saved tensor that was not what
+// ran), whatever its time says.
+// The board is the measured one: a config may stand for boards of several sizes (v100.yaml's 16 GiB
+// for a DGX-1's 32 GB V100s), so the memory the GPU's name gives comes first.
+std::string footprint_note(const NetworkValidationRow& r) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const double named = workload::named_memory_gib(r.measured.gpu) * kGiB;
+  const double board = named > 0 ? named : r.device_memory_bytes;
+  if (!r.simulated || board <= 0 || r.memory_bytes <= board) return "";
+  return "the estimate needs " + format_number("%.1f", r.memory_bytes / kGiB) + " GiB, more than the " +
+         format_number("%.1f", board / kGiB) + " GiB of the board that ran it: the workload modelled is not the one measured";
+}
 }  // namespace
 
 NetworkValidationReport validate_networks(const Accelerator& acc, const std::vector<workload::MeasuredNetworkRow>& rows,
@@ -93,6 +107,8 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
         if (!m.optimizer.empty()) net.optimizer = m.optimizer;  // the run's own optimizer
         const NetworkEstimate e = estimate_network(acc, net, opt);
         r.predicted_s += part.share * e.step_time_s;
+        r.memory_bytes = std::max(r.memory_bytes, e.footprint.total());
+        r.device_memory_bytes = e.device_memory_bytes;
         for (const auto& l : e.layers) {
           r.predicted_forward_s += part.share * l.forward_s;
           r.predicted_backward_s += part.share * l.backward_s;
@@ -112,6 +128,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
     }
     r.note = m.measurement_note;
     if (const std::string p = passes_note(r); !p.empty()) r.note += (r.note.empty() ? "" : "; ") + p;
+    if (const std::string f = footprint_note(r); !f.empty()) r.note += (r.note.empty() ? "" : "; ") + f;
     rep.rows.push_back(std::move(r));
   }
   // Metrics over all compared rows, then per group in first-seen order.
@@ -171,6 +188,10 @@ io::Table network_validation_rows_table(const NetworkValidationReport& rep) {
                     [=](const NetworkValidationRow& r) { return passes(r) ? Cell(error_pct(measured(r), predicted(r))) : Cell(); }});
   }
   cols.insert(cols.end(), {
+      {"memory_bytes", "the estimate's memory footprint (weights, master copy, gradients, optimizer state, saved activations, KV cache)",
+       [](const NetworkValidationRow& r) { return r.simulated ? Cell(r.memory_bytes) : Cell(); }},
+      {"device_memory_bytes", "the config's device memory (0: not given)",
+       [](const NetworkValidationRow& r) { return r.simulated ? Cell(r.device_memory_bytes) : Cell(); }},
       {"bound", "host, or the kind and bound of the longest layer", [](const NetworkValidationRow& r) { return Cell(r.bound); }},
       {"note", "what the measurement shows of itself (a busy host's spread of steps, a timing protocol)",
        [](const NetworkValidationRow& r) { return Cell(r.note); }},

@@ -20,6 +20,9 @@ struct NetworkValidationRow {
   double predicted_s = 0;
   // The kernels of each pass back to back (no host gaps), for rows that measured the passes.
   double predicted_forward_s = 0, predicted_backward_s = 0;
+  // The estimate's memory footprint (the largest over a length mix) and the config's device memory
+  // (0: not given). A measured run whose footprint exceeds its board's memory ran another workload.
+  double memory_bytes = 0, device_memory_bytes = 0;
   std::string bound;         // "host" when the step is host-bound, else the longest layer's bound
   std::string skip_reason;
   std::string note;          // the measurement's own note, and what comparing the passes shows

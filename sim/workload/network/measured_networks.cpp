@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -270,6 +271,17 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
     const bool squad = r.model == "bert_large_qa" || r.model == "bert_base_qa";
     r.bert_adam = r.training && squad && pytorch && r.precision != Precision::amp_fp16;
+    // Under --fp16 the same script calls apex's amp.initialize(model, optimizer, opt_level="O2",
+    // keep_batchnorm_fp32=False) before training (model.half() when it only predicts): the network
+    // runs in fp16 with no autocast (softmax, layer norm, dropout and GELU on fp16 tensors), FusedAdam
+    // steps fp32 master weights, and a dynamic loss scale unscales the gradients. Lambda's fork runs
+    // the same lines (LambdaLabsML/DeepLearningExamples, branch lambda/benchmark). Its published
+    // batches say so too: under autocast every one of its SQuAD AMP(FP16) rows would need 1.2-1.45x
+    // the board's memory; in fp16, 84-92%, as its TF32 rows.
+    if (squad && pytorch && r.precision == Precision::amp_fp16) {
+      r.precision = Precision::fp16;
+      r.fp32_master = r.training;
+    }
     // Its inference throughput times the eval loop (run_squad.py, infer_start .. time_to_infer), which
     // copies each sample's start and end logits to the host after the forward pass, one `.cpu()` at a
     // time: the GPU idles while the host does it.
@@ -280,7 +292,7 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     r.eval_metrics = !r.training && r.model == "resnet50" && pytorch;
     r.label = model + " " + csv.field(row, c_fw) + " " + prec + " batch " + (batch.empty() ? "?" : batch) +
               (r.seq ? " seq " + std::to_string(r.seq) : "") + loader +
-              (r.fp32_master ? " as model.half()" : "") +
+              (r.precision == Precision::fp16 ? " as model.half()" : "") +
               (layout.empty() ? "" : " " + layout) + " (" + r.gpu + ")";
     r.group = "dle " + r.model + " " + to_lower(prec) + (r.training ? " train" : " infer");
     out.push_back(std::move(r));
@@ -319,6 +331,11 @@ bool same_gpu(const std::string& measured_gpu, const std::string& accelerator) {
     return false;
   };
   return pcie_a == pcie_b && other_form(a) == other_form(b);
+}
+
+double named_memory_gib(const std::string& measured_gpu) {
+  const std::string gb = memory_gb(upper(measured_gpu));
+  return gb.empty() ? 0.0 : std::strtod(gb.c_str(), nullptr);  // no throw on a run of 400 digits: inf
 }
 
 }  // namespace tcsim::workload

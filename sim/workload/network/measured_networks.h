@@ -86,4 +86,8 @@ std::vector<MeasuredNetworkRow> read_deepbench_rnn_csv(const std::filesystem::pa
 // board is not its family: "RTX 3090 Ti", "RTX 4090D", "L40S" against an L40, a laptop part.
 bool same_gpu(const std::string& measured_gpu, const std::string& accelerator);
 
+// The device memory a measurement's GPU names, in GiB ("A100-80GB (DGX A100)" -> 80, "RTX 4090 24GB"
+// -> 24: boards sold as N GB hold N GiB); 0 when the name gives none ("H100 SXM5").
+double named_memory_gib(const std::string& measured_gpu);
+
 }  // namespace tcsim::workload
