@@ -44,16 +44,16 @@ std::string passes_note(const NetworkValidationRow& r) {
 
 // The run was measured at its batch, so it fitted its board: an estimate that needs more memory than
 // the board has modelled another workload (a precision, a fusion or a saved tensor that was not what
-// ran), whatever its time says.
-// The board is the measured one: a config may stand for boards of several sizes (v100.yaml's 16 GiB
-// for a DGX-1's 32 GB V100s), so the memory the GPU's name gives comes first.
+// ran) or overcounts its footprint, whatever its time says. The board is the measured one: a config
+// may stand for boards of several sizes (v100.yaml's 16 GiB for a DGX-1's 32 GB V100s), so the memory
+// the GPU's name gives comes first.
 std::string footprint_note(const NetworkValidationRow& r) {
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const double named = workload::named_memory_gib(r.measured.gpu) * kGiB;
   const double board = named > 0 ? named : r.device_memory_bytes;
   if (!r.simulated || board <= 0 || r.memory_bytes <= board) return "";
   return "the estimate needs " + format_number("%.1f", r.memory_bytes / kGiB) + " GiB, more than the " +
-         format_number("%.1f", board / kGiB) + " GiB of the board that ran it: the workload modelled is not the one measured";
+         format_number("%.1f", board / kGiB) + " GiB of the board that ran it: the workload or its footprint as modelled is not what ran";
 }
 }  // namespace
 
