@@ -252,9 +252,9 @@ TEST_CASE("host op class: GEMMs, convolutions and fused attention by kind; norms
   CHECK(to_string(HostOpClass::normalization) == "normalization");
 }
 
-TEST_CASE("launch queue: a launch's host factor scales its host cost") {
+TEST_CASE("launch queue: a launch's own host cost replaces the queue's") {
   LaunchQueue q(5e-6);
-  q.launch(1e-6, 2, 3.0);  // launched at 15 and 30 us
+  q.launch(1e-6, 2, 15e-6);  // launched at 15 and 30 us
   CHECK(q.host_s() == doctest::Approx(30e-6));
   CHECK(q.finish_s() == doctest::Approx(31e-6));
 }

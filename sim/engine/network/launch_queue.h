@@ -1,6 +1,6 @@
 #pragma once
-// The host/GPU launch queue of an eager framework: the CPU spends `host_s` per kernel launch (times
-// a launch's own factor: a training forward op's autograd) and runs ahead of the GPU; the GPU starts
+// The host/GPU launch queue of an eager framework: the CPU spends `host_s` per kernel launch (or the
+// launch's own cost: an op class's, autograd's in a training forward) and runs ahead of the GPU; the GPU starts
 // a kernel `gap_s` after the previous one is done (the stream's queue gap, kernel.queue_gap: the front
 // end's work between eager launches) and once the CPU has launched it. With few, short kernels the GPU
 // waits for the CPU (the step is host-bound).
@@ -18,13 +18,14 @@ class LaunchQueue {
  public:
   explicit LaunchQueue(double host_s, double gap_s = 0) : host_s_(host_s), gap_s_(gap_s) {}
 
-  // `count` launches of a kernel that runs `gpu_s` on the GPU, each costing the host `host_factor`
-  // x host_s. Launch k (1-based) is issued at cpu + k host and ends at max(gpu, cpu + k host) +
-  // gap + gpu_s after the k-1 before it (t = gap + gpu_s), so the last ends at max(gpu + n t,
-  // cpu + max(host + n t, n host + t)).
-  void launch(double gpu_s, std::int64_t count = 1, double host_factor = 1) {
+  // `count` launches of a kernel that runs `gpu_s` on the GPU, each costing the host the queue's host_s.
+  void launch(double gpu_s, std::int64_t count = 1) { launch(gpu_s, count, host_s_); }
+  // The same, each launch costing the host `host` seconds. Launch k (1-based) is issued at cpu + k
+  // host and ends at max(gpu, cpu + k host) + gap + gpu_s after the k-1 before it (t = gap + gpu_s),
+  // so the last ends at max(gpu + n t, cpu + max(host + n t, n host + t)).
+  void launch(double gpu_s, std::int64_t count, double host) {
     if (count <= 0) return;
-    const double n = double(count), host = host_s_ * host_factor, t = gap_s_ + gpu_s;
+    const double n = double(count), t = gap_s_ + gpu_s;
     gpu_ = max(gpu_ + n * t, cpu_ + max(host + n * t, n * host + t));
     cpu_ += n * host;
     busy_ += n * gpu_s;

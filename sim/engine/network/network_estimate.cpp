@@ -84,7 +84,7 @@ QueuedStep queue_step(const std::vector<workload::LoweredKernel>& kernels, const
                       double gap) {
   // Kernels of a repeat block launch copy by copy: a run of kernels from one block and phase is
   // replayed `count` times, each kernel taking its share of its launches per copy.
-  LaunchQueue q(1.0, gap);  // each launch's factor is its host seconds
+  LaunchQueue q(0, gap);  // every launch gives its own host seconds
   auto group_of = [&](const workload::LoweredKernel& k) -> const workload::Layer* {
     const int li = k.layer;
     return li >= 0 && !net.layers[std::size_t(li)].group.empty() ? &net.layers[std::size_t(li)] : nullptr;

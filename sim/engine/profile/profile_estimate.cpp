@@ -75,7 +75,7 @@ ProfileEstimate estimate_profile(const Accelerator& acc, const workload::Profile
     double step_s = 0, busy_s = 0, simulated_busy_s = 0, simulated_energy_j = 0;
   };
   auto replay = [&](const std::vector<KernelOutcome>& outcomes) {
-    LaunchQueue q(1.0);  // each launch's factor is its host seconds
+    LaunchQueue q(0);  // every launch gives its own host seconds
     Replayed r;
     for (std::size_t c = 0; c < calls.size(); ++c) {
       const workload::ProfiledCall& call = calls[c];
