@@ -107,7 +107,8 @@ int network_verb(const std::vector<std::string>& args) {
                                            "accelerator runs no fp32 GEMMs, as an int8-only systolic array, the first mode it runs)")
       ("compare", po::value(&compare), "comma-separated precisions to compare, e.g. fp32,tf32,amp-fp16,amp-bf16")
       ("fp32-master", po::bool_switch(&run.fp32_master), "with --precision fp16/bf16 --pass train: fp32 master weights and optimizer "
-                                                    "state beside the pure low-precision network (apex O2, model.half() + an fp32-master optimizer)")
+                                                    "state beside the pure low-precision network, stepped as apex amp O2 steps them (gradients unscaled "
+                                                    "into fp32 master gradients, the masters copied back, zero_grad per tensor)")
       ("cuda-graphs", po::bool_switch(&run.cuda_graphs), "launch the step as one CUDA graph (no per-kernel host cost)")
       ("kv-cache", po::value(&run.kv_cache), "static (new tokens written in place, as serving engines do; default) or "
                                         "dynamic (Hugging Face's DynamicCache: torch.cat copies the whole cache every step) or "

@@ -241,24 +241,46 @@ TEST_CASE("lowering: amp-fp16 casts weights and inputs, keeps fp32 where autocas
   CHECK(count_named(lower(kTinyCnn, Precision::fp16, true), "conv1.cast") == 0);
 }
 
-TEST_CASE("lowering: pure fp16 with fp32 master weights keeps the optimizer's copy and state in fp32, scales the loss") {
+TEST_CASE("lowering: pure fp16 with fp32 master weights steps as apex amp O2: fp32 master gradients, a copy back, a zero_ per tensor") {
   const Network net = parse_network(kTinyCnn, "tiny.yaml");
   const double params = double(net.params());
   LoweringOptions o = training_in(Precision::fp16);
   const Lowering pure = lower_network(net, o);
   o.fp32_master = true;
   const Lowering master = lower_network(net, o);
-  auto optimizer_bytes = [](const Lowering& l, bool read) {
+  auto bytes = [](const Lowering& l, const std::string& prefix, bool read) {
     double b = 0;
     for (const auto& k : l.kernels)
-      if (k.phase == StepPhase::optimizer && k.kernel.name.rfind("optimizer.", 0) == 0)
+      if (k.phase == StepPhase::optimizer && k.kernel.name.rfind(prefix, 0) == 0)
         b += double(read ? k.kernel.bytes_read : k.kernel.bytes_written) * double(k.kernel.count);
     return b;
   };
-  // SGD with momentum: fp32 p and m read, the fp16 gradient; fp32 p and m written, the fp16 copy.
-  CHECK(optimizer_bytes(master, true) == doctest::Approx((4 + 4 + 2) * params).epsilon(0.01));
-  CHECK(optimizer_bytes(master, false) == doctest::Approx((4 + 4 + 2) * params).epsilon(0.01));
-  CHECK(optimizer_bytes(pure, true) == doctest::Approx(3 * 2 * params).epsilon(0.01));  // all fp16
+  // SGD with momentum on the fp32 masters: p, m and the fp32 master gradient read; p and m written.
+  CHECK(bytes(master, "optimizer.", true) == doctest::Approx((4 + 4 + 4) * params).epsilon(0.01));
+  CHECK(bytes(master, "optimizer.", false) == doctest::Approx((4 + 4) * params).epsilon(0.01));
+  CHECK(bytes(pure, "optimizer.", true) == doctest::Approx(3 * 2 * params).epsilon(0.01));  // all fp16
+  // The fp16 gradients are unscaled into fresh fp32 ones, then the masters copied into the weights.
+  CHECK(bytes(master, "amp.master_grads", true) == doctest::Approx(2 * params).epsilon(0.01));
+  CHECK(bytes(master, "amp.master_grads", false) == doctest::Approx(4 * params).epsilon(0.01));
+  CHECK(bytes(master, "amp.master_to_model", true) == doctest::Approx(4 * params).epsilon(0.01));
+  CHECK(bytes(master, "amp.master_to_model", false) == doctest::Approx(2 * params).epsilon(0.01));
+  // zero_grad: one launch per fp16 gradient tensor (6 tensors, the block's conv once per copy: 8 launches).
+  CHECK(count_named(master, "amp.zero_grad.") == 6);
+  std::int64_t zero_launches = 0;
+  for (const auto& k : master.kernels)
+    if (k.kernel.name.rfind("amp.zero_grad.", 0) == 0) zero_launches += k.kernel.count;
+  CHECK(zero_launches == 8);
+  CHECK(bytes(master, "amp.zero_grad.", false) == doctest::Approx(2 * params).epsilon(0.01));
+  CHECK(bytes(master, "amp.zero_grad.", true) == 0);
+  // Order: master gradients, then the optimizer after the loss scale's overflow .item(), the copy, zero_grad.
+  std::vector<std::string> order;
+  for (const auto& k : master.kernels)
+    if (k.phase == StepPhase::optimizer) order.push_back(k.kernel.name + (k.host_sync ? " (sync)" : ""));
+  REQUIRE(order.size() == 3 + 6);
+  CHECK(order[0] == "amp.master_grads");
+  CHECK(order[1] == "optimizer.sgd (sync)");
+  CHECK(order[2] == "amp.master_to_model");
+  CHECK(order[3].rfind("amp.zero_grad.", 0) == 0);
   // The network itself is unchanged: no autocast casts, fp16 GEMMs, the same forward and backward.
   CHECK(count_named(master, "conv1.cast") == 0);
   REQUIRE(find(master, "block.conv"));
@@ -268,13 +290,14 @@ TEST_CASE("lowering: pure fp16 with fp32 master weights keeps the optimizer's co
   std::size_t pure_kernels = 0;
   for (const auto& k : pure.kernels) pure_kernels += k.phase != StepPhase::optimizer;
   CHECK(network_kernels == pure_kernels);
-  // fp16 gradients get unscaled (GradScaler); bf16 does not need it.
-  REQUIRE(find(master, "grad_scaler.unscale"));
-  const Kernel& unscale = find(master, "grad_scaler.unscale")->kernel;
-  CHECK(double(unscale.bytes_read) * double(unscale.count) == doctest::Approx(2 * params).epsilon(0.01));
+  CHECK(find(master, "grad_scaler.unscale") == nullptr);
   CHECK(find(pure, "grad_scaler.unscale") == nullptr);
+  // bf16 has no loss scale: the master gradients are a plain copy, and nothing is read back.
   o.precision = Precision::bf16;
-  CHECK(find(lower_network(net, o), "grad_scaler.unscale") == nullptr);
+  const Lowering bf16 = lower_network(net, o);
+  REQUIRE(find(bf16, "amp.master_grads"));
+  CHECK(find(bf16, "amp.master_grads")->kernel.memory.op == "copy");
+  for (const auto& k : bf16.kernels) CHECK_FALSE(k.host_sync);
   // Footprint: fp16 weights and gradients, fp32 master copy and momentum.
   CHECK(master.footprint.weights == doctest::Approx(2 * params));
   CHECK(master.footprint.master == doctest::Approx(4 * params));
@@ -1183,4 +1206,45 @@ TEST_CASE("lowering: Hugging Face's DynamicCache copies the whole cache with tor
   const Lowering t = lower_network(prefill, o);
   REQUIRE(find(t, "layers.attn.kv_cache_cat_k"));
   CHECK(t.footprint.kv_cache == 0);  // training keeps no cache beyond the step
+}
+
+TEST_CASE("lowering: run_squad.py's gradient clipper reads the norm back, then scales every gradient; BertAdam zeroes per tensor") {
+  const Network net = parse_network(kTinyCnn, "tiny.yaml", {});
+  const double params = double(net.params());
+  LoweringOptions o;
+  o.training = true;
+  o.bert_adam = true;
+  const Lowering plain = lower_network(net, o);
+  CHECK_FALSE(find(plain, "grad_clipper.l2norm"));
+  // PyTorch 1.x zero_grad without foreach: one zero_ per fp32 gradient tensor, after the step.
+  CHECK(count_named(plain, "optimizer.zero_grad.") == 6);
+  CHECK(plain.kernels.back().kernel.name.rfind("optimizer.zero_grad.", 0) == 0);
+  o.clip_grad_norm = true;
+  const Lowering clipped = lower_network(net, o);
+  std::vector<const LoweredKernel*> opt;
+  for (const auto& k : clipped.kernels)
+    if (k.phase == StepPhase::optimizer) opt.push_back(&k);
+  REQUIRE(opt.size() >= 3);
+  CHECK(opt[0]->kernel.name == "grad_clipper.l2norm");
+  CHECK_FALSE(opt[0]->host_sync);
+  CHECK(opt[1]->kernel.name == "grad_clipper.scale");
+  CHECK(opt[1]->host_sync);  // after total_norm.item()
+  CHECK(double(opt[1]->kernel.bytes_read) * double(opt[1]->kernel.count) == doctest::Approx(4 * params).epsilon(0.01));
+  CHECK(double(opt[1]->kernel.bytes_written) * double(opt[1]->kernel.count) == doctest::Approx(4 * params).epsilon(0.01));
+  CHECK(opt[2]->kernel.name == "optimizer.bert_adam.grad_norm");
+  int syncs = 0;
+  for (const auto& k : clipped.kernels) syncs += k.host_sync ? 1 : 0;
+  CHECK(syncs == 2);  // the clipper's norm, then BertAdam's own
+  CHECK(clipped.kernels.size() == plain.kernels.size() + 2);
+  // Under apex O2 it clips the fp32 master gradients, after the overflow check's .item().
+  LoweringOptions h = training_in(Precision::fp16);
+  h.fp32_master = true;
+  h.clip_grad_norm = true;
+  const Lowering o2 = lower_network(net, h);
+  REQUIRE(find(o2, "grad_clipper.l2norm"));
+  CHECK(find(o2, "grad_clipper.l2norm")->host_sync);
+  CHECK(double(find(o2, "grad_clipper.l2norm")->kernel.bytes_read) * double(find(o2, "grad_clipper.l2norm")->kernel.count) ==
+        doctest::Approx(4 * params).epsilon(0.01));
+  CHECK(find(o2, "grad_clipper.scale")->host_sync);
+  CHECK_FALSE(find(o2, "optimizer.sgd")->host_sync);
 }

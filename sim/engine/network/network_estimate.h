@@ -22,6 +22,7 @@ struct NetworkRunOptions {
   bool optimizer_step = true;  // training: the optimizer's kernels (NeuSight times forward + backward only)
   bool bert_adam = false;      // the optimizer is DeepLearningExamples' BertAdam (LoweringOptions::bert_adam)
   bool fp32_master = false;    // pure fp16/bf16 training with fp32 master weights (LoweringOptions::fp32_master)
+  bool clip_grad_norm = false; // DeepLearningExamples' run_squad.py GradientClipper (LoweringOptions::clip_grad_norm)
   bool cuda_graphs = false;  // one graph launch per step instead of one host launch per kernel
   bool kv_cache_concat = false;  // workload::LoweringOptions::kv_cache_concat (Hugging Face's DynamicCache)
   bool kv_cache_cropped = false; // workload::LoweringOptions::kv_cache_cropped (the DynamicCache cropped after each step)

@@ -76,6 +76,7 @@ NetworkValidationReport validate_networks(const Accelerator& acc, const std::vec
       opt.optimizer_step = m.optimizer_step;
       opt.bert_adam = m.bert_adam;
       opt.fp32_master = m.fp32_master;
+      opt.clip_grad_norm = m.clip_grad_norm;
       opt.conv_layout = m.layout;
       opt.framework = m.framework;
       opt.fuse_batch_norm_relu = m.fuse_batch_norm_relu;

@@ -271,6 +271,9 @@ std::vector<MeasuredNetworkRow> read_dle_throughput_csv(const std::filesystem::p
     // BertAdam otherwise: a Python loop over the parameter tensors (LoweringOptions::bert_adam).
     const bool squad = r.model == "bert_large_qa" || r.model == "bert_base_qa";
     r.bert_adam = r.training && squad && pytorch && r.precision != Precision::amp_fp16;
+    // Whatever the precision, its training loop clips the gradients every step with its
+    // GradientClipper (multi_tensor_l2norm, `.item()`, multi_tensor_scale) before optimizer.step().
+    r.clip_grad_norm = r.training && squad && pytorch;
     // Under --fp16 the same script calls apex's amp.initialize(model, optimizer, opt_level="O2",
     // keep_batchnorm_fp32=False) before training (model.half() when it only predicts): the network
     // runs in fp16 with no autocast (softmax, layer norm, dropout and GELU on fp16 tensors), FusedAdam

@@ -36,6 +36,7 @@ struct MeasuredNetworkRow {
   std::string optimizer;     // non-empty: the run's optimizer (sgd, adam, adamw), in place of the model's
   bool bert_adam = false;    // DeepLearningExamples' SQuAD fine-tuning outside fp16 (LoweringOptions::bert_adam)
   bool fp32_master = false;  // pure fp16 network, fp32 master weights (LoweringOptions::fp32_master)
+  bool clip_grad_norm = false;  // run_squad.py's GradientClipper every step (LoweringOptions::clip_grad_norm)
   std::int64_t batch = 0, seq = 0;
   std::int64_t past = 0;     // inference: tokens already in the KV cache (decode)
   bool cuda_graphs = false;  // the step ran as one CUDA graph (no per-kernel host launch)

@@ -82,6 +82,14 @@ std::int64_t multi_tensor_launches(int depth, std::int64_t tensors, std::int64_t
   return std::max<std::int64_t>(1, std::max(by_tensors, by_chunks));
 }
 
+// One kernel per parameter tensor, each its own eager launch (`count` copies of a repeated layer's).
+template <class Emit>
+void per_parameter_tensor(const Network& net, Emit emit) {
+  for (const Layer& l : net.layers)
+    for (const ParamTensor& t : param_tensors(l))
+      if (t.elements > 0) emit(l.name + "." + t.suffix, t.elements, t.decayed, l.count);
+}
+
 // DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/optimization.py, BertAdam.step):
 // multi_tensor_l2norm over every gradient and `.item()` of the result (the host waits for the GPU),
 // then per parameter tensor, in order: next_m.mul_(b1).add_(1 - b1, grad); next_v.mul_(b2)
@@ -120,8 +128,7 @@ void bert_adam_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
       for (const Op& o : decay) emit(o);
     for (const Op& o : apply) emit(o);
   };
-  for (const Layer& l : c.net.layers)
-    for (const ParamTensor& t : param_tensors(l)) tensor(l.name + "." + t.suffix, t.elements, t.decayed, l.count);
+  per_parameter_tensor(c.net, tensor);
 }
 
 // LoweringOptions::per_sample_readbacks: `per_sample` copies of one row of the output layer per
@@ -189,25 +196,69 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
   if (params <= 0) return;
   const FormatId m = c.f.master;
   const double pb = double(params);
+  bool sync_next = false;  // a `.item()` before the next launch: the host waits for the GPU
+  auto push = [&](Kernel k) {
+    LoweredKernel l{std::move(k), -1, StepPhase::optimizer};
+    l.host_sync = sync_next;
+    sync_next = false;
+    out.push_back(std::move(l));
+  };
+  // A multi_tensor_apply kernel over every parameter (PyTorch's and apex's amp_C use the same
+  // limits); reads and writes in master-format elements per parameter.
   auto step_kernel = [&](const std::string& name, const std::string& op, int depth, double reads, double writes,
                          double flops) {
     const std::int64_t launches = multi_tensor_launches(depth, tensors, params);
-    Kernel k = memory_kernel(name, op, m, (params + launches - 1) / launches, 0, reads * pb / double(launches),
-                             writes * pb / double(launches), flops, launches);
-    out.push_back({k, -1, StepPhase::optimizer});
+    push(memory_kernel(name, op, m, (params + launches - 1) / launches, 0, reads * pb / double(launches),
+                       writes * pb / double(launches), flops, launches));
   };
-  // Gradients and the low-format weight copy, in master-format elements.
-  const double low = bytes_of(gradient_format(c.f)) / bytes_of(m);
-  const double copy = keeps_master_copy(c.f) && !c.f.autocast ? bytes_of(storage_of(c.f.weights)) / bytes_of(m) : 0.0;
-  if (c.f.loss_scaling)  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
-    step_kernel("grad_scaler.unscale", "unscale", 1, low, low, 2);
+  const double low_bytes = bytes_of(storage_of(c.f.weights));
+  // apex amp O2 (LoweringOptions::fp32_master): the gradients the optimizer reads are the fp32
+  // master gradients that the unscale writes; elsewhere the backward pass's own.
+  const bool apex_o2 = c.opt.fp32_master;
+  const FormatId grads = apex_o2 ? m : gradient_format(c.f);
+  const double g = bytes_of(grads) / bytes_of(m);  // gradient elements in master-format elements
+  if (apex_o2) {
+    // post_backward_with_master_weights: a fresh fp32 gradient per master (torch.empty_like), filled
+    // by multi_tensor_scale from the low-format gradient times 1/scale with an overflow check; then
+    // LossScaler.update_scale reads the overflow flag back (`.item()`).
+    step_kernel("amp.master_grads", c.f.loss_scaling ? "unscale" : "copy", 2, low_bytes / bytes_of(m), 1, 1);
+    sync_next = c.f.loss_scaling;
+  } else if (c.f.loss_scaling) {  // GradScaler.unscale_: multiply every gradient by 1/scale and check for inf/nan
+    step_kernel("grad_scaler.unscale", "unscale", 1, g, g, 2);
+  }
+  if (c.opt.clip_grad_norm) {
+    // run_squad.py's GradientClipper.step: multi_tensor_l2norm over the optimizer's gradients,
+    // `total_norm.item()`, then multi_tensor_scale of every gradient in place by max_norm / norm.
+    step_kernel("grad_clipper.l2norm", "norm", 1, g, 0, 2);
+    sync_next = true;
+    step_kernel("grad_clipper.scale", "mul", 2, g, g, 1);
+  }
   const std::string& opt = c.net.optimizer;
+  // A low-format copy of the weights that the optimizer's own kernel writes back (fused master
+  // weights); apex O2 copies them in a kernel of its own after the step.
+  const double copy = keeps_master_copy(c.f) && !c.f.autocast && !apex_o2 ? low_bytes / bytes_of(m) : 0.0;
   if (c.opt.bert_adam)
     bert_adam_kernels(c, out, params, tensors);
   else if (opt == "sgd")  // p, grad, momentum read; p, momentum written
-    step_kernel("optimizer.sgd", "sgd", 3, 2 + low, 2 + copy, 4);
+    step_kernel("optimizer.sgd", "sgd", 3, 2 + g, 2 + copy, 4);
   else  // adam / adamw: p, grad, exp_avg, exp_avg_sq read; p and both moments written
-    step_kernel("optimizer." + opt, opt, 4, 3 + low, 3 + copy, 12);
+    step_kernel("optimizer." + opt, opt, 4, 3 + g, 3 + copy, 12);
+  if (apex_o2) {
+    // _master_params_to_model_params: multi_tensor_scale of the fp32 masters into the fp16 weights.
+    step_kernel("amp.master_to_model", "copy", 2, 1, low_bytes / bytes_of(m), 0);
+    // apex's patched zero_grad zeroes each low-format gradient tensor in a Python loop
+    // (`param.grad.detach_(); param.grad.zero_()`), one launch per tensor.
+    const FormatId lowf = storage_of(c.f.weights);
+    per_parameter_tensor(c.net, [&](const std::string& name, std::int64_t n, bool, std::int64_t count) {
+      push(memory_kernel("amp.zero_grad." + name, "zero", lowf, n, 0, 0, double(n), 0, count));
+    });
+  } else if (c.opt.bert_adam) {
+    // torch.optim.Optimizer.zero_grad() of PyTorch 1.x (set_to_none=False; BertAdam's defaults have
+    // no `foreach`): `p.grad.zero_()` per parameter tensor, one launch each.
+    per_parameter_tensor(c.net, [&](const std::string& name, std::int64_t n, bool, std::int64_t count) {
+      push(memory_kernel("optimizer.zero_grad." + name, "zero", grads, n, 0, 0, double(n), 0, count));
+    });
+  }
 }
 
 // Transformer Engine's delayed scaling (DelayedScaling: amax_history_len 1024, amax_compute_algo

@@ -66,14 +66,23 @@ struct LoweringOptions {
   // The optimizer is NVIDIA DeepLearningExamples' BertAdam (PyTorch/LanguageModeling/BERT/
   // optimization.py), what its run_squad.py trains with outside fp16: the global gradient norm
   // read back to the host, then a Python loop over the parameter tensors, ten elementwise kernels
-  // each (twelve with weight decay), instead of a fused multi-tensor step.
+  // each (twelve with weight decay), instead of a fused multi-tensor step; then PyTorch 1.x's
+  // zero_grad, one `zero_` per gradient tensor.
   bool bert_adam = false;
-  // Pure fp16/bf16 training with fp32 master weights: the network runs in the low format (its
-  // weights, activations and gradients), the optimizer keeps an fp32 copy of the weights and its
-  // state in fp32, reads the low-format gradients and writes the low-format weights back (apex amp
-  // O2; DeepLearningExamples' BERT pre-training: model.half() and FusedLAMBAMP's fp32 params).
-  // fp16 adds dynamic loss scaling. Only with Precision::fp16 or bf16 (the engine checks).
+  // Pure fp16/bf16 training with fp32 master weights, as apex amp O2 steps them (apex/amp/
+  // _process_optimizer.py): the network runs in the low format (its weights, activations and
+  // gradients); after the backward pass each low-format gradient is unscaled into a fresh fp32
+  // master gradient (multi_tensor_scale; fp16's dynamic loss scale then reads its overflow flag
+  // back, an `.item()`), the optimizer steps the fp32 masters and its fp32 state, a multi_tensor_scale
+  // copies the masters into the low-format weights, and the patched zero_grad zeroes each
+  // low-format gradient tensor in a Python loop. (DeepLearningExamples' BERT pre-training, model.half()
+  // with FusedLAMBAMP's fp32 params, is timed without its optimizer: optimizer_step false.) Only with
+  // Precision::fp16 or bf16 (the engine checks).
   bool fp32_master = false;
+  // DeepLearningExamples' run_squad.py GradientClipper, every training step between the backward
+  // pass and the optimizer: multi_tensor_l2norm over the optimizer's gradients, `.item()` of the
+  // norm (the host waits for the GPU), then multi_tensor_scale of every gradient in place.
+  bool clip_grad_norm = false;
   // Hugging Face's DynamicCache (transformers' default): each attention layer appends its new keys
   // and values with torch.cat, copying the whole cache every step, instead of writing the new
   // tokens in place (a static or paged cache, as serving engines do). A decode step's one-token
