@@ -216,7 +216,7 @@ NetworkEstimate estimate_network(const Accelerator& acc, const workload::Network
   lo.optimizer_step = opt.optimizer_step;
   lo.bert_adam = opt.bert_adam;
   lo.fp32_master = opt.fp32_master;
-  lo.clip_grad_norm = opt.clip_grad_norm && opt.training;
+  lo.clip_grad_norm = opt.clip_grad_norm;
   lo.kv_cache_concat = opt.kv_cache_concat;
   lo.kv_cache_cropped = opt.kv_cache_cropped;
   lo.per_sample_readbacks = opt.per_sample_readbacks;

@@ -187,8 +187,8 @@ void accuracy_kernels(Context& c, std::vector<LoweredKernel>& out) {
 // The formats decide where the gradients and the weights live (LoweringOptions::fp32_master only sets
 // them, in Context): autocast casts each weight gradient up to the master format; every other mode
 // leaves it in the network's weight format. A master format other than the weights' is a copy the
-// step keeps beside them (autocast's fp32 weights, fp32_master's); outside autocast the optimizer
-// also writes the network's low-format copy back.
+// step keeps beside them (autocast's fp32 weights, fp32_master's); outside autocast only apex O2
+// keeps one (fp32_master), and copies it into the low-format weights with a kernel of its own.
 FormatId gradient_format(const PrecisionFormats& f) { return f.autocast ? f.master : storage_of(f.weights); }
 bool keeps_master_copy(const PrecisionFormats& f) { return f.master != storage_of(f.weights); }
 
@@ -234,15 +234,12 @@ void optimizer_kernels(Context& c, std::vector<LoweredKernel>& out, std::int64_t
     step_kernel("grad_clipper.scale", "mul", 2, g, g, 1);
   }
   const std::string& opt = c.net.optimizer;
-  // A low-format copy of the weights that the optimizer's own kernel writes back (fused master
-  // weights); apex O2 copies them in a kernel of its own after the step.
-  const double copy = keeps_master_copy(c.f) && !c.f.autocast && !apex_o2 ? low_bytes / bytes_of(m) : 0.0;
   if (c.opt.bert_adam)
     bert_adam_kernels(c, out, params, tensors);
   else if (opt == "sgd")  // p, grad, momentum read; p, momentum written
-    step_kernel("optimizer.sgd", "sgd", 3, 2 + g, 2 + copy, 4);
+    step_kernel("optimizer.sgd", "sgd", 3, 2 + g, 2, 4);
   else  // adam / adamw: p, grad, exp_avg, exp_avg_sq read; p and both moments written
-    step_kernel("optimizer." + opt, opt, 4, 3 + g, 3 + copy, 12);
+    step_kernel("optimizer." + opt, opt, 4, 3 + g, 3, 12);
   if (apex_o2) {
     // _master_params_to_model_params: multi_tensor_scale of the fp32 masters into the fp16 weights.
     step_kernel("amp.master_to_model", "copy", 2, 1, low_bytes / bytes_of(m), 0);
